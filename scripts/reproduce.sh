@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job: set up the environment, then run the whole pipeline (offline profile) and write
+# data/report/report.{md,html}. Extra arguments go to snakemake (e.g. --cores 8).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup-env.sh
+. .venv/bin/activate
+snakemake --cores 2 "$@"
+echo "report: data/report/report.md (and report.html)"

@@ -1,0 +1,231 @@
+"""Command-line entry points: one subcommand per pipeline stage (Snakemake rules and DVC stages call these)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from . import config as cfg
+from .errors import PipelineError
+
+
+def _load(args) -> dict:
+    config = cfg.load(args.params, args.schema)
+    if getattr(args, "profile", None):
+        config["data_profile"] = args.profile
+        cfg.validate(config, args.schema, source=f"{args.params} (data_profile={args.profile})")
+    return config
+
+
+def cmd_fetch(args) -> None:
+    from .fetch import fetch_all, load_manifest
+
+    config = _load(args)
+    records = fetch_all(cfg.required_raw_files(config), load_manifest(args.manifest), args.out, cfg.mirror_dir(config))
+    print(f"fetched {len(records)} files into {args.out}")
+
+
+def cmd_prepare_eval(args) -> None:
+    from .atomic import write_json
+    from .corpus import EVAL_SCHEMA, build_eval_table, token_stats, write_table
+
+    config = _load(args)
+    frame = build_eval_table(cfg.eval_sets(config), args.raw)
+    write_table(frame, EVAL_SCHEMA, args.out)
+    stats = {name: token_stats(rows) for name, rows in frame.groupby("dataset", sort=False)}
+    write_json(args.stats, stats)
+    print(f"{len(frame)} scored pairs in {len(stats)} evaluation sets -> {args.out}")
+
+
+def cmd_prepare_train(args) -> None:
+    from . import readers
+    from .atomic import write_json
+    from .corpus import TRAIN_SCHEMA, build_train_table, token_stats, write_table
+
+    config = _load(args)
+    prof = cfg.profile(config)
+    raw = Path(args.raw)
+    cap, seed = config["data"].get("max_train_pairs"), config["seed"]
+    simpwiki_pairs = []
+    for first, second in cfg.simpwiki_files(config):
+        simpwiki_pairs += readers.read_aligned_pairs(raw / first, raw / second, fmt=prof["simpwiki"]["format"])
+    ppdb_pairs = readers.read_ppdb(raw / prof["ppdb"]["path"], fmt=prof["ppdb"]["format"])
+    out = Path(args.out_dir)
+    stats = {}
+    for name, pairs in (("simpwiki", simpwiki_pairs), ("ppdb", ppdb_pairs)):
+        frame = build_train_table(pairs, max_pairs=cap, seed=seed)
+        write_table(frame, TRAIN_SCHEMA, out / f"{name}.parquet")
+        stats[name] = token_stats(frame)
+    write_json(out / "train_stats.json", stats)
+    print(stats)
+
+
+def cmd_match(args) -> None:
+    from .atomic import write_json
+    from .corpus import TRAIN_SCHEMA, read_table, token_match, write_table
+
+    config = _load(args)
+    corpus = Path(args.corpus)
+    simpwiki, ppdb, summary = token_match(read_table(corpus / "simpwiki.parquet"), read_table(corpus / "ppdb.parquet"),
+                                          config["data"]["match_seed"])
+    out = Path(args.out_dir)
+    write_table(simpwiki, TRAIN_SCHEMA, out / "simpwiki.parquet")
+    write_table(ppdb, TRAIN_SCHEMA, out / "ppdb.parquet")
+    write_json(out / "summary.json", summary)
+    print(summary)
+
+
+def cmd_vocab(args) -> None:
+    from . import vocab as vocab_mod
+    from .atomic import write_json
+    from .corpus import read_table
+
+    config = _load(args)
+    corpus = Path(args.corpus)
+    tables = {name: read_table(corpus / f"{name}.parquet") for name in ("simpwiki", "ppdb", "eval")}
+
+    def sentences(frame):
+        return list(frame["tokens1"]) + list(frame["tokens2"])
+
+    everything = [s for frame in tables.values() for s in sentences(frame)]
+    vocab, matrix = vocab_mod.build(everything, Path(args.raw) / cfg.profile(config)["embeddings"])
+    out = Path(args.out_dir)
+    vocab.save(out / "vocab.txt")
+    vocab_mod.save_matrix(out / "embeddings.npy", matrix)
+    report = {"words": len(vocab), "dim": int(matrix.shape[1]),
+              "embeddings": cfg.profile(config)["embeddings"],
+              "coverage": {name: vocab_mod.coverage(vocab, sentences(frame)) for name, frame in tables.items()}}
+    write_json(out / "coverage.json", report)
+    print(report)
+
+
+def cmd_train(args) -> None:
+    from .train import train
+
+    config = _load(args)
+    settings = cfg.experiment(config, args.experiment)
+    info = train(settings, train_path=cfg.TRAIN_SETS[settings["train_set"]], vocab_dir=args.vocab_dir,
+                 eval_path=args.eval, selection=cfg.selection_ids(config),
+                 out_dir=args.out_dir, checkpoint_dir=args.checkpoints, device=args.device or config["device"],
+                 threads=args.threads, progress=not args.no_progress,
+                 eval_batch_size=config["evaluation"]["batch_size"])
+    print(f"selected epoch {info['selected_epoch']}: STS16 {info['selection_pearson']:.2f}, "
+          f"transfer {info['transfer_pearson']:.2f}")
+
+
+def cmd_evaluate(args) -> None:
+    import numpy as np
+    import torch
+
+    from . import evaluate
+    from .atomic import write_json
+    from .corpus import read_table
+    from .models import build_model
+    from .train import load_model, resolve_device
+    from .vocab import Vocabulary
+
+    config = _load(args)
+    device = resolve_device(args.device or config["device"])
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if args.baseline:
+        # The untrained baseline: averaged initial word vectors.
+        vocab = Vocabulary.load(Path(args.vocab_dir) / "vocab.txt")
+        model = build_model("avg", torch.from_numpy(np.load(Path(args.vocab_dir) / "embeddings.npy"))).to(device)
+        name, meta = "baseline", {"model": "avg", "trained": False}
+    else:
+        model, vocab, payload = load_model(args.model, device)
+        name, meta = Path(args.model).parent.name, {"model": payload["model"], "trained": True,
+                                                    "selected_epoch": payload["epoch"]}
+    started = time.time()
+    frame = read_table(args.eval)
+    results = evaluate.score_sets(model, vocab, frame, batch_size=config["evaluation"]["batch_size"], device=device)
+    summary = evaluate.summarize(results, cfg.selection_ids(config))
+    write_json(args.out, {"experiment": name, **meta, "seconds": time.time() - started,
+                          "summary": summary, "datasets": results})
+    print(f"{name}: transfer mean {summary['transfer_pearson']:.2f} over {summary['transfer_sets']} sets, "
+          f"STS16 {summary['selection_pearson']:.2f}")
+
+
+def cmd_report(args) -> None:
+    from .report import build_report
+
+    config = _load(args)
+    path = build_report(config, data_dir=Path(args.data_dir), out_dir=Path(args.out_dir))
+    print(f"report written to {path}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="paraphrastic", description=__doc__)
+    parser.add_argument("--params", default="params.yaml", help="the pipeline config (default params.yaml)")
+    parser.add_argument("--schema", default=str(cfg.DEFAULT_SCHEMA))
+    parser.add_argument("--profile", help="override params data_profile (offline | paper)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("fetch", help="fetch and verify upstream files into data/raw")
+    p.add_argument("--manifest", default="workflow/sources.yaml")
+    p.add_argument("--out", default="data/raw")
+    p.set_defaults(func=cmd_fetch)
+
+    p = sub.add_parser("prepare-eval", help="read + tokenise every evaluation set into one parquet table")
+    p.add_argument("--raw", default="data/raw")
+    p.add_argument("--out", default="data/corpus/eval.parquet")
+    p.add_argument("--stats", default="data/corpus/eval_stats.json")
+    p.set_defaults(func=cmd_prepare_eval)
+
+    p = sub.add_parser("prepare-train", help="read + tokenise SimpWiki and PPDB into parquet tables")
+    p.add_argument("--raw", default="data/raw")
+    p.add_argument("--out-dir", default="data/corpus")
+    p.set_defaults(func=cmd_prepare_train)
+
+    p = sub.add_parser("match", help="token-matched PPDB / SimpWiki training sets (Sec. 4.1.2)")
+    p.add_argument("--corpus", default="data/corpus")
+    p.add_argument("--out-dir", default="data/corpus/matched")
+    p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("vocab", help="vocabulary, initial embedding matrix and coverage report")
+    p.add_argument("--raw", default="data/raw")
+    p.add_argument("--corpus", default="data/corpus")
+    p.add_argument("--out-dir", default="data/vocab")
+    p.set_defaults(func=cmd_vocab)
+
+    for name, func, helptext in (("train", cmd_train, "train one experiment"),
+                                 ("evaluate", cmd_evaluate, "score a model on every evaluation set")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--vocab-dir", default="data/vocab")
+        p.add_argument("--eval", default="data/corpus/eval.parquet")
+        p.add_argument("--device", help="cpu | cuda | auto (default: params device)")
+        p.add_argument("--threads", type=int, help="torch intra-op threads (Snakemake passes {threads})")
+        p.set_defaults(func=func)
+        if name == "train":
+            p.add_argument("--experiment", required=True)
+            p.add_argument("--out-dir", required=True)
+            p.add_argument("--checkpoints", required=True)
+            p.add_argument("--no-progress", action="store_true")
+        else:
+            group = p.add_mutually_exclusive_group(required=True)
+            group.add_argument("--model", help="a model.pt written by `train`")
+            group.add_argument("--baseline", action="store_true", help="averaged initial word vectors, untrained")
+            p.add_argument("--out", required=True)
+
+    p = sub.add_parser("report", help="markdown + HTML report with the paper's numbers beside ours")
+    p.add_argument("--data-dir", default="data")
+    p.add_argument("--out-dir", default="data/report")
+    p.set_defaults(func=cmd_report)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except PipelineError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

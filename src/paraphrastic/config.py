@@ -1,0 +1,103 @@
+"""params.yaml: loading, schema validation and the derived facts every phase needs.
+
+Snakemake validates the same file against the same schema (workflow/schemas/params.schema.yaml)
+with its own ``validate``; the library validates again so a CLI call or a DVC stage gets the same
+error message.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from . import datasets
+from .errors import PipelineError
+
+MIRROR_ENV = "PARAPHRASTIC_MIRROR"
+DEFAULT_SCHEMA = Path("workflow/schemas/params.schema.yaml")
+
+
+def load(path="params.yaml", schema=DEFAULT_SCHEMA) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        config = yaml.safe_load(handle)
+    validate(config, schema, source=str(path))
+    return config
+
+
+def validate(config: dict, schema=DEFAULT_SCHEMA, *, source: str = "config") -> None:
+    with open(schema, encoding="utf-8") as handle:
+        schema_doc = yaml.safe_load(handle)
+    validator = jsonschema.Draft202012Validator(schema_doc)
+    errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
+    if errors:
+        lines = [f"  {'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
+        raise PipelineError(f"{source} does not match {schema}:\n" + "\n".join(lines))
+    for name, experiment in config["experiments"].items():
+        if experiment["train_set"] not in TRAIN_SETS:
+            raise PipelineError(f"{source}: experiments.{name}.train_set must be one of {sorted(TRAIN_SETS)}")
+    datasets.resolve(config["evaluation"]["sets"])
+    datasets.resolve(config["evaluation"]["selection"])
+
+
+def mirror_dir(config: dict) -> Path | None:
+    """The offline mirror: $PARAPHRASTIC_MIRROR, else params ``mirror``; empty/null means download."""
+    value = os.environ.get(MIRROR_ENV, config.get("mirror"))
+    return Path(value) if value else None
+
+
+def profile(config: dict) -> dict:
+    return config["profiles"][config["data_profile"]]
+
+
+def simpwiki_files(config: dict) -> list[list[str]]:
+    prof = profile(config)
+    pairs = [list(p) for p in prof["simpwiki"]["pairs"]]
+    if config["data"].get("simpwiki_extra") and prof["simpwiki"].get("extra_pairs"):
+        pairs += [list(p) for p in prof["simpwiki"]["extra_pairs"]]
+    return pairs
+
+
+def eval_sets(config: dict) -> list[datasets.EvalSet]:
+    """Every set that is scored: the configured evaluation sets plus the model-selection sets."""
+    wanted = datasets.resolve(config["evaluation"]["sets"]) + datasets.resolve(config["evaluation"]["selection"])
+    ids = {s.id for s in wanted}
+    return [s for s in datasets.EVAL_SETS if s.id in ids]
+
+
+def selection_ids(config: dict) -> list[str]:
+    """The model-selection sets ("test" selection: the five STS 2016 sets)."""
+    return [s.id for s in datasets.resolve(config["evaluation"]["selection"])]
+
+
+def required_raw_files(config: dict) -> list[str]:
+    """Paths under data/raw the active profile and evaluation sets need (the fetch stage's work list)."""
+    prof = profile(config)
+    files = [f for pair in simpwiki_files(config) for f in pair]
+    files.append(prof["ppdb"]["path"])
+    files.append(prof["embeddings"])
+    files += [f for s in eval_sets(config) for f in s.files]
+    return list(dict.fromkeys(files))
+
+
+# Training sets an experiment may name. The *_matched pair is token-matched (paper Sec. 4.1.2).
+TRAIN_SETS = {
+    "simpwiki": "data/corpus/simpwiki.parquet",
+    "ppdb": "data/corpus/ppdb.parquet",
+    "simpwiki_matched": "data/corpus/matched/simpwiki.parquet",
+    "ppdb_matched": "data/corpus/matched/ppdb.parquet",
+}
+
+
+def experiment(config: dict, name: str) -> dict:
+    """The training settings of one experiment: ``train`` defaults overlaid with its own keys."""
+    if name not in config["experiments"]:
+        raise PipelineError(f"no experiment {name!r} in params (known: {sorted(config['experiments'])})")
+    settings = copy.deepcopy(config["train"])
+    settings.update(copy.deepcopy(config["experiments"][name]))
+    settings["name"] = name
+    settings.setdefault("seed", config["seed"])
+    return settings

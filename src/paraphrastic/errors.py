@@ -1,0 +1,34 @@
+"""Exceptions whose messages name the file (and line) at fault."""
+
+from __future__ import annotations
+
+
+class PipelineError(Exception):
+    """Base class: anything the pipeline reports to a user as a clear, actionable error."""
+
+
+class MalformedLine(PipelineError):
+    def __init__(self, path, line_number: int, reason: str, line: str | None = None):
+        shown = "" if line is None else f": {line[:120]!r}"
+        super().__init__(f"{path}:{line_number}: {reason}{shown}")
+        self.path, self.line_number, self.reason = str(path), line_number, reason
+
+
+class ChecksumMismatch(PipelineError):
+    def __init__(self, name: str, origin: str, expected: str, actual: str):
+        super().__init__(
+            f"checksum mismatch for {name} (from {origin}): expected sha256 {expected}, got {actual}"
+        )
+        self.expected, self.actual = expected, actual
+
+
+class TruncatedDownload(PipelineError):
+    pass
+
+
+class MissingSource(PipelineError):
+    pass
+
+
+class TrainingDiverged(PipelineError):
+    pass

@@ -1,0 +1,198 @@
+"""Training with the margin objective: Adam, per-epoch evaluation, checkpoints and exact resume.
+
+A killed job restarts from ``last.pt`` in its checkpoint directory. Shuffling is seeded by
+(seed, epoch) and all RNG states are checkpointed, so a resumed run ends with the same parameters
+and metrics as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from tqdm import tqdm
+
+from . import evaluate
+from .atomic import atomic_path, write_json, write_text
+from .batching import pad
+from .corpus import read_table
+from .errors import TrainingDiverged
+from .models import SentenceEncoder, build_model
+from .objective import margin_loss, regularization
+from .vocab import Vocabulary
+
+# Settings that change the trained result; a checkpoint made under different values is stale.
+RESULT_KEYS = ("model", "train_set", "epochs", "batch_size", "learning_rate", "margin", "lambda_w",
+               "lambda_c", "hidden_dim", "seed", "max_pairs")
+
+
+def fingerprint(settings: dict) -> str:
+    relevant = {k: settings.get(k) for k in RESULT_KEYS if k != "epochs"}
+    return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def resolve_device(name: str = "auto") -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def save_model(path, model: SentenceEncoder, model_name: str, options: dict, vocab: Vocabulary,
+               extra: dict) -> None:
+    """A self-contained model file: architecture name and options, vocabulary and weights."""
+    payload = {"model": model_name, "options": options, "vocab": vocab.words,
+               "state_dict": {k: v.cpu() for k, v in model.state_dict().items()},
+               **extra}
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)
+
+
+def load_model(path, device: torch.device | str = "cpu") -> tuple[SentenceEncoder, Vocabulary, dict]:
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    shape = payload["state_dict"]["embedding.weight"].shape
+    model = build_model(payload["model"], torch.zeros(shape), **payload["options"])
+    model.load_state_dict(payload["state_dict"])
+    return model.to(device), Vocabulary(payload["vocab"]), payload
+
+
+def _rng_state() -> dict:
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def _set_rng_state(state: dict) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[str], out_dir, checkpoint_dir,
+          device: str = "auto", threads: int | None = None, progress: bool = True, stop_after: int | None = None,
+          eval_batch_size: int = 512) -> dict:
+    """Train one experiment; write model.pt (STS-2016-selected epoch), history.csv and train.json.
+
+    ``stop_after`` ends the run after that many epochs in this call (for resume tests) without
+    writing the final outputs, exactly as if the job had been killed after its checkpoint.
+    """
+    started = time.time()
+    if threads:
+        torch.set_num_threads(threads)
+    device = resolve_device(device)
+    out_dir, checkpoint_dir = Path(out_dir), Path(checkpoint_dir)
+    checkpoint_dir.mkdir(parents=True, exist_ok=True)
+
+    vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
+    embeddings = torch.from_numpy(np.load(Path(vocab_dir) / "embeddings.npy"))
+    corpus = read_table(train_path)
+    if settings.get("max_pairs"):
+        corpus = corpus.iloc[: settings["max_pairs"]]
+    left = [vocab.ids(t) for t in corpus["tokens1"]]
+    right = [vocab.ids(t) for t in corpus["tokens2"]]
+    eval_frame = read_table(eval_path)
+
+    seed = int(settings["seed"])
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    options = {"hidden_dim": settings.get("hidden_dim")}
+    model = build_model(settings["model"], embeddings, **options)
+    model.to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=settings["learning_rate"])
+
+    history: list[dict] = []
+    first_epoch = 1
+    last = checkpoint_dir / "last.pt"
+    print_fn = tqdm.write if progress else print
+    if last.exists():
+        state = torch.load(last, map_location=device, weights_only=False)
+        if state["fingerprint"] == fingerprint(settings):
+            model.load_state_dict(state["model"])
+            optimizer.load_state_dict(state["optimizer"])
+            _set_rng_state(state["rng"])
+            history = state["history"]
+            first_epoch = state["epoch"] + 1
+            print_fn(f"[{settings['name']}] resuming from {last} after epoch {state['epoch']}")
+        else:
+            print_fn(f"[{settings['name']}] ignoring stale checkpoint {last} (made with other settings)")
+            for stale in checkpoint_dir.glob("*.pt"):
+                stale.unlink()
+
+    batch_size = int(settings["batch_size"])
+    epochs = int(settings["epochs"])
+    for epoch in range(first_epoch, epochs + 1):
+        if stop_after is not None and epoch >= first_epoch + stop_after:
+            return {"stopped_after_epoch": epoch - 1}
+        model.train()
+        epoch_start = time.time()
+        order = np.random.default_rng([seed, epoch]).permutation(len(left))
+        losses = []
+        bar = tqdm(total=len(order), unit="pair", desc=f"{settings['name']} epoch {epoch}/{epochs}",
+                   disable=not progress, leave=False,
+                   # In a batch log (SLURM, CI) a redraw per batch floods the file: update rarely.
+                   mininterval=0.5 if sys.stderr.isatty() else 30.0)
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            if len(batch) < 2:  # a lone pair has no in-batch negative
+                continue
+            tokens, mask = pad([left[i] for i in batch] + [right[i] for i in batch], device)
+            embedded = model(tokens, mask)
+            loss = margin_loss(embedded[: len(batch)], embedded[len(batch):], settings["margin"])
+            loss = loss + regularization(model, settings["lambda_c"], settings["lambda_w"])
+            if not torch.isfinite(loss):
+                raise TrainingDiverged(
+                    f"[{settings['name']}] loss is {loss.item()} at epoch {epoch}, batch {start // batch_size + 1}: "
+                    "training diverged (try a lower learning_rate or check the embeddings for NaN)"
+                )
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+            bar.update(len(batch))
+            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.4f}")
+        bar.close()
+        train_seconds = time.time() - epoch_start
+        results = evaluate.score_sets(model, vocab, eval_frame, batch_size=eval_batch_size, device=device)
+        summary = evaluate.summarize(results, selection)
+        row = {"epoch": epoch, "loss": float(np.mean(losses)) if losses else math.nan,
+               "train_seconds": train_seconds, "pairs_per_second": len(order) / max(train_seconds, 1e-9),
+               "selection_pearson": summary["selection_pearson"], "transfer_pearson": summary["transfer_pearson"],
+               "per_dataset": {k: v["pearson"] for k, v in results.items()}}
+        history.append(row)
+        print_fn(f"[{settings['name']}] epoch {epoch}: loss {row['loss']:.4f}, "
+                 f"STS16 {row['selection_pearson']:.2f}, transfer {row['transfer_pearson']:.2f}, "
+                 f"{row['pairs_per_second']:.0f} pairs/s")
+        with atomic_path(checkpoint_dir / f"epoch-{epoch}.pt") as tmp:
+            torch.save({k: v.cpu() for k, v in model.state_dict().items()}, tmp)
+        with atomic_path(last) as tmp:
+            torch.save({"epoch": epoch, "fingerprint": fingerprint(settings), "model": model.state_dict(),
+                        "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history}, tmp)
+
+    # "test" model selection (Sec. 4.1.2): the epoch with the best mean Pearson on STS 2016.
+    scores = [h["selection_pearson"] for h in history]
+    best = history[int(np.nanargmax(scores))] if not all(map(math.isnan, scores)) else history[-1]
+    model.load_state_dict(torch.load(checkpoint_dir / f"epoch-{best['epoch']}.pt", map_location=device))
+    info = {"experiment": settings["name"], "settings": settings, "selected_epoch": best["epoch"],
+            "selection_pearson": best["selection_pearson"], "transfer_pearson": best["transfer_pearson"],
+            "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
+            "wall_seconds_this_call": time.time() - started,
+            "train_seconds_total": float(sum(h["train_seconds"] for h in history))}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    save_model(out_dir / "model.pt", model, settings["model"], options, vocab,
+               {"settings": settings, "epoch": best["epoch"]})
+    flat = pd.DataFrame([{k: v for k, v in h.items() if k != "per_dataset"} for h in history])
+    write_text(out_dir / "history.csv", flat.to_csv(index=False))
+    write_json(out_dir / "history.json", history)
+    write_json(out_dir / "train.json", info)
+    return info

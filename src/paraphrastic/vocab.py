@@ -1,0 +1,98 @@
+"""Vocabulary and initial embedding matrix from a word-vector text file (GloVe / PARAGRAM format)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from .atomic import atomic_path, write_text
+from .errors import MalformedLine, PipelineError
+from .readers import iter_lines
+
+PAD, UNK = "<pad>", "<unk>"
+PAD_ID, UNK_ID = 0, 1
+
+
+class Vocabulary:
+    def __init__(self, words: list[str]):
+        if words[:2] != [PAD, UNK]:
+            raise PipelineError("a vocabulary starts with <pad>, <unk>")
+        self.words = words
+        self.index = {w: i for i, w in enumerate(words)}
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def ids(self, tokens: Iterable[str]) -> list[int]:
+        get = self.index.get
+        ids = [get(t, UNK_ID) for t in tokens]
+        # An empty sentence still gets one (unknown) token so every embedding is defined.
+        return ids or [UNK_ID]
+
+    def save(self, path) -> None:
+        write_text(path, "\n".join(self.words) + "\n")
+
+    @classmethod
+    def load(cls, path) -> Vocabulary:
+        return cls(Path(path).read_text(encoding="utf-8").rstrip("\n").split("\n"))
+
+
+def read_vectors(path, wanted: set[str]) -> tuple[dict[str, np.ndarray], int]:
+    """Vectors for ``wanted`` words only (a 400k x 300 file need not be held in memory)."""
+    vectors: dict[str, np.ndarray] = {}
+    dim = None
+    for number, line in iter_lines(path):
+        word, _, rest = line.partition(" ")
+        if dim is None:
+            dim = len(rest.split(" "))
+        if word not in wanted or word in vectors:
+            continue
+        values = rest.split(" ")
+        if len(values) != dim:
+            raise MalformedLine(path, number, f"expected {dim} values after the word, got {len(values)}",
+                                line[:80])
+        try:
+            vectors[word] = np.asarray(values, dtype=np.float32)
+        except ValueError:
+            raise MalformedLine(path, number, "non-numeric vector value", line[:80]) from None
+    if dim is None:
+        raise PipelineError(f"{path}: empty word-vector file")
+    return vectors, dim
+
+
+def build(token_lists: Iterable[list[str]], vectors_path) -> tuple[Vocabulary, np.ndarray]:
+    """Words of the corpora that have a pretrained vector, most frequent first, after <pad>, <unk>.
+
+    Restricting to corpus words is equivalent to loading the whole file: a word that never occurs
+    gets no gradient and, under the λ_w penalty, stays at its initial value. Unknown words share
+    one row, initialised to zeros (so it adds nothing to an average until it is trained).
+    """
+    counts: Counter[str] = Counter()
+    for tokens in token_lists:
+        counts.update(tokens)
+    vectors, dim = read_vectors(vectors_path, set(counts))
+    words = [PAD, UNK] + sorted(vectors, key=lambda w: (-counts[w], w))
+    matrix = np.zeros((len(words), dim), dtype=np.float32)
+    for i, word in enumerate(words[2:], start=2):
+        matrix[i] = vectors[word]
+    return Vocabulary(words), matrix
+
+
+def coverage(vocab: Vocabulary, token_lists: Iterable[list[str]]) -> dict:
+    tokens = found = 0
+    types: set[str] = set()
+    for seq in token_lists:
+        tokens += len(seq)
+        found += sum(1 for t in seq if t in vocab.index)
+        types.update(seq)
+    found_types = sum(1 for t in types if t in vocab.index)
+    return {"tokens": tokens, "token_coverage": found / max(tokens, 1),
+            "types": len(types), "type_coverage": found_types / max(len(types), 1)}
+
+
+def save_matrix(path, matrix: np.ndarray) -> None:
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        np.save(handle, matrix)

@@ -1,0 +1,77 @@
+"""Shared fixtures: the data mirror and a tiny synthetic workspace (vocab, corpora, eval sets)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paraphrastic import vocab as vocab_mod
+from paraphrastic.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, write_table
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def mirror_path() -> Path:
+    return Path(os.environ.get("PARAPHRASTIC_MIRROR", REPO.parent / "shared" / "data")).resolve()
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    path = mirror_path()
+    if not (path / "sts").is_dir():
+        # CI sets PARAPHRASTIC_REQUIRE_MIRROR=1: there a missing mirror is a failure, not a skip.
+        if os.environ.get("PARAPHRASTIC_REQUIRE_MIRROR") == "1":
+            pytest.fail(f"offline data mirror not found at {path}")
+        pytest.skip(f"offline data mirror not found at {path}")
+    return path
+
+
+WORDS = ("the a man woman dog cat is are playing runs eating sleeping guitar piano food bed "
+         "quickly slowly red blue big small house car tree sun moon").split()
+
+
+def synthetic_pairs(rng: np.random.Generator, count: int) -> list[tuple[list[str], list[str]]]:
+    pairs = []
+    for _ in range(count):
+        first = list(rng.choice(WORDS, size=rng.integers(2, 9)))
+        second = [w for w in first if rng.random() > 0.2] or first[:1]
+        if rng.random() < 0.3:
+            second = second + [str(rng.choice(WORDS))]
+        pairs.append((first, second))
+    return pairs
+
+
+@pytest.fixture
+def workspace(tmp_path) -> dict:
+    """A vocabulary (8-d random vectors), a 64-pair training table and two 24-pair eval sets."""
+    rng = np.random.default_rng(0)
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("".join(f"{w} " + " ".join(f"{v:.4f}" for v in rng.normal(size=8)) + "\n" for w in WORDS))
+    pairs = synthetic_pairs(rng, 64)
+    train = pd.DataFrame({"source": [f"synthetic:{i}" for i in range(len(pairs))],
+                          "s1": [" ".join(a) for a, _ in pairs], "s2": [" ".join(b) for _, b in pairs],
+                          "tokens1": [a for a, _ in pairs], "tokens2": [b for _, b in pairs]})
+    train["n_tokens"] = train["tokens1"].map(len) + train["tokens2"].map(len)
+    write_table(train, TRAIN_SCHEMA, tmp_path / "train.parquet")
+    rows = []
+    for dataset, group in (("sts12.MSRvid", "STS 2012"), ("sts16.headlines", "STS 2016")):
+        for i, (a, b) in enumerate(synthetic_pairs(rng, 24)):
+            rows.append({"dataset": dataset, "group": group, "line": i + 1, "s1": " ".join(a), "s2": " ".join(b),
+                         "score": float(rng.uniform(0, 5)), "tokens1": a, "tokens2": b})
+    write_table(pd.DataFrame(rows), EVAL_SCHEMA, tmp_path / "eval.parquet")
+    vocab, matrix = vocab_mod.build([p for pair in pairs for p in pair] + [["unseen", "man"]], vectors)
+    vocab.save(tmp_path / "vocab" / "vocab.txt")
+    vocab_mod.save_matrix(tmp_path / "vocab" / "embeddings.npy", matrix)
+    return {"root": tmp_path, "train": tmp_path / "train.parquet", "eval": tmp_path / "eval.parquet",
+            "vocab_dir": tmp_path / "vocab", "vectors": vectors}
+
+
+def settings(**overrides) -> dict:
+    base = {"name": "toy", "model": "avg", "train_set": "simpwiki", "epochs": 2, "batch_size": 16,
+            "learning_rate": 0.01, "margin": 0.4, "lambda_w": 0.0, "lambda_c": 0.0, "hidden_dim": None, "seed": 3}
+    base.update(overrides)
+    return base

@@ -1,0 +1,59 @@
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from paraphrastic import config
+from paraphrastic.errors import PipelineError
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow/schemas/params.schema.yaml"
+
+
+@pytest.mark.parametrize("name", ["params.yaml", "params.test.yaml"])
+def test_shipped_configs_validate(name):
+    c = config.load(REPO / name, SCHEMA)
+    assert c["data_profile"] == "offline"
+    assert all(f for f in config.required_raw_files(c))
+
+
+def test_paper_profile_needs_upstream_files():
+    c = config.load(REPO / "params.yaml", SCHEMA)
+    c["data_profile"] = "paper"
+    files = config.required_raw_files(c)
+    assert "simpwiki/v2/normal.aligned" in files and "ppdb/ppdb-XL-ordered-data.txt" in files
+    manifest = yaml.safe_load((REPO / "workflow/sources.yaml").read_text())["files"]
+    assert set(files) <= set(manifest)
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (("experiments", "avg-ppdb", "model"), "transformer", "experiments/avg-ppdb/model"),
+    (("train", "batch_size"), 1, "train/batch_size"),
+    (("evaluation", "sets"), ["sts99.nothing"], "unknown evaluation set"),
+    (("data_profile",), "online", "data_profile"),
+])
+def test_bad_config_is_rejected_with_its_path(path, value, message):
+    c = copy.deepcopy(config.load(REPO / "params.yaml", SCHEMA))
+    node = c
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises((PipelineError, KeyError), match=message):
+        config.validate(c, SCHEMA)
+
+
+def test_mirror_env_overrides_params(monkeypatch):
+    c = {"mirror": "../shared/data"}
+    monkeypatch.setenv(config.MIRROR_ENV, "/elsewhere")
+    assert config.mirror_dir(c) == Path("/elsewhere")
+    monkeypatch.setenv(config.MIRROR_ENV, "")
+    assert config.mirror_dir(c) is None
+
+
+def test_experiment_settings_overlay_defaults():
+    c = config.load(REPO / "params.yaml", SCHEMA)
+    s = config.experiment(c, "lstm-ppdb")
+    assert (s["model"], s["epochs"], s["batch_size"], s["learning_rate"], s["seed"]) == ("lstm", 3, 100, 0.001, 1)
+    with pytest.raises(PipelineError, match="no experiment"):
+        config.experiment(c, "nope")

@@ -1,0 +1,51 @@
+import torch
+import torch.nn.functional as F
+
+from paraphrastic.models import build_model
+from paraphrastic.objective import hardest_negatives, margin_loss, regularization
+
+
+def brute_force_loss(g1, g2, margin):
+    pool = torch.cat([g1, g2])
+    n = g1.shape[0]
+    total = 0.0
+    for i in range(n):
+        pos = F.cosine_similarity(g1[i], g2[i], dim=0)
+        terms = []
+        for side in (g1[i], g2[i]):
+            candidates = [j for j in range(2 * n) if j % n != i]
+            sims = torch.stack([F.cosine_similarity(side, pool[j], dim=0) for j in candidates])
+            terms.append(torch.relu(margin - pos + sims.max()))
+        total += terms[0] + terms[1]
+    return total / n
+
+
+def test_margin_loss_equals_the_per_pair_definition():
+    torch.manual_seed(0)
+    g1, g2 = torch.randn(7, 5), torch.randn(7, 5)
+    torch.testing.assert_close(margin_loss(g1, g2, 0.4), brute_force_loss(g1, g2, 0.4))
+
+
+def test_negatives_never_come_from_the_own_pair():
+    g1 = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    g2 = g1.clone()  # every sentence's nearest neighbour is its own paraphrase
+    n1, n2 = hardest_negatives(g1, g2)
+    assert all(int(j) % 3 != i for i, j in enumerate(n1))
+    assert all(int(j) % 3 != i for i, j in enumerate(n2))
+
+
+def test_loss_is_zero_when_pairs_are_separated_by_the_margin():
+    g1 = torch.eye(4)
+    assert margin_loss(g1, g1.clone(), 0.8).item() == 0.0
+
+
+def test_regularization_terms():
+    emb = torch.ones(4, 3)
+    model = build_model("lstmavg", emb)
+    with torch.no_grad():
+        model.embedding.weight.add_(0.5)
+    expected_w = 0.1 * 0.25 * 12
+    expected_c = 0.01 * sum(float(p.detach().pow(2).sum()) for p in model.compositional_parameters())
+    torch.testing.assert_close(regularization(model, 0.0, 0.1).item(), expected_w)
+    torch.testing.assert_close(regularization(model, 0.01, 0.1).item(), expected_w + expected_c, rtol=1e-5,
+                               atol=1e-6)

@@ -1,0 +1,131 @@
+"""Integration: the real pipeline on the tiny config over ../shared/data, under Snakemake and DVC.
+
+Each test works in a scratch copy of the repository whose params.yaml is params.test.yaml, so
+`snakemake` and `dvc repro` read the same tiny config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.integration
+
+REPO = Path(__file__).resolve().parents[1]
+COPIED = ["Snakefile", "dvc.yaml", "params.yaml", "params.test.yaml", "pyproject.toml", ".dvcignore", "workflow", "src",
+          ".dvc/config", ".gitignore"]
+
+
+def scratch_checkout(root: Path, mirror: Path) -> tuple[Path, dict]:
+    root.mkdir(parents=True)
+    for name in COPIED:
+        source = REPO / name
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        elif source.exists():
+            shutil.copy2(source, target)
+    config = yaml.safe_load((REPO / "params.test.yaml").read_text())
+    config["mirror"] = str(mirror)
+    config["paper_tables"] = str(REPO.parent / "shared" / "papers" / "tables")
+    (root / "params.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    env = dict(os.environ, PYTHONPATH=str(root / "src"),
+               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    env.pop(MIRROR_ENV, None)
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
+                ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "scratch"]):
+        subprocess.run(cmd, cwd=root, check=True, env=env)
+    return root, env
+
+
+MIRROR_ENV = "PARAPHRASTIC_MIRROR"
+
+
+def sh(cmd: list[str], cwd: Path, env: dict, timeout: int = 900) -> str:
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    return proc.stdout + proc.stderr
+
+
+def artifacts(root: Path) -> dict[str, Path]:
+    data = root / "data"
+    return {p.relative_to(data).as_posix(): p for p in data.rglob("*")
+            if p.is_file() and not p.name.startswith(".") and "checkpoints" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def snakemake_run(tmp_path_factory, mirror):
+    root, env = scratch_checkout(tmp_path_factory.mktemp("snake") / "repo", mirror)
+    log = sh(["snakemake", "--cores", "2"], root, env)
+    return root, env, log
+
+
+@pytest.fixture(scope="module")
+def dvc_run(tmp_path_factory, mirror):
+    root, env = scratch_checkout(tmp_path_factory.mktemp("dvc") / "repo", mirror)
+    log = sh(["dvc", "repro"], root, env)
+    return root, env, log
+
+
+def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
+    root, _, _ = snakemake_run
+    report = (root / "data/report/report.md").read_text()
+    for heading in ("Data deviations from the paper", "Table 1", "Table 4", "Learning curves", "Model selection"):
+        assert heading in report
+    assert (root / "data/report/report.html").read_text().count("<img") == 1
+    results = json.loads((root / "data/results/lstmavg-simpwiki.json").read_text())
+    assert set(results["datasets"]) == {"sts12.MSRvid", "sts14.images", "sts16.headlines"}
+    assert results["summary"]["transfer_sets"] == 2
+    baseline = json.loads((root / "data/results/baseline.json").read_text())
+    assert baseline["trained"] is False and -100 < baseline["summary"]["transfer_pearson"] < 100
+    stats = json.loads((root / "data/corpus/train_stats.json").read_text())
+    assert stats["simpwiki"]["pairs"] == 2000 and stats["ppdb"]["pairs"] == 2000
+    assert json.loads((root / "data/corpus/matched/summary.json").read_text())["direction"] == \
+        "simpwiki_sampled_to_ppdb"
+
+
+def test_second_snakemake_run_has_nothing_to_do(snakemake_run):
+    root, env, _ = snakemake_run
+    assert "Nothing to be done" in sh(["snakemake", "--cores", "2"], root, env)
+
+
+def test_dvc_repro_produces_the_same_artifacts_and_metrics(snakemake_run, dvc_run):
+    snake_root, dvc_root = snakemake_run[0], dvc_run[0]
+    assert (dvc_root / "dvc.lock").exists()
+    snake, dvc = artifacts(snake_root), artifacts(dvc_root)
+    assert sorted(snake) == sorted(dvc)
+    for name in snake:
+        if name.startswith("results/") or name == "report/metrics.json":
+            a, b = json.loads(snake[name].read_text()), json.loads(dvc[name].read_text())
+            for doc in (a, b):
+                doc.pop("seconds", None)
+            assert a == b, name
+        elif name.endswith(".parquet") or name.startswith("vocab/"):
+            assert snake[name].read_bytes() == dvc[name].read_bytes(), name
+    status = sh(["dvc", "status"], dvc_root, dvc_run[1])
+    assert "up to date" in status
+    assert "transfer_pearson" in sh(["dvc", "metrics", "show"], dvc_root, dvc_run[1])
+
+
+def test_paper_profile_dry_run(snakemake_run):
+    root, env, _ = snakemake_run
+    out = sh(["snakemake", "-n", "--forceall", "--cores", "2", "--config", "data_profile=paper"], root, env)
+    assert "rule fetch" in out and "rule train" in out and "rule report" in out
+
+
+def test_bad_mirror_fails_with_a_clear_error(tmp_path, mirror):
+    root, env = scratch_checkout(tmp_path / "repo", mirror)
+    env[MIRROR_ENV] = str(tmp_path / "no-such-mirror")
+    proc = subprocess.run([sys.executable, "-m", "paraphrastic", "fetch"], cwd=root, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "offline mirror" in proc.stderr and "no-such-mirror" in proc.stderr
+    assert not (root / "data/raw/sts").exists()

@@ -1,0 +1,127 @@
+"""Training: loss goes down, checkpoints resume to the identical result (also after kill -9), NaN stops."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+from conftest import settings
+
+from paraphrastic import evaluate
+from paraphrastic.corpus import read_table
+from paraphrastic.errors import TrainingDiverged
+from paraphrastic.train import load_model, train
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(ws, out: str, **kw):
+    s = settings(**{k: v for k, v in kw.items() if k not in {"stop_after"}})
+    return train(s, train_path=ws["train"], vocab_dir=ws["vocab_dir"], eval_path=ws["eval"],
+                 selection=["sts16.headlines"], out_dir=ws["root"] / out, checkpoint_dir=ws["root"] / f"ck-{out}",
+                 progress=False, stop_after=kw.get("stop_after"), threads=1)
+
+
+@pytest.mark.parametrize("model", ["avg", "lstmavg", "gran"])
+def test_training_lowers_the_loss_and_writes_outputs(workspace, model):
+    run(workspace, "m", model=model, epochs=4)
+    history = json.loads((workspace["root"] / "m" / "history.json").read_text())
+    assert history[-1]["loss"] < history[0]["loss"]
+    info = json.loads((workspace["root"] / "m" / "train.json").read_text())
+    best = max(history, key=lambda h: h["selection_pearson"])
+    assert info["selected_epoch"] == best["epoch"]
+    # model.pt holds the selected epoch's weights: re-scoring it reproduces that epoch's metrics
+    loaded, vocab, _ = load_model(workspace["root"] / "m" / "model.pt")
+    results = evaluate.score_sets(loaded, vocab, read_table(workspace["eval"]))
+    assert results["sts16.headlines"]["pearson"] == pytest.approx(best["per_dataset"]["sts16.headlines"], abs=1e-4)
+
+
+@pytest.mark.parametrize("model", ["avg", "lstm"])
+def test_resume_reaches_the_same_result(workspace, model):
+    full = run(workspace, "full", model=model, epochs=3, lambda_w=1e-3)
+    partial = run(workspace, "part", model=model, epochs=3, lambda_w=1e-3, stop_after=1)
+    assert partial == {"stopped_after_epoch": 1}
+    assert not (workspace["root"] / "part" / "model.pt").exists()
+    resumed = run(workspace, "part", model=model, epochs=3, lambda_w=1e-3)
+    assert resumed["selected_epoch"] == full["selected_epoch"]
+    a = torch.load(workspace["root"] / "full" / "model.pt", weights_only=False)["state_dict"]
+    b = torch.load(workspace["root"] / "part" / "model.pt", weights_only=False)["state_dict"]
+    for key in a:
+        torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
+    full_hist = json.loads((workspace["root"] / "full" / "history.json").read_text())
+    part_hist = json.loads((workspace["root"] / "part" / "history.json").read_text())
+    assert [h["loss"] for h in full_hist] == [h["loss"] for h in part_hist]
+    assert [h["per_dataset"] for h in full_hist] == [h["per_dataset"] for h in part_hist]
+
+
+def test_stale_checkpoint_from_other_settings_is_not_resumed(workspace):
+    run(workspace, "x", epochs=2, stop_after=1)
+    info = run(workspace, "x", epochs=2, margin=0.8)  # other settings: starts over, still finishes
+    assert info["selected_epoch"] in (1, 2)
+    history = json.loads((workspace["root"] / "x" / "history.json").read_text())
+    assert [h["epoch"] for h in history] == [1, 2]
+
+
+def test_nan_loss_stops_with_a_clear_error(workspace):
+    matrix = np.load(workspace["vocab_dir"] / "embeddings.npy")
+    matrix[2:] = np.nan
+    np.save(workspace["vocab_dir"] / "embeddings.npy", matrix)
+    with pytest.raises(TrainingDiverged, match=r"\[toy\] loss is nan at epoch 1, batch 1"):
+        run(workspace, "nan")
+
+
+def _cli_params(ws, tmp: Path) -> Path:
+    config = yaml.safe_load((REPO / "params.test.yaml").read_text())
+    config["experiments"] = {"toy": {"model": "lstmavg", "train_set": "simpwiki", "epochs": 3,
+                                     "learning_rate": 0.01, "batch_size": 16}}
+    config["evaluation"].update({"sets": ["sts12.MSRvid"], "selection": ["sts16.headlines"]})
+    path = tmp / "params.yaml"
+    path.write_text(yaml.safe_dump(config))
+    (tmp / "data" / "corpus").mkdir(parents=True)
+    os.symlink(ws["train"], tmp / "data" / "corpus" / "simpwiki.parquet")
+    return path
+
+
+def _train_cli(ws, tmp: Path, params: Path, out: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    cmd = [sys.executable, "-m", "paraphrastic", "--params", str(params), "--schema",
+           str(REPO / "workflow/schemas/params.schema.yaml"), "train", "--experiment", "toy",
+           "--out-dir", f"data/models/{out}", "--checkpoints", f"data/checkpoints/{out}",
+           "--vocab-dir", str(ws["vocab_dir"]), "--eval", str(ws["eval"]), "--threads", "1", "--no-progress"]
+    return subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_kill_9_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_path):
+    work = tmp_path / "cli"
+    work.mkdir()
+    params = _cli_params(workspace, work)
+    reference = _train_cli(workspace, work, params, "ref")
+    assert reference.wait(timeout=300) == 0, reference.stdout.read()
+
+    victim = _train_cli(workspace, work, params, "killed")
+    first = work / "data/checkpoints/killed/last.pt"  # written after epoch-1.pt, atomically
+    deadline = time.time() + 300
+    while not first.exists() and victim.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    assert victim.returncode == -signal.SIGKILL, "training finished before it could be killed"
+    assert not (work / "data/models/killed/model.pt").exists()
+
+    rerun = _train_cli(workspace, work, params, "killed")
+    output = rerun.communicate(timeout=300)[0]
+    assert rerun.returncode == 0, output
+    assert "resuming from" in output
+    ref = json.loads((work / "data/models/ref/history.json").read_text())
+    got = json.loads((work / "data/models/killed/history.json").read_text())
+    assert [h["per_dataset"] for h in got] == [h["per_dataset"] for h in ref]
+    assert [h["loss"] for h in got] == [h["loss"] for h in ref]

@@ -1,0 +1,25 @@
+# Helpers shared by the rule files: where things come from, which files a job reads.
+import sys
+
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+from paraphrastic import config as pconfig  # noqa: E402
+
+
+def mirror_inputs(wildcards=None):
+    """Mirror files the fetch rule copies, so editing the mirror reruns it."""
+    import yaml
+
+    mirror = pconfig.mirror_dir(config)
+    if mirror is None:
+        return []
+    with open("workflow/sources.yaml") as handle:
+        manifest = yaml.safe_load(handle)["files"]
+    return [
+        str(mirror / manifest[f]["mirror"])
+        for f in pconfig.required_raw_files(config)
+        if manifest[f].get("mirror")
+    ]
+
+
+def train_set_path(wildcards):
+    return pconfig.TRAIN_SETS[config["experiments"][wildcards.experiment]["train_set"]]

@@ -1,0 +1,25 @@
+# Evaluate phase: cosine similarity on the 22 transfer sets and STS 2016, for every trained model
+# and for the untrained baseline (averaged initial word vectors).
+
+
+rule evaluate:
+    input:
+        model="data/models/{experiment}/model.pt",
+        eval="data/corpus/eval.parquet",
+    output:
+        "data/results/{experiment}.json",
+    threads: 2
+    shell:
+        "{CLI} evaluate --model {input.model} --eval {input.eval} --out {output} --threads {threads}"
+
+
+rule baseline:
+    input:
+        vocab="data/vocab/vocab.txt",
+        embeddings="data/vocab/embeddings.npy",
+        eval="data/corpus/eval.parquet",
+    output:
+        "data/results/baseline.json",
+    threads: 2
+    shell:
+        "{CLI} evaluate --baseline --vocab-dir data/vocab --eval {input.eval} --out {output} --threads {threads}"
