@@ -146,6 +146,33 @@ def per_dataset_table(results: dict[str, dict], columns: dict[str, str], paper: 
     return pd.DataFrame(rows)
 
 
+def findings(config: dict, results: dict) -> list[str]:
+    """Statements computed from this run's numbers: gains over the initial vectors and the paper's orderings."""
+    def mean(exp):
+        return results[exp]["summary"]["transfer_pearson"]
+
+    base = mean("baseline")
+    lines = [f"{e}: {mean(e):.1f} on the 22-set mean, {mean(e) - base:+.1f} against the averaged initial "
+             f"vectors ({base:.1f})." for e in config["experiments"]]
+
+    def order(claim: str, low: str | None, high: str | None):
+        if low and high:
+            holds = mean(low) < mean(high)
+            lines.append(f"{claim}: {'holds' if holds else 'does not hold'} here "
+                         f"({low} {mean(low):.1f} vs {high} {mean(high):.1f}).")
+
+    for data_name, cols in config["report"]["table1"].items():
+        order(f"Paper: LSTM < LSTMavg ({data_name})", cols.get("lstm"), cols.get("lstmavg"))
+        order(f"Paper: LSTMavg < avg without regularization ({data_name})", cols.get("lstmavg"), cols.get("avg"))
+    t1 = config["report"]["table1"]
+    for model in ("avg", "lstm", "lstmavg"):
+        order(f"Paper: {model} trained on PPDB < on SimpWiki (token-matched)", t1.get("PPDB", {}).get(model),
+              t1.get("SimpWiki", {}).get(model))
+    t4 = config["report"]["table4"]
+    order("Paper: LSTMavg < GRAN", t4.get("lstmavg"), t4.get("gran"))
+    return lines
+
+
 def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     experiments = list(config["experiments"])
@@ -206,7 +233,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     rows = [{"corpus": name, "pairs": s["pairs"], "tokens": s["tokens"],
              "mean tokens/sentence": s["mean_sentence_tokens"]} for name, s in train_stats.items()]
     rows += [{"corpus": f"{name} (token-matched)", "pairs": s["pairs"], "tokens": s["tokens"],
-              "mean tokens/sentence": math.nan} for name, s in match["matched"].items()]
+              "mean tokens/sentence": s["tokens"] / max(2 * s["pairs"], 1)} for name, s in match["matched"].items()]
     doc.table(pd.DataFrame(rows))
     doc.para(f"Vocabulary: {vocab['words']:,} words with a pretrained vector (plus <pad>, <unk>). Coverage: " +
              "; ".join(f"{name} {100 * c['token_coverage']:.1f}% of tokens, {100 * c['type_coverage']:.1f}% of types"
@@ -260,13 +287,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     doc.image(plot, "loss, STS 2016 and 22-set mean per epoch")
 
     doc.heading("Findings from this run")
-    findings = []
-    base = results["baseline"]["summary"]["transfer_pearson"]
-    for e in experiments:
-        gain = results[e]["summary"]["transfer_pearson"] - base
-        findings.append(f"{e}: {results[e]['summary']['transfer_pearson']:.1f} on the 22-set mean, "
-                        f"{gain:+.1f} over the averaged initial vectors ({base:.1f}).")
-    doc.bullets(findings)
+    doc.bullets(findings(config, results))
 
     all_cols = {e: e for e in ["baseline"] + experiments}
     doc.heading("All experiments, every set (Pearson × 100)")
