@@ -5,25 +5,52 @@
 #   snakemake --cores 2                               # offline profile, params.yaml
 #   snakemake --cores 2 --configfile params.test.yaml # the tiny test config
 #   snakemake -n --config data_profile=paper          # the paper's data, from upstream URLs
+import os
+
+import yaml
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
 
-configfile: "params.yaml"
+# `--configfile X` replaces params.yaml rather than being merged into it, so that
+# `--configfile params.test.yaml` means exactly the tiny config.
+if not workflow.overwrite_configfiles:
+
+    configfile: "params.yaml"
 
 
 validate(config, "workflow/schemas/params.schema.yaml")
 
-# Rules hand the same params file (and the data profile, which may be overridden on the command
-# line) to the library, so a rule and a DVC stage read identical settings.
-PARAMS_FILE = (workflow.overwrite_configfiles or ["params.yaml"])[-1]
-CLI = f"python -m paraphrastic --params {PARAMS_FILE} --profile {config['data_profile']}"
+# Jobs read the config Snakemake resolved (config files plus any --config overrides), so a rule and
+# its job never disagree. Rewritten only when it changes, so its mtime triggers nothing.
+RESOLVED_PARAMS = Path(".snakemake/paraphrastic/params.yaml")
+
+
+def write_resolved_params(path, text):
+    if path.exists() and path.read_text() == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+write_resolved_params(RESOLVED_PARAMS, yaml.safe_dump(config, sort_keys=False))
+CLI = f"python -m paraphrastic --params {RESOLVED_PARAMS}"
 EXPERIMENTS = list(config["experiments"])
 
 
 wildcard_constraints:
     experiment="|".join(EXPERIMENTS),
+
+
+# On a cluster these run on the submit host: compute nodes often have no internet (fetch), and
+# the report is seconds of work.
+localrules:
+    all,
+    fetch,
+    report,
 
 
 include: "workflow/rules/common.smk"

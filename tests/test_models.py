@@ -71,6 +71,16 @@ def test_padding_does_not_change_embeddings(name):
         torch.testing.assert_close(batched[row], alone[0])
 
 
+@pytest.mark.parametrize("name", ["lstm", "lstmavg", "gran"])
+def test_hidden_size_other_than_the_word_vectors(name):
+    from paraphrastic.evaluate import encode
+    from paraphrastic.vocab import Vocabulary
+
+    model = build_model(name, embeddings(dim=6), hidden_dim=9)
+    out = encode(model, Vocabulary(["<pad>", "<unk>"] + [f"w{i}" for i in range(10)]), [["w1", "w2"], ["w3"]])
+    assert out.shape == (2, model.output_dim) == (2, 6 if name == "gran" else 9)
+
+
 def test_lstm_uses_the_last_real_state_and_lstmavg_the_mean():
     torch.manual_seed(3)
     emb = embeddings()

@@ -88,13 +88,23 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert baseline["trained"] is False and -100 < baseline["summary"]["transfer_pearson"] < 100
     stats = json.loads((root / "data/corpus/train_stats.json").read_text())
     assert stats["simpwiki"]["pairs"] == 2000 and stats["ppdb"]["pairs"] == 2000
-    assert json.loads((root / "data/corpus/matched/summary.json").read_text())["direction"] == \
+    assert json.loads((root / "data/corpus/match_summary.json").read_text())["direction"] == \
         "simpwiki_sampled_to_ppdb"
 
 
 def test_second_snakemake_run_has_nothing_to_do(snakemake_run):
     root, env, _ = snakemake_run
     assert "Nothing to be done" in sh(["snakemake", "--cores", "2"], root, env)
+
+
+def test_changed_training_setting_reruns_training_only(snakemake_run):
+    root, env, _ = snakemake_run
+    config = yaml.safe_load((root / "params.yaml").read_text())
+    config["train"]["margin"] = 0.6
+    (root / "params.alt.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    out = sh(["snakemake", "-n", "--cores", "2", "--configfile", "params.alt.yaml"], root, env)
+    assert "rule train" in out and "rule report" in out
+    assert "rule fetch" not in out and "rule vocab" not in out
 
 
 def test_dvc_repro_produces_the_same_artifacts_and_metrics(snakemake_run, dvc_run):

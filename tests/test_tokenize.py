@@ -10,9 +10,9 @@ def test_hashtags_lose_their_leading_hash():
     assert tokenize("Loving #NBA finals #") == ["loving", "nba", "finals", "#"]
 
 
-def test_pretokenized_text_is_only_split():
-    assert tokenize("The `` navigation computer '' , rate\\/time", pretokenized=True) == \
-        ["the", "``", "navigation", "computer", "''", ",", "rate\\/time"]
+def test_pretokenized_text_is_split_and_unescaped():
+    assert tokenize("The `` navigation computer '' -LRB- rate\\/time -RRB- , 3\\*4", pretokenized=True) == \
+        ["the", "``", "navigation", "computer", "''", "(", "rate/time", ")", ",", "3*4"]
 
 
 def test_sentence_internal_periods_split_but_abbreviations_kept():

@@ -71,6 +71,33 @@ def test_stale_checkpoint_from_other_settings_is_not_resumed(workspace):
     assert [h["epoch"] for h in history] == [1, 2]
 
 
+def test_changed_inputs_make_the_checkpoint_stale(workspace):
+    run(workspace, "y", epochs=2)
+    frame = read_table(workspace["train"]).iloc[:40]
+    from paraphrastic.corpus import TRAIN_SCHEMA, write_table
+
+    write_table(frame, TRAIN_SCHEMA, workspace["train"])
+    info = run(workspace, "y", epochs=2)
+    assert info["train_pairs"] == 40
+    history = json.loads((workspace["root"] / "y" / "history.json").read_text())
+    assert [h["epoch"] for h in history] == [1, 2]
+
+
+def test_lowering_epochs_selects_among_the_configured_ones(workspace):
+    run(workspace, "z", epochs=3)
+    info = run(workspace, "z", epochs=1)
+    assert info["selected_epoch"] == 1
+    assert len(json.loads((workspace["root"] / "z" / "history.json").read_text())) == 1
+
+
+def test_unreadable_checkpoint_starts_over(workspace):
+    run(workspace, "u", epochs=2, stop_after=1)
+    last = workspace["root"] / "ck-u" / "last.pt"
+    last.write_bytes(last.read_bytes()[:100])  # as if a crash had truncated it
+    info = run(workspace, "u", epochs=2)
+    assert info["selected_epoch"] in (1, 2)
+
+
 def test_nan_loss_stops_with_a_clear_error(workspace):
     matrix = np.load(workspace["vocab_dir"] / "embeddings.npy")
     matrix[2:] = np.nan

@@ -24,6 +24,19 @@ def test_malformed_vector_line(tmp_path):
         vocab.build([["cat"]], path)
 
 
+def test_word2vec_header_and_truncated_gzip(tmp_path):
+    path = tmp_path / "w2v.txt"
+    path.write_text("2 2\nthe 1 2\n")
+    with pytest.raises(MalformedLine, match=r"w2v.txt:1: looks like a word2vec header"):
+        vocab.build([["the"]], path)
+    import gzip
+
+    data = gzip.compress(("".join(f"w{i} 1 2\n" for i in range(5000))).encode())
+    (tmp_path / "v.txt.gz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(MalformedLine, match=r"v.txt.gz:\d+: corrupt or truncated gzip"):
+        vocab.build([["w1"]], tmp_path / "v.txt.gz")
+
+
 def test_roundtrip(tmp_path):
     voc = vocab.Vocabulary(["<pad>", "<unk>", "a"])
     voc.save(tmp_path / "vocab.txt")

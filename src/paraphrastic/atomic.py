@@ -27,14 +27,33 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     tmp.unlink()
     try:
         yield tmp
+        if tmp.is_file():
+            # Flush to disk before the rename: after a node crash the name must not point at a
+            # truncated file (checkpoints are what a resubmitted job trusts).
+            with open(tmp, "rb+") as handle:
+                os.fsync(handle.fileno())
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
         os.replace(tmp, path)
+        _fsync_dir(path.parent)
     finally:
         if tmp.is_dir():
             shutil.rmtree(tmp, ignore_errors=True)
         elif tmp.exists():
             tmp.unlink()
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # some filesystems do not allow opening directories
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

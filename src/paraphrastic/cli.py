@@ -70,10 +70,9 @@ def cmd_match(args) -> None:
     corpus = Path(args.corpus)
     simpwiki, ppdb, summary = token_match(read_table(corpus / "simpwiki.parquet"), read_table(corpus / "ppdb.parquet"),
                                           config["data"]["match_seed"])
-    out = Path(args.out_dir)
-    write_table(simpwiki, TRAIN_SCHEMA, out / "simpwiki.parquet")
-    write_table(ppdb, TRAIN_SCHEMA, out / "ppdb.parquet")
-    write_json(out / "summary.json", summary)
+    write_table(simpwiki, TRAIN_SCHEMA, corpus / "simpwiki_matched.parquet")
+    write_table(ppdb, TRAIN_SCHEMA, corpus / "ppdb_matched.parquet")
+    write_json(corpus / "match_summary.json", summary)
     print(summary)
 
 
@@ -181,8 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_prepare_train)
 
     p = sub.add_parser("match", help="token-matched PPDB / SimpWiki training sets (Sec. 4.1.2)")
-    p.add_argument("--corpus", default="data/corpus")
-    p.add_argument("--out-dir", default="data/corpus/matched")
+    p.add_argument("--corpus", default="data/corpus", help="reads {simpwiki,ppdb}.parquet, writes *_matched.parquet")
     p.set_defaults(func=cmd_match)
 
     p = sub.add_parser("vocab", help="vocabulary, initial embedding matrix and coverage report")

@@ -84,12 +84,7 @@ def required_raw_files(config: dict) -> list[str]:
 
 
 # Training sets an experiment may name. The *_matched pair is token-matched (paper Sec. 4.1.2).
-TRAIN_SETS = {
-    "simpwiki": "data/corpus/simpwiki.parquet",
-    "ppdb": "data/corpus/ppdb.parquet",
-    "simpwiki_matched": "data/corpus/matched/simpwiki.parquet",
-    "ppdb_matched": "data/corpus/matched/ppdb.parquet",
-}
+TRAIN_SETS = {name: f"data/corpus/{name}.parquet" for name in ("simpwiki", "ppdb", "simpwiki_matched", "ppdb_matched")}
 
 
 def experiment(config: dict, name: str) -> dict:

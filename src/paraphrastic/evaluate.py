@@ -23,7 +23,7 @@ def encode(model, vocab: Vocabulary, sentences: list[list[str]], *, batch_size: 
     model.eval()
     ids = [vocab.ids(s) for s in sentences]
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-    out = torch.empty(len(ids), model.dim)
+    out = torch.empty(len(ids), model.output_dim)
     for start in range(0, len(order), batch_size):
         chunk = order[start : start + batch_size]
         tokens, mask = pad([ids[i] for i in chunk], device)

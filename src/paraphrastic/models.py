@@ -19,7 +19,13 @@ class SentenceEncoder(nn.Module):
 
     @property
     def dim(self) -> int:
+        """Word-vector dimension."""
         return self.embedding.embedding_dim
+
+    @property
+    def output_dim(self) -> int:
+        """Sentence-embedding dimension (an LSTM's hidden size may differ from the word vectors')."""
+        return self.dim
 
     def compositional_parameters(self) -> list[nn.Parameter]:
         return [p for name, p in self.named_parameters() if not name.startswith("embedding.")]
@@ -84,6 +90,10 @@ class LSTMEncoder(SentenceEncoder):
         super().__init__(embeddings)
         self.lstm = PeepholeLSTM(self.dim, hidden_dim or self.dim)
         self.average = average
+
+    @property
+    def output_dim(self) -> int:
+        return self.lstm.hidden_dim
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         states = self.lstm(self.embedding(tokens))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import math
 import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,13 +29,17 @@ def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number, text without the line ending); decode errors name the line."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
+    number = 0
     with opener(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise MalformedLine(path, number, f"not valid UTF-8 ({exc.reason})") from None
-            yield number, text.rstrip("\n").rstrip("\r")
+        try:
+            for number, raw in enumerate(handle, start=1):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise MalformedLine(path, number, f"not valid UTF-8 ({exc.reason})") from None
+                yield number, text.rstrip("\n").rstrip("\r")
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise MalformedLine(path, number + 1, f"corrupt or truncated gzip data ({exc})") from None
 
 
 def _score(path, number: int, text: str, low: float, high: float, line: str) -> float:

@@ -181,7 +181,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     trains = {e: _read_json(data_dir / "models" / e / "train.json") for e in experiments}
     histories = {e: pd.read_csv(data_dir / "models" / e / "history.csv") for e in experiments}
     train_stats = _read_json(data_dir / "corpus" / "train_stats.json")
-    match = _read_json(data_dir / "corpus" / "matched" / "summary.json")
+    match = _read_json(data_dir / "corpus" / "match_summary.json")
     vocab = _read_json(data_dir / "vocab" / "coverage.json")
     profile_name = config["data_profile"]
 

@@ -35,6 +35,15 @@ def _tokenizers() -> tuple[PunktSentenceTokenizer, TreebankWordTokenizer]:
     return PunktSentenceTokenizer(params), TreebankWordTokenizer()
 
 
+# PTB escapes in pre-tokenised corpora (SimpWiki): the word vectors know the characters, not the escapes,
+# and the evaluation text (tokenised here) never contains escapes.
+PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
+
+
+def unescape_ptb(token: str) -> str:
+    return PTB_ESCAPES.get(token.upper(), token).replace("\\/", "/").replace("\\*", "*")
+
+
 def normalise(tokens: list[str]) -> list[str]:
     """Lower-case and strip one leading ``#`` from hashtags (``#nba`` -> ``nba``), as Wieting's lookup did."""
     out = []
@@ -48,7 +57,7 @@ def normalise(tokens: list[str]) -> list[str]:
 
 def tokenize(text: str, *, pretokenized: bool = False) -> list[str]:
     if pretokenized:
-        return normalise(text.split())
+        return normalise([unescape_ptb(t) for t in text.split()])
     sentences, words = _tokenizers()
     text = HASHTAG.sub("", text)  # the Treebank rules would split '#' off as a token of its own
     return normalise([token for sentence in sentences.tokenize(text) for token in words.tokenize(sentence)])

@@ -21,7 +21,7 @@ import torch
 from tqdm import tqdm
 
 from . import evaluate
-from .atomic import atomic_path, write_json, write_text
+from .atomic import atomic_path, sha256_file, write_json, write_text
 from .batching import pad
 from .corpus import read_table
 from .errors import TrainingDiverged
@@ -30,12 +30,16 @@ from .objective import margin_loss, regularization
 from .vocab import Vocabulary
 
 # Settings that change the trained result; a checkpoint made under different values is stale.
-RESULT_KEYS = ("model", "train_set", "epochs", "batch_size", "learning_rate", "margin", "lambda_w",
+# `epochs` is left out on purpose: raising it continues a finished run, lowering it selects among fewer.
+RESULT_KEYS = ("model", "train_set", "batch_size", "learning_rate", "margin", "lambda_w",
                "lambda_c", "hidden_dim", "seed", "max_pairs")
 
 
-def fingerprint(settings: dict) -> str:
-    relevant = {k: settings.get(k) for k in RESULT_KEYS if k != "epochs"}
+def fingerprint(settings: dict, inputs: list[Path], selection: list[str]) -> str:
+    """Settings, the contents of every input file and the selection sets: what a resume must share."""
+    relevant = {k: settings.get(k) for k in RESULT_KEYS}
+    relevant["inputs"] = [sha256_file(p) for p in inputs]
+    relevant["selection"] = list(selection)
     return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -115,9 +119,17 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
     first_epoch = 1
     last = checkpoint_dir / "last.pt"
     print_fn = tqdm.write if progress else print
+    vocab_dir = Path(vocab_dir)
+    stamp = fingerprint(settings, [Path(train_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy",
+                                   Path(eval_path)], selection)
     if last.exists():
-        state = torch.load(last, map_location=device, weights_only=False)
-        if state["fingerprint"] == fingerprint(settings):
+        try:
+            # To CPU first: RNG states must stay CPU tensors; load_state_dict moves the rest.
+            state = torch.load(last, map_location="cpu", weights_only=False)
+        except Exception as exc:  # a checkpoint truncated by a crash: start over rather than fail forever
+            print_fn(f"[{settings['name']}] unreadable checkpoint {last} ({exc}); starting over")
+            state = {"fingerprint": None}
+        if state["fingerprint"] == stamp:
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
             _set_rng_state(state["rng"])
@@ -125,7 +137,7 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
             first_epoch = state["epoch"] + 1
             print_fn(f"[{settings['name']}] resuming from {last} after epoch {state['epoch']}")
         else:
-            print_fn(f"[{settings['name']}] ignoring stale checkpoint {last} (made with other settings)")
+            print_fn(f"[{settings['name']}] ignoring stale checkpoint {last} (other settings or inputs)")
             for stale in checkpoint_dir.glob("*.pt"):
                 stale.unlink()
 
@@ -176,13 +188,15 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
         with atomic_path(checkpoint_dir / f"epoch-{epoch}.pt") as tmp:
             torch.save({k: v.cpu() for k, v in model.state_dict().items()}, tmp)
         with atomic_path(last) as tmp:
-            torch.save({"epoch": epoch, "fingerprint": fingerprint(settings), "model": model.state_dict(),
+            torch.save({"epoch": epoch, "fingerprint": stamp, "model": model.state_dict(),
                         "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history}, tmp)
 
+    # A finished run whose `epochs` was lowered afterwards: select among the configured epochs only.
+    history = [h for h in history if h["epoch"] <= epochs]
     # "test" model selection (Sec. 4.1.2): the epoch with the best mean Pearson on STS 2016.
     scores = [h["selection_pearson"] for h in history]
     best = history[int(np.nanargmax(scores))] if not all(map(math.isnan, scores)) else history[-1]
-    model.load_state_dict(torch.load(checkpoint_dir / f"epoch-{best['epoch']}.pt", map_location=device))
+    model.load_state_dict(torch.load(checkpoint_dir / f"epoch-{best['epoch']}.pt", map_location="cpu"))
     info = {"experiment": settings["name"], "settings": settings, "selected_epoch": best["epoch"],
             "selection_pearson": best["selection_pearson"], "transfer_pearson": best["transfer_pearson"],
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),

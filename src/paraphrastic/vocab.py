@@ -48,6 +48,9 @@ def read_vectors(path, wanted: set[str]) -> tuple[dict[str, np.ndarray], int]:
         word, _, rest = line.partition(" ")
         if dim is None:
             dim = len(rest.split(" "))
+            if dim == 1 and word.isdigit():
+                raise MalformedLine(path, number, "looks like a word2vec header (count dim); expected GloVe text "
+                                    "format, one `word v1 ... vd` per line", line)
         if word not in wanted or word in vectors:
             continue
         values = rest.split(" ")

@@ -1,8 +1,10 @@
 # Helpers shared by the rule files: where things come from, which files a job reads.
+import json
 import sys
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from paraphrastic import config as pconfig  # noqa: E402
+from paraphrastic.stages import code_paths  # noqa: E402
 
 
 def mirror_inputs(wildcards=None):
@@ -19,6 +21,11 @@ def mirror_inputs(wildcards=None):
         for f in pconfig.required_raw_files(config)
         if manifest[f].get("mirror")
     ]
+
+
+def settings_of(*keys):
+    """A config slice as a rule param: Snakemake's params trigger reruns a job when it changes."""
+    return json.dumps({k: pconfig.profile(config) if k == "profile" else config[k] for k in keys}, sort_keys=True)
 
 
 def train_set_path(wildcards):

@@ -6,9 +6,12 @@ rule evaluate:
     input:
         model="data/models/{experiment}/model.pt",
         eval="data/corpus/eval.parquet",
+        code=code_paths("evaluate"),
     output:
         "data/results/{experiment}.json",
-    threads: 2
+    params:
+        settings=settings_of("evaluation"),
+    threads: config["threads"]
     shell:
         "{CLI} evaluate --model {input.model} --eval {input.eval} --out {output} --threads {threads}"
 
@@ -18,8 +21,11 @@ rule baseline:
         vocab="data/vocab/vocab.txt",
         embeddings="data/vocab/embeddings.npy",
         eval="data/corpus/eval.parquet",
+        code=code_paths("baseline"),
     output:
         "data/results/baseline.json",
-    threads: 2
+    params:
+        settings=settings_of("evaluation"),
+    threads: config["threads"]
     shell:
         "{CLI} evaluate --baseline --vocab-dir data/vocab --eval {input.eval} --out {output} --threads {threads}"

@@ -9,6 +9,7 @@ rule train:
         vocab="data/vocab/vocab.txt",
         embeddings="data/vocab/embeddings.npy",
         eval="data/corpus/eval.parquet",
+        code=code_paths("train"),
     output:
         model="data/models/{experiment}/model.pt",
         history="data/models/{experiment}/history.csv",
@@ -16,7 +17,9 @@ rule train:
         info="data/models/{experiment}/train.json",
     params:
         checkpoints="data/checkpoints/{experiment}",
-    threads: 2
+        settings=lambda w: json.dumps(pconfig.experiment(config, w.experiment), sort_keys=True),
+        selection=settings_of("evaluation", "device"),
+    threads: config["threads"]
     resources:
         mem_mb=4000,
         runtime=240,
