@@ -2,7 +2,7 @@ import torch
 import torch.nn.functional as F
 
 from paraphrastic.models import build_model
-from paraphrastic.objective import hardest_negatives, margin_loss, regularization
+from paraphrastic.objective import hardest_negatives, margin_loss, random_negatives, regularization
 
 
 def brute_force_loss(g1, g2, margin):
@@ -49,3 +49,38 @@ def test_regularization_terms():
     torch.testing.assert_close(regularization(model, 0.0, 0.1).item(), expected_w)
     torch.testing.assert_close(regularization(model, 0.01, 0.1).item(), expected_w + expected_c, rtol=1e-5,
                                atol=1e-6)
+
+
+def test_random_negatives_are_uniform_over_other_pairs():
+    g = torch.Generator().manual_seed(0)
+    batch = 4
+    counts = torch.zeros(2 * batch, 2 * batch)
+    for _ in range(3000):
+        n1, n2 = random_negatives(torch.zeros(batch, 3), g)
+        for row, col in enumerate(torch.cat([n1, n2]).tolist()):
+            counts[row, col] += 1
+    own = torch.arange(2 * batch) % batch
+    same_pair = own.unsqueeze(0) == own.unsqueeze(1)
+    assert counts[same_pair].sum() == 0
+    allowed = counts[~same_pair]
+    assert allowed.min() > 0.6 * allowed.mean() and allowed.max() < 1.4 * allowed.mean()
+
+
+def test_mix_and_rand_losses_are_reproducible_with_a_generator():
+    torch.manual_seed(1)
+    g1, g2 = torch.randn(6, 4), torch.randn(6, 4)
+    for sampling in ("mix", "rand"):
+        a = margin_loss(g1, g2, 0.4, sampling=sampling, generator=torch.Generator().manual_seed(3))
+        b = margin_loss(g1, g2, 0.4, sampling=sampling, generator=torch.Generator().manual_seed(3))
+        assert a == b
+    # RAND never beats MAX: the hardest negative is at least as similar as any other
+    assert margin_loss(g1, g2, 0.4, sampling="rand", generator=torch.Generator().manual_seed(3)) <= \
+        margin_loss(g1, g2, 0.4, sampling="max")
+
+
+def test_irnn_is_regularised_towards_its_initial_weights():
+    model = build_model("irnn", torch.randn(5, 3))
+    assert regularization(model, 1.0, 0.0).item() == 0.0  # untrained: at its initial values
+    with torch.no_grad():
+        model.rnn.weight_h.add_(0.1)
+    torch.testing.assert_close(regularization(model, 1.0, 0.0).item(), 9 * 0.01)

@@ -45,13 +45,18 @@ def test_training_lowers_the_loss_and_writes_outputs(workspace, model):
     assert results["sts16.headlines"]["pearson"] == pytest.approx(best["per_dataset"]["sts16.headlines"], abs=1e-4)
 
 
-@pytest.mark.parametrize("model", ["avg", "lstm"])
-def test_resume_reaches_the_same_result(workspace, model):
-    full = run(workspace, "full", model=model, epochs=3, lambda_w=1e-3)
-    partial = run(workspace, "part", model=model, epochs=3, lambda_w=1e-3, stop_after=1)
+REGULARISED = {"dropout": 0.2, "word_dropout": 0.1, "scramble": 0.5, "sampling": "mix", "tags": "eos",
+               "lambda_c": 1e-4}
+
+
+@pytest.mark.parametrize("model, extra", [("avg", {}), ("lstm", {}), ("lstmavg", REGULARISED),
+                                          ("bigran", {**REGULARISED, "combine": "ff", "sampling": "rand"})])
+def test_resume_reaches_the_same_result(workspace, model, extra):
+    full = run(workspace, "full", model=model, epochs=3, lambda_w=1e-3, **extra)
+    partial = run(workspace, "part", model=model, epochs=3, lambda_w=1e-3, stop_after=1, **extra)
     assert partial == {"stopped_after_epoch": 1}
     assert not (workspace["root"] / "part" / "model.pt").exists()
-    resumed = run(workspace, "part", model=model, epochs=3, lambda_w=1e-3)
+    resumed = run(workspace, "part", model=model, epochs=3, lambda_w=1e-3, **extra)
     assert resumed["selected_epoch"] == full["selected_epoch"]
     a = torch.load(workspace["root"] / "full" / "model.pt", weights_only=False)["state_dict"]
     b = torch.load(workspace["root"] / "part" / "model.pt", weights_only=False)["state_dict"]
@@ -61,6 +66,20 @@ def test_resume_reaches_the_same_result(workspace, model):
     part_hist = json.loads((workspace["root"] / "part" / "history.json").read_text())
     assert [h["loss"] for h in full_hist] == [h["loss"] for h in part_hist]
     assert [h["per_dataset"] for h in full_hist] == [h["per_dataset"] for h in part_hist]
+
+
+def test_scrambling_shuffles_both_sentences_of_chosen_pairs():
+    from paraphrastic.train import scramble_pairs
+
+    first = [list(range(10 * i, 10 * i + 8)) for i in range(200)]
+    second = [list(range(10 * i + 1, 10 * i + 9)) for i in range(200)]
+    a, b = scramble_pairs(first, second, 0.5, np.random.default_rng(0))
+    changed = [j for j in range(200) if a[j] != first[j]]
+    assert 70 < len(changed) < 130  # about half the pairs
+    assert all(b[j] != second[j] for j in changed)  # both sides of a scrambled pair
+    assert all(a[j] == first[j] and b[j] == second[j] for j in range(200) if j not in changed)
+    assert all(sorted(a[j]) == first[j] and sorted(b[j]) == second[j] for j in range(200))
+    assert scramble_pairs(first, second, 0.0, np.random.default_rng(0)) == (first, second)
 
 
 def test_stale_checkpoint_from_other_settings_is_not_resumed(workspace):

@@ -21,7 +21,7 @@ def encode(model, vocab: Vocabulary, sentences: list[list[str]], *, batch_size: 
     """Embed tokenised sentences; sorted by length so batches carry little padding."""
     was_training = model.training
     model.eval()
-    ids = [vocab.ids(s) for s in sentences]
+    ids = [vocab.ids(s, getattr(model, "tags", "none")) for s in sentences]
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
     out = torch.empty(len(ids), model.output_dim)
     for start in range(0, len(order), batch_size):

@@ -25,19 +25,19 @@ from .atomic import atomic_path, sha256_file, write_json, write_text
 from .batching import pad
 from .corpus import read_table
 from .errors import TrainingDiverged
-from .models import SentenceEncoder, build_model
+from .models import MODEL_OPTIONS, SentenceEncoder, build_model
 from .objective import margin_loss, regularization
-from .vocab import Vocabulary
+from .vocab import Vocabulary, add_tags
 
-# Settings that change the trained result; a checkpoint made under different values is stale.
-# `epochs` is left out on purpose: raising it continues a finished run, lowering it selects among fewer.
-RESULT_KEYS = ("model", "train_set", "batch_size", "learning_rate", "margin", "lambda_w",
-               "lambda_c", "hidden_dim", "seed", "max_pairs")
+# Settings that do not change the trained result. Every other setting does: a checkpoint made under
+# different values is stale. `epochs` is here on purpose: raising it continues a finished run,
+# lowering it selects among fewer epochs.
+NEUTRAL_KEYS = ("name", "epochs")
 
 
 def fingerprint(settings: dict, inputs: list[Path], selection: list[str]) -> str:
     """Settings, the contents of every input file and the selection sets: what a resume must share."""
-    relevant = {k: settings.get(k) for k in RESULT_KEYS}
+    relevant = {k: v for k, v in settings.items() if k not in NEUTRAL_KEYS}
     relevant["inputs"] = [sha256_file(p) for p in inputs]
     relevant["selection"] = list(selection)
     return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
@@ -82,6 +82,19 @@ def _set_rng_state(state: dict) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
+def scramble_pairs(first: list[list[int]], second: list[list[int]], rate: float,
+                   rng: np.random.Generator) -> tuple[list[list[int]], list[list[int]]]:
+    """Sec. 4.2: with probability ``rate`` per pair, shuffle the words of both its sentences.
+
+    Done before negatives are chosen, so the negatives are scrambled sentences too.
+    """
+    first, second = list(first), list(second)
+    for j in np.flatnonzero(rng.random(len(first)) < rate):
+        first[j] = [int(t) for t in rng.permutation(first[j])]
+        second[j] = [int(t) for t in rng.permutation(second[j])]
+    return first, second
+
+
 def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[str], out_dir, checkpoint_dir,
           device: str = "auto", threads: int | None = None, progress: bool = True, stop_after: int | None = None,
           eval_batch_size: int = 512) -> dict:
@@ -102,7 +115,7 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
     corpus = read_table(train_path)
     if settings.get("max_pairs"):
         corpus = corpus.iloc[: settings["max_pairs"]]
-    left = [vocab.ids(t) for t in corpus["tokens1"]]
+    left = [vocab.ids(t) for t in corpus["tokens1"]]  # tags are added per batch, after scrambling
     right = [vocab.ids(t) for t in corpus["tokens2"]]
     eval_frame = read_table(eval_path)
 
@@ -110,7 +123,7 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    options = {"hidden_dim": settings.get("hidden_dim")}
+    options = {k: settings[k] for k in MODEL_OPTIONS if settings.get(k) is not None}
     model = build_model(settings["model"], embeddings, **options)
     model.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=settings["learning_rate"])
@@ -143,12 +156,18 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
 
     batch_size = int(settings["batch_size"])
     epochs = int(settings["epochs"])
+    tags = settings.get("tags") or "none"
+    scramble = float(settings.get("scramble") or 0.0)
+    sampling = settings.get("sampling") or "max"
     for epoch in range(first_epoch, epochs + 1):
         if stop_after is not None and epoch >= first_epoch + stop_after:
             return {"stopped_after_epoch": epoch - 1}
         model.train()
         epoch_start = time.time()
         order = np.random.default_rng([seed, epoch]).permutation(len(left))
+        # Separate streams per epoch, so a resumed run draws exactly what an uninterrupted one does.
+        scrambler = np.random.default_rng([seed, epoch, 1])
+        negatives = torch.Generator().manual_seed(int(np.random.default_rng([seed, epoch, 2]).integers(2**62)))
         losses = []
         bar = tqdm(total=len(order), unit="pair", desc=f"{settings['name']} epoch {epoch}/{epochs}",
                    disable=not progress, leave=False,
@@ -158,9 +177,13 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
             batch = order[start : start + batch_size]
             if len(batch) < 2:  # a lone pair has no in-batch negative
                 continue
-            tokens, mask = pad([left[i] for i in batch] + [right[i] for i in batch], device)
+            first, second = [left[i] for i in batch], [right[i] for i in batch]
+            if scramble:
+                first, second = scramble_pairs(first, second, scramble, scrambler)
+            tokens, mask = pad([add_tags(s, tags) for s in first + second], device)
             embedded = model(tokens, mask)
-            loss = margin_loss(embedded[: len(batch)], embedded[len(batch):], settings["margin"])
+            loss = margin_loss(embedded[: len(batch)], embedded[len(batch):], settings["margin"],
+                               sampling=sampling, generator=negatives)
             loss = loss + regularization(model, settings["lambda_c"], settings["lambda_w"])
             if not torch.isfinite(loss):
                 raise TrainingDiverged(

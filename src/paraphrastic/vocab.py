@@ -12,25 +12,36 @@ from .atomic import atomic_path, write_text
 from .errors import MalformedLine, PipelineError
 from .readers import iter_lines
 
-PAD, UNK = "<pad>", "<unk>"
-PAD_ID, UNK_ID = 0, 1
+PAD, UNK, SOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
+PAD_ID, UNK_ID, SOS_ID, EOS_ID = 0, 1, 2, 3
+SPECIAL = [PAD, UNK, SOS, EOS]
+TAGS = ("none", "sos", "eos", "both")
+
+
+def add_tags(ids: list[int], tags: str) -> list[int]:
+    """SOS/EOS tags around a sentence (footnote 4 of the paper tunes none/SOS/EOS/both)."""
+    if tags not in TAGS:
+        raise ValueError(f"tags must be one of {TAGS}")
+    start = [SOS_ID] if tags in ("sos", "both") else []
+    end = [EOS_ID] if tags in ("eos", "both") else []
+    return start + ids + end
 
 
 class Vocabulary:
     def __init__(self, words: list[str]):
-        if words[:2] != [PAD, UNK]:
-            raise PipelineError("a vocabulary starts with <pad>, <unk>")
+        if words[: len(SPECIAL)] != SPECIAL:
+            raise PipelineError(f"a vocabulary starts with {SPECIAL}")
         self.words = words
         self.index = {w: i for i, w in enumerate(words)}
 
     def __len__(self) -> int:
         return len(self.words)
 
-    def ids(self, tokens: Iterable[str]) -> list[int]:
+    def ids(self, tokens: Iterable[str], tags: str = "none") -> list[int]:
         get = self.index.get
         ids = [get(t, UNK_ID) for t in tokens]
         # An empty sentence still gets one (unknown) token so every embedding is defined.
-        return ids or [UNK_ID]
+        return add_tags(ids or [UNK_ID], tags)
 
     def save(self, path) -> None:
         write_text(path, "\n".join(self.words) + "\n")
@@ -67,19 +78,19 @@ def read_vectors(path, wanted: set[str]) -> tuple[dict[str, np.ndarray], int]:
 
 
 def build(token_lists: Iterable[list[str]], vectors_path) -> tuple[Vocabulary, np.ndarray]:
-    """Words of the corpora that have a pretrained vector, most frequent first, after <pad>, <unk>.
+    """Words of the corpora that have a pretrained vector, most frequent first, after the special rows.
 
     Restricting to corpus words is equivalent to loading the whole file: a word that never occurs
     gets no gradient and, under the λ_w penalty, stays at its initial value. Unknown words share
-    one row, initialised to zeros (so it adds nothing to an average until it is trained).
+    one row; it and the SOS/EOS rows start at zero (adding nothing to an average until trained).
     """
     counts: Counter[str] = Counter()
     for tokens in token_lists:
         counts.update(tokens)
     vectors, dim = read_vectors(vectors_path, set(counts))
-    words = [PAD, UNK] + sorted(vectors, key=lambda w: (-counts[w], w))
+    words = SPECIAL + sorted((w for w in vectors if w not in SPECIAL), key=lambda w: (-counts[w], w))
     matrix = np.zeros((len(words), dim), dtype=np.float32)
-    for i, word in enumerate(words[2:], start=2):
+    for i, word in enumerate(words[len(SPECIAL):], start=len(SPECIAL)):
         matrix[i] = vectors[word]
     return Vocabulary(words), matrix
 
