@@ -6,9 +6,14 @@
 #   snakemake --cores 2 --configfile params.test.yaml # the tiny test config
 #   snakemake -n --config data_profile=paper          # the paper's data, from upstream URLs
 import os
+import re
+import sys
 
 import yaml
 from snakemake.utils import min_version, validate
+
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+from paraphrastic import config as pconfig  # noqa: E402
 
 min_version("9.0")
 
@@ -38,11 +43,12 @@ def write_resolved_params(path, text):
 
 write_resolved_params(RESOLVED_PARAMS, yaml.safe_dump(config, sort_keys=False))
 CLI = f"python -m paraphrastic --params {RESOLVED_PARAMS}"
-EXPERIMENTS = list(config["experiments"])
+EXPERIMENTS = list(config["experiments"])  # explicit runs, also scored by `evaluate`
+RUNS = list(pconfig.runs(config))  # every training run: experiments + grid points
 
 
 wildcard_constraints:
-    experiment="|".join(EXPERIMENTS),
+    experiment="|".join(re.escape(r) for r in RUNS) or "^$",
 
 
 # On a cluster these run on the submit host: compute nodes often have no internet (fetch), and

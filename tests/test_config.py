@@ -28,7 +28,8 @@ def test_paper_profile_needs_upstream_files():
 
 
 @pytest.mark.parametrize("path, value, message", [
-    (("experiments", "avg-ppdb", "model"), "transformer", "experiments/avg-ppdb/model"),
+    (("grids", 0, "model"), "transformer", "grids/0/model"),
+    (("grids", 0, "search"), {"margin": []}, "grids/0/search/margin"),
     (("train", "batch_size"), 1, "train/batch_size"),
     (("evaluation", "sets"), ["sts99.nothing"], "unknown evaluation set"),
     (("data_profile",), "online", "data_profile"),
@@ -52,8 +53,13 @@ def test_mirror_env_overrides_params(monkeypatch):
 
 
 def test_experiment_settings_overlay_defaults():
+    c = config.load(REPO / "params.test.yaml", SCHEMA)
+    s = config.experiment(c, "lstm-simpwiki")
+    assert (s["model"], s["epochs"], s["batch_size"], s["learning_rate"], s["seed"]) == ("lstm", 1, 100, 0.001, 1)
     c = config.load(REPO / "params.yaml", SCHEMA)
-    s = config.experiment(c, "lstm-ppdb")
-    assert (s["model"], s["epochs"], s["batch_size"], s["learning_rate"], s["seed"]) == ("lstm", 3, 100, 0.001, 1)
+    name = next(n for n in config.runs(c) if n.startswith("t1-lstm-ppdb__"))
+    s = config.experiment(c, name)
+    assert (s["model"], s["train_set"], s["epochs"], s["margin"], s["lambda_w"]) == \
+        ("lstm", "ppdb_matched", 3, 0.4, 0.0)
     with pytest.raises(PipelineError, match="no experiment"):
         config.experiment(c, "nope")

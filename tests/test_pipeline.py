@@ -40,6 +40,9 @@ def scratch_checkout(root: Path, mirror: Path) -> tuple[Path, dict]:
     env = dict(os.environ, PYTHONPATH=str(root / "src"),
                PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     env.pop(MIRROR_ENV, None)
+    # dvc.yaml iterates over the expanded grid runs of *this* params.yaml
+    subprocess.run([sys.executable, "-m", "paraphrastic", "grids", "--write", "workflow/runs.yaml"], cwd=root,
+                   env=env, check=True, capture_output=True)
     for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
                 ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "scratch"]):
         subprocess.run(cmd, cwd=root, check=True, env=env)
@@ -78,8 +81,12 @@ def dvc_run(tmp_path_factory, mirror):
 def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     root, _, _ = snakemake_run
     report = (root / "data/report/report.md").read_text()
-    for heading in ("Data deviations from the paper", "Table 1", "Table 4", "Learning curves", "Model selection"):
+    for heading in ("Data deviations from the paper", "Table 1", "Table 2", "Table 3", "Table 4", "Learning curves",
+                    "Model selection", "wall time per job"):
         assert heading in report
+    assert "thinned for this profile to 7 of the paper's 9 runs" in report
+    runs = (root / "data/report/runs.csv").read_text().splitlines()
+    assert len(runs) == 1 + 7 and sum(line.startswith("t-lstmavg-reg__") for line in runs) == 2
     assert (root / "data/report/report.html").read_text().count("<img") == 1
     results = json.loads((root / "data/results/lstmavg-simpwiki.json").read_text())
     assert set(results["datasets"]) == {"sts12.MSRvid", "sts14.images", "sts16.headlines"}

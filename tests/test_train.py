@@ -171,3 +171,17 @@ def test_kill_9_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_pa
     got = json.loads((work / "data/models/killed/history.json").read_text())
     assert [h["per_dataset"] for h in got] == [h["per_dataset"] for h in ref]
     assert [h["loss"] for h in got] == [h["loss"] for h in ref]
+
+
+@pytest.mark.parametrize("model, extra", [(m, {}) for m in ("proj", "rnn", "irnn", "gran2", "gran3", "gran4", "gran5")]
+                         + [("dan", {"layers": 2, "activation": "relu"}), ("bilstmavg", {"combine": "ff"}),
+                            ("lstmavg", {"output_gate": False, "tags": "both"})])
+def test_every_model_trains_and_reloads_with_its_options(workspace, model, extra):
+    info = run(workspace, model, model=model, epochs=1, **extra)
+    loaded, vocab, payload = load_model(workspace["root"] / model / "model.pt")
+    assert payload["model"] == model and all(payload["options"][k] == v for k, v in extra.items())
+    history = json.loads((workspace["root"] / model / "history.json").read_text())
+    results = evaluate.score_sets(loaded, vocab, read_table(workspace["eval"]))
+    assert results["sts16.headlines"]["pearson"] == pytest.approx(history[0]["per_dataset"]["sts16.headlines"],
+                                                                  abs=1e-4)
+    assert info["selected_epoch"] == 1

@@ -148,6 +148,20 @@ def cmd_evaluate(args) -> None:
           f"STS16 {summary['selection_pearson']:.2f}")
 
 
+def cmd_grids(args) -> None:
+    from .atomic import write_text
+    from .grids import expand, runs_file
+
+    config = _load(args)
+    runs, rows = expand(config)
+    for row, names in rows.items():
+        print(f"{row}: {len(names)} run(s)")
+    print(f"{len(runs)} runs in all (data profile {config['data_profile']})")
+    if args.write:
+        write_text(args.write, runs_file(config))
+        print(f"wrote {args.write}")
+
+
 def cmd_report(args) -> None:
     from .report import build_report
 
@@ -207,6 +221,10 @@ def build_parser() -> argparse.ArgumentParser:
             group.add_argument("--model", help="a model.pt written by `train`")
             group.add_argument("--baseline", action="store_true", help="averaged initial word vectors, untrained")
             p.add_argument("--out", required=True)
+
+    p = sub.add_parser("grids", help="list the training runs the grids expand into")
+    p.add_argument("--write", help="also write them as YAML for dvc.yaml (workflow/runs.yaml)")
+    p.set_defaults(func=cmd_grids)
 
     p = sub.add_parser("report", help="markdown + HTML report with the paper's numbers beside ours")
     p.add_argument("--data-dir", default="data")

@@ -36,9 +36,6 @@ def validate(config: dict, schema=DEFAULT_SCHEMA, *, source: str = "config") -> 
     if errors:
         lines = [f"  {'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
         raise PipelineError(f"{source} does not match {schema}:\n" + "\n".join(lines))
-    for name, experiment in config["experiments"].items():
-        if experiment["train_set"] not in TRAIN_SETS:
-            raise PipelineError(f"{source}: experiments.{name}.train_set must be one of {sorted(TRAIN_SETS)}")
     datasets.resolve(config["evaluation"]["sets"])
     datasets.resolve(config["evaluation"]["selection"])
 
@@ -87,12 +84,20 @@ def required_raw_files(config: dict) -> list[str]:
 TRAIN_SETS = {name: f"data/corpus/{name}.parquet" for name in ("simpwiki", "ppdb", "simpwiki_matched", "ppdb_matched")}
 
 
+def runs(config: dict) -> dict[str, dict]:
+    """Every training run: the explicit ``experiments`` and each point of each grid row."""
+    from .grids import expand
+
+    return expand(config)[0]
+
+
 def experiment(config: dict, name: str) -> dict:
-    """The training settings of one experiment: ``train`` defaults overlaid with its own keys."""
-    if name not in config["experiments"]:
-        raise PipelineError(f"no experiment {name!r} in params (known: {sorted(config['experiments'])})")
+    """The training settings of one run: ``train`` defaults overlaid with its own keys."""
+    all_runs = runs(config)
+    if name not in all_runs:
+        raise PipelineError(f"no experiment or grid run {name!r} in params ({len(all_runs)} known)")
     settings = copy.deepcopy(config["train"])
-    settings.update(copy.deepcopy(config["experiments"][name]))
+    settings.update(copy.deepcopy(all_runs[name]))
     settings["name"] = name
     settings.setdefault("seed", config["seed"])
     return settings

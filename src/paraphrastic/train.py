@@ -203,7 +203,8 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
         row = {"epoch": epoch, "loss": float(np.mean(losses)) if losses else math.nan,
                "train_seconds": train_seconds, "pairs_per_second": len(order) / max(train_seconds, 1e-9),
                "selection_pearson": summary["selection_pearson"], "transfer_pearson": summary["transfer_pearson"],
-               "per_dataset": {k: v["pearson"] for k, v in results.items()}}
+               "per_dataset": {k: v["pearson"] for k, v in results.items()},
+               "per_dataset_spearman": {k: v["spearman"] for k, v in results.items()}}
         history.append(row)
         print_fn(f"[{settings['name']}] epoch {epoch}: loss {row['loss']:.4f}, "
                  f"STS16 {row['selection_pearson']:.2f}, transfer {row['transfer_pearson']:.2f}, "
@@ -228,7 +229,7 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
     out_dir.mkdir(parents=True, exist_ok=True)
     save_model(out_dir / "model.pt", model, settings["model"], options, vocab,
                {"settings": settings, "epoch": best["epoch"]})
-    flat = pd.DataFrame([{k: v for k, v in h.items() if k != "per_dataset"} for h in history])
+    flat = pd.DataFrame([{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in history])
     write_text(out_dir / "history.csv", flat.to_csv(index=False))
     write_json(out_dir / "history.json", history)
     write_json(out_dir / "train.json", info)

@@ -1,9 +1,6 @@
 # Helpers shared by the rule files: where things come from, which files a job reads.
 import json
-import sys
 
-sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-from paraphrastic import config as pconfig  # noqa: E402
 from paraphrastic.stages import code_paths  # noqa: E402
 
 
@@ -29,4 +26,4 @@ def settings_of(*keys):
 
 
 def train_set_path(wildcards):
-    return pconfig.TRAIN_SETS[config["experiments"][wildcards.experiment]["train_set"]]
+    return pconfig.TRAIN_SETS[pconfig.experiment(config, wildcards.experiment)["train_set"]]
