@@ -44,7 +44,8 @@ def write_resolved_params(path, text):
 write_resolved_params(RESOLVED_PARAMS, yaml.safe_dump(config, sort_keys=False))
 CLI = f"python -m paraphrastic --params {RESOLVED_PARAMS}"
 EXPERIMENTS = list(config["experiments"])  # explicit runs, also scored by `evaluate`
-RUNS = list(pconfig.runs(config))  # every training run: experiments + grid points
+RUN_TABLE = pconfig.runs(config)  # every training run (experiments + grid points), expanded once
+RUNS = list(RUN_TABLE)
 
 
 wildcard_constraints:

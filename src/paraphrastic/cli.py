@@ -158,7 +158,7 @@ def cmd_grids(args) -> None:
         print(f"{row}: {len(names)} run(s)")
     print(f"{len(runs)} runs in all (data profile {config['data_profile']})")
     if args.write:
-        write_text(args.write, runs_file(config))
+        write_text(args.write, runs_file(runs))
         print(f"wrote {args.write}")
 
 

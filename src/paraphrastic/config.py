@@ -91,9 +91,12 @@ def runs(config: dict) -> dict[str, dict]:
     return expand(config)[0]
 
 
-def experiment(config: dict, name: str) -> dict:
-    """The training settings of one run: ``train`` defaults overlaid with its own keys."""
-    all_runs = runs(config)
+def experiment(config: dict, name: str, all_runs: dict[str, dict] | None = None) -> dict:
+    """The training settings of one run: ``train`` defaults overlaid with its own keys.
+
+    ``all_runs`` is :func:`runs` of the same config, for callers that look up many runs.
+    """
+    all_runs = runs(config) if all_runs is None else all_runs
     if name not in all_runs:
         raise PipelineError(f"no experiment or grid run {name!r} in params ({len(all_runs)} known)")
     settings = copy.deepcopy(config["train"])

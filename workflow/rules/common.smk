@@ -26,4 +26,4 @@ def settings_of(*keys):
 
 
 def train_set_path(wildcards):
-    return pconfig.TRAIN_SETS[pconfig.experiment(config, wildcards.experiment)["train_set"]]
+    return pconfig.TRAIN_SETS[RUN_TABLE[wildcards.experiment]["train_set"]]

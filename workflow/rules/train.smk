@@ -17,7 +17,7 @@ rule train:
         info="data/models/{experiment}/train.json",
     params:
         checkpoints="data/checkpoints/{experiment}",
-        settings=lambda w: json.dumps(pconfig.experiment(config, w.experiment), sort_keys=True),
+        settings=lambda w: json.dumps(pconfig.experiment(config, w.experiment, RUN_TABLE), sort_keys=True),
         selection=settings_of("evaluation", "device"),
     threads: config["threads"]
     resources:
