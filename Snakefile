@@ -2,9 +2,12 @@
 # STS evaluation -> report. Every rule is a thin call into the `paraphrastic` library; dvc.yaml
 # runs the same commands.
 #
-#   snakemake --cores 2                               # offline profile, params.yaml
-#   snakemake --cores 2 --configfile params.test.yaml # the tiny test config
-#   snakemake -n --config data_profile=paper          # the paper's data, from upstream URLs
+#   snakemake --profile workflow/profiles/default                     # offline data, params.yaml
+#   snakemake --profile workflow/profiles/default --configfile params.test.yaml   # the tiny config
+#   snakemake --cores 8 --profile workflow/profiles/slurm             # on a SLURM cluster
+#   snakemake -n --config data_profile=paper                          # the paper's data (upstream URLs)
+# The stage graph (commands, inputs, outputs, params) is src/paraphrastic/stages.py, which also
+# generates dvc.yaml.
 import os
 import re
 import sys
@@ -15,7 +18,7 @@ from snakemake.utils import min_version, validate
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from paraphrastic import config as pconfig  # noqa: E402
 
-min_version("9.0")
+min_version("9.18")  # checksums of updated inputs (idempotence after `dvc checkout`)
 
 
 # `--configfile X` replaces params.yaml rather than being merged into it, so that
@@ -43,13 +46,14 @@ def write_resolved_params(path, text):
 
 write_resolved_params(RESOLVED_PARAMS, yaml.safe_dump(config, sort_keys=False))
 CLI = f"python -m paraphrastic --params {RESOLVED_PARAMS}"
-EXPERIMENTS = list(config["experiments"])  # explicit runs, also scored by `evaluate`
 RUN_TABLE = pconfig.runs(config)  # every training run (experiments + grid points), expanded once
-RUNS = list(RUN_TABLE)
+JOBS = pconfig.jobs(config, RUN_TABLE)  # every training job: a run and one of its seeds
+EXPERIMENT_JOBS = {k: j for k, j in JOBS.items() if j["run"] in config["experiments"]}  # also `evaluate`d
 
 
 wildcard_constraints:
-    experiment="|".join(re.escape(r) for r in RUNS) or "^$",
+    experiment="|".join(re.escape(r) for r in RUN_TABLE) or "^$",
+    seed=r"\d+",
 
 
 # On a cluster these run on the submit host: compute nodes often have no internet (fetch), and

@@ -63,3 +63,19 @@ def test_experiment_settings_overlay_defaults():
         ("lstm", "ppdb_matched", 3, 0.4, 0.0)
     with pytest.raises(PipelineError, match="no experiment"):
         config.experiment(c, "nope")
+
+
+def test_a_jobs_settings_hold_its_one_seed():
+    c = config.load(REPO / "params.test.yaml", SCHEMA)
+    assert config.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1]  # no seeds anywhere: [seed]
+    c["experiments"]["lstm-simpwiki"]["seeds"] = 3
+    assert config.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1, 2, 3]
+    s = config.experiment(c, "lstm-simpwiki", seed=2)
+    assert s["seed"] == 2 and "seeds" not in s
+    with pytest.raises(PipelineError, match="seeds \\[1, 2, 3\\], not 4"):
+        config.experiment(c, "lstm-simpwiki", seed=4)
+    c["train"]["seeds"] = [5, 6]
+    assert config.seeds_of(c, c["experiments"]["avg-ppdb"]) == [5, 6]
+    c["experiments"]["avg-ppdb"]["seed"] = 11  # a run's own single seed wins over the default list
+    assert config.seeds_of(c, c["experiments"]["avg-ppdb"]) == [11]
+    config.validate(c, SCHEMA)

@@ -40,12 +40,47 @@ def test_thinning_keeps_listed_values_per_profile():
 
 
 def test_select_over_runs_and_epochs():
-    histories = {"a": [{"epoch": 1, "selection_pearson": 50.0, "transfer_pearson": 40.0},
-                       {"epoch": 2, "selection_pearson": 52.0, "transfer_pearson": 39.0}],
-                 "b": [{"epoch": 1, "selection_pearson": math.nan, "transfer_pearson": 45.0}]}
-    assert grids.select(histories, ["a", "b"], "selection_pearson")[1]["epoch"] == 2
-    run, epoch = grids.select(histories, ["a", "b"], "transfer_pearson")
-    assert (run, epoch["epoch"]) == ("b", 1)
+    histories = {("a", 1): [{"epoch": 1, "selection_pearson": 50.0, "transfer_pearson": 40.0},
+                            {"epoch": 2, "selection_pearson": 52.0, "transfer_pearson": 39.0}],
+                 ("b", 1): [{"epoch": 1, "selection_pearson": math.nan, "transfer_pearson": 45.0}]}
+    seeds = {"a": [1], "b": [1]}
+    run, epochs = grids.select(histories, ["a", "b"], seeds, "selection_pearson")
+    assert (run, epochs[1]["epoch"]) == ("a", 2)
+    run, epochs = grids.select(histories, ["a", "b"], seeds, "transfer_pearson")
+    assert (run, epochs[1]["epoch"]) == ("b", 1)
+
+
+def test_select_with_seeds_ranks_runs_by_their_seeds_mean():
+    def h(*scores):
+        return [{"epoch": i + 1, "selection_pearson": s, "transfer_pearson": s} for i, s in enumerate(scores)]
+
+    # a: one lucky seed (60) and a poor one (40); b: two steady seeds (52, 53)
+    histories = {("a", 1): h(55.0, 60.0), ("a", 2): h(40.0, 38.0), ("b", 1): h(52.0), ("b", 2): h(53.0)}
+    run, epochs = grids.select(histories, ["a", "b"], {"a": [1, 2], "b": [1, 2]}, "selection_pearson")
+    assert run == "b" and {s: e["epoch"] for s, e in epochs.items()} == {1: 1, 2: 1}
+    # each seed at its own best epoch
+    run, epochs = grids.select(histories, ["a"], {"a": [1, 2]}, "selection_pearson")
+    assert {s: e["epoch"] for s, e in epochs.items()} == {1: 2, 2: 1}
+    # a run with a collapsed seed (never scored) is not eligible
+    histories[("b", 2)] = h(math.nan)
+    assert grids.select(histories, ["a", "b"], {"a": [1, 2], "b": [1, 2]}, "selection_pearson")[0] == "a"
+    with pytest.raises(PipelineError, match="scored epoch for every seed"):
+        grids.select(histories, ["b"], {"b": [1, 2]}, "selection_pearson")
+
+
+def test_seeds_are_replicas_not_part_of_a_runs_name():
+    one = base_config()
+    many = base_config()
+    many["grids"][0]["seeds"] = 3
+    runs_one, rows_one = grids.expand(one)
+    runs_many, rows_many = grids.expand(many)
+    assert rows_one == rows_many  # adding seeds renames nothing, so finished jobs stay valid
+    c = dict(many, seed=1, train={"batch_size": 100})
+    jobs = config.jobs(c, runs_many)
+    assert len(jobs) == 1 + 8 * 3
+    assert {j["seed"] for j in jobs.values() if j["run"] == rows_many["g"][0]} == {1, 2, 3}
+    assert config.jobs(dict(c, train={"seeds": [7, 9]}), runs_one)["solo.seed9"] == \
+        {"run": "solo", "seed": 9, "train_set": "ppdb"}
 
 
 def test_paper_grids_are_the_papers_tuning_spaces():
@@ -60,5 +95,5 @@ def test_paper_grids_are_the_papers_tuning_spaces():
 
 def test_runs_file_for_dvc_is_up_to_date():
     c = config.load(REPO / "params.yaml", REPO / "workflow/schemas/params.schema.yaml")
-    assert (REPO / "workflow/runs.yaml").read_text() == grids.runs_file(grids.expand(c)[0]), \
+    assert (REPO / "workflow/runs.yaml").read_text() == grids.runs_file(c, grids.expand(c)[0]), \
         "regenerate with: python -m paraphrastic grids --write workflow/runs.yaml"

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,8 @@ def scratch_checkout(root: Path, mirror: Path) -> tuple[Path, dict]:
 
 
 MIRROR_ENV = "PARAPHRASTIC_MIRROR"
+# What the README tells users to run locally (the profile sets the rerun triggers).
+SNAKEMAKE = ["snakemake", "--profile", "workflow/profiles/default"]
 
 
 def sh(cmd: list[str], cwd: Path, env: dict, timeout: int = 900) -> str:
@@ -67,7 +70,7 @@ def artifacts(root: Path) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def snakemake_run(tmp_path_factory, mirror):
     root, env = scratch_checkout(tmp_path_factory.mktemp("snake") / "repo", mirror)
-    log = sh(["snakemake", "--cores", "2"], root, env)
+    log = sh(SNAKEMAKE, root, env)
     return root, env, log
 
 
@@ -86,9 +89,13 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
         assert heading in report
     assert "thinned for this profile to 7 of the paper's 9 runs" in report
     runs = (root / "data/report/runs.csv").read_text().splitlines()
-    assert len(runs) == 1 + 7 and sum(line.startswith("t-lstmavg-reg__") for line in runs) == 2
+    assert len(runs) == 1 + 5 + 2 * 2 and sum(line.startswith("t-lstmavg-reg__") for line in runs) == 4
+    # the two-seed grid row is reported as mean ± sd
+    metrics = json.loads((root / "data/report/metrics.json").read_text())
+    assert metrics["t-lstmavg-reg"]["seeds"] == 2 and metrics["t-lstmavg-reg"]["test_sd"] >= 0
+    assert "Seed variation" in report and " ± " in report
     assert (root / "data/report/report.html").read_text().count("<img") == 1
-    results = json.loads((root / "data/results/lstmavg-simpwiki.json").read_text())
+    results = json.loads((root / "data/results/lstmavg-simpwiki/seed1.json").read_text())
     assert set(results["datasets"]) == {"sts12.MSRvid", "sts14.images", "sts16.headlines"}
     assert results["summary"]["transfer_sets"] == 2
     baseline = json.loads((root / "data/results/baseline.json").read_text())
@@ -101,7 +108,45 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
 
 def test_second_snakemake_run_has_nothing_to_do(snakemake_run):
     root, env, _ = snakemake_run
-    assert "Nothing to be done" in sh(["snakemake", "--cores", "2"], root, env)
+    assert "Nothing to be done" in sh(SNAKEMAKE, root, env)
+
+
+def dvc_outputs(root: Path, env: dict) -> list[str]:
+    """Every output path of every DVC stage, relative to the repository."""
+    code = ("import json; from dvc.repo import Repo; repo = Repo('.'); "
+            "print(json.dumps([str(o.fs_path) for o in repo.index.outs]))")
+    paths = json.loads(sh([sys.executable, "-c", code], root, env).strip().splitlines()[-1])
+    return [Path(p).relative_to(root).as_posix() for p in paths]
+
+
+def assert_every_artifact_is_a_dvc_output(root: Path, env: dict):
+    outs = dvc_outputs(root, env)
+    assert len(outs) == len(set(outs)), "two stages declare the same output"
+    files = [p.relative_to(root).as_posix() for p in (root / "data").rglob("*") if p.is_file()]
+    assert files
+    unversioned = [f for f in files if not any(f == o or f.startswith(o + "/") for o in outs)]
+    assert not unversioned, f"artifacts no DVC stage declares: {unversioned[:10]}"
+
+
+def test_nothing_to_do_after_dvc_checkout_rewrites_the_artifacts(snakemake_run):
+    root, env, _ = snakemake_run
+    # DVC takes over what Snakemake built: same graph, so nothing is stale for DVC either
+    sh(["dvc", "commit", "--force"], root, env)
+    assert "up to date" in sh(["dvc", "status"], root, env)
+    assert_every_artifact_is_a_dvc_output(root, env)
+    victims = [root / "data/vocab/embeddings.npy", root / "data/corpus/eval.parquet",
+               root / "data/models/lstm-simpwiki/seed1/model.pt", root / "data/raw/FETCHED.json"]
+    for victim in victims:
+        victim.unlink()
+    sh(["dvc", "checkout", "--relink"], root, env)  # restores them and rewrites every cached file
+    assert all(v.exists() for v in victims)
+    # a copy (or `dvc pull`) gives upstream files the newest mtimes, with unchanged content
+    now = time.time() + 5
+    for upstream in ("data/raw/FETCHED.json", "data/corpus/simpwiki.parquet", "data/vocab/embeddings.npy"):
+        os.utime(root / upstream, (now, now))
+    assert "Nothing to be done" in sh([*SNAKEMAKE, "-n"], root, env)
+    # Snakemake's default triggers (mtime included) would retrain everything: the profile's choice matters
+    assert "rule train" in sh(["snakemake", "-n", "--cores", "2"], root, env)
 
 
 def test_changed_training_setting_reruns_training_only(snakemake_run):
@@ -109,7 +154,7 @@ def test_changed_training_setting_reruns_training_only(snakemake_run):
     config = yaml.safe_load((root / "params.yaml").read_text())
     config["train"]["margin"] = 0.6
     (root / "params.alt.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    out = sh(["snakemake", "-n", "--cores", "2", "--configfile", "params.alt.yaml"], root, env)
+    out = sh([*SNAKEMAKE, "-n", "--configfile", "params.alt.yaml"], root, env)
     assert "rule train" in out and "rule report" in out
     assert "rule fetch" not in out and "rule vocab" not in out
 
@@ -129,7 +174,20 @@ def test_dvc_repro_produces_the_same_artifacts_and_metrics(snakemake_run, dvc_ru
             assert snake[name].read_bytes() == dvc[name].read_bytes(), name
     status = sh(["dvc", "status"], dvc_root, dvc_run[1])
     assert "up to date" in status
-    assert "transfer_pearson" in sh(["dvc", "metrics", "show"], dvc_root, dvc_run[1])
+    assert "Stage 'train@lstm-simpwiki.seed1' didn't change" in sh(["dvc", "repro"], dvc_root, dvc_run[1])
+    assert_every_artifact_is_a_dvc_output(dvc_root, dvc_run[1])
+
+
+def test_dvc_metrics_and_plots_show(dvc_run):
+    root, env, _ = dvc_run
+    metrics = json.loads(sh(["dvc", "metrics", "show", "--json"], root, env))
+    files = next(iter(metrics.values()))["data"]
+    assert files["data/results/lstmavg-simpwiki/seed1.json"]["data"]["summary"]["transfer_sets"] == 2
+    assert files["data/report/metrics.json"]["data"]["t-lstmavg-reg"]["seeds"] == 2
+    out = sh(["dvc", "plots", "show", "-o", "plots"], root, env)
+    page = (root / "plots" / "index.html").read_text()
+    assert "file://" in out or "index.html" in out
+    assert "data/models/lstm-simpwiki/seed1/history.csv" in page and "selection_pearson" in page
 
 
 def test_paper_profile_dry_run(snakemake_run):

@@ -1,4 +1,4 @@
-"""Training: loss goes down, checkpoints resume to the identical result (also after kill -9), NaN stops."""
+"""Training: loss goes down, checkpoints resume to the identical result (after kill -9 and SIGTERM), NaN stops."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ import yaml
 from conftest import settings
 
 from paraphrastic import evaluate
+from paraphrastic import train as train_module
 from paraphrastic.corpus import read_table
-from paraphrastic.errors import TrainingDiverged
+from paraphrastic.errors import TrainingDiverged, TrainingInterrupted
 from paraphrastic.train import load_model, train
 
 REPO = Path(__file__).resolve().parents[1]
@@ -117,6 +118,41 @@ def test_unreadable_checkpoint_starts_over(workspace):
     assert info["selected_epoch"] in (1, 2)
 
 
+def _same_result(ws, a: str, b: str):
+    x = torch.load(ws["root"] / a / "model.pt", weights_only=False)["state_dict"]
+    y = torch.load(ws["root"] / b / "model.pt", weights_only=False)["state_dict"]
+    for key in x:
+        torch.testing.assert_close(x[key], y[key], rtol=0, atol=0)
+    hx = json.loads((ws["root"] / a / "history.json").read_text())
+    hy = json.loads((ws["root"] / b / "history.json").read_text())
+    assert [h["loss"] for h in hx] == [h["loss"] for h in hy]
+    assert [h["per_dataset"] for h in hx] == [h["per_dataset"] for h in hy]
+
+
+def test_sigterm_mid_epoch_saves_there_and_the_rerun_resumes_exactly(workspace, monkeypatch):
+    extra = dict(model="lstmavg", epochs=2, batch_size=8, **REGULARISED)
+    run(workspace, "full", **extra)
+    calls = {"n": 0}
+    real_loss = train_module.margin_loss
+
+    def loss_then_sigterm(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 5:  # SLURM's SIGTERM arrives while the 5th batch of epoch 1 is being computed
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_loss(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "margin_loss", loss_then_sigterm)
+    with pytest.raises(TrainingInterrupted, match="stopped by signal 15 in epoch 1 at pair 40"):
+        run(workspace, "term", **extra)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handler restored
+    state = torch.load(workspace["root"] / "ck-term" / "last.pt", weights_only=False)
+    assert state["epoch"] == 0 and state["partial"]["epoch"] == 1 and state["partial"]["next"] == 40
+    assert not (workspace["root"] / "term" / "model.pt").exists()
+    monkeypatch.setattr(train_module, "margin_loss", real_loss)
+    run(workspace, "term", **extra)
+    _same_result(workspace, "full", "term")
+
+
 def test_nan_loss_stops_with_a_clear_error(workspace):
     matrix = np.load(workspace["vocab_dir"] / "embeddings.npy")
     matrix[2:] = np.nan
@@ -169,6 +205,33 @@ def test_kill_9_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_pa
     assert "resuming from" in output
     ref = json.loads((work / "data/models/ref/history.json").read_text())
     got = json.loads((work / "data/models/killed/history.json").read_text())
+    assert [h["per_dataset"] for h in got] == [h["per_dataset"] for h in ref]
+    assert [h["loss"] for h in got] == [h["loss"] for h in ref]
+
+
+def test_sigterm_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_path):
+    # what `scancel` or a preemption does to a job: SIGTERM (then SIGKILL after SLURM's KillWait)
+    work = tmp_path / "cli"
+    work.mkdir()
+    params = _cli_params(workspace, work)
+    reference = _train_cli(workspace, work, params, "ref")
+    assert reference.wait(timeout=300) == 0, reference.stdout.read()
+
+    victim = _train_cli(workspace, work, params, "term")
+    first = work / "data/checkpoints/term/epoch-1.pt"
+    deadline = time.time() + 300
+    while not first.exists() and victim.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    victim.send_signal(signal.SIGTERM)
+    output = victim.communicate(timeout=120)[0]
+    assert victim.returncode == 143, output
+    assert "stopped by signal 15" in output and "rerun the same command" in output
+    rerun = _train_cli(workspace, work, params, "term")
+    output = rerun.communicate(timeout=300)[0]
+    assert rerun.returncode == 0, output
+    assert "resuming from" in output
+    ref = json.loads((work / "data/models/ref/history.json").read_text())
+    got = json.loads((work / "data/models/term/history.json").read_text())
     assert [h["per_dataset"] for h in got] == [h["per_dataset"] for h in ref]
     assert [h["loss"] for h in got] == [h["loss"] for h in ref]
 

@@ -1,11 +1,12 @@
-"""Snakemake and DVC describe one graph: the same code deps and training inputs on both sides."""
+"""One stage graph: dvc.yaml is generated from stages.py and the Snakemake rules read the same table."""
 
+import re
 from pathlib import Path
 
 import yaml
 
 from paraphrastic import config
-from paraphrastic.stages import STAGE_CODE, code_paths
+from paraphrastic.stages import STAGES, code_digest, dvc_yaml
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -14,27 +15,50 @@ def dvc_stages() -> dict:
     return yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 
 
-def test_dvc_code_deps_match_the_stage_table():
-    stages = dvc_stages()
-    assert set(stages) == set(STAGE_CODE)
-    for name, stage in stages.items():
-        body = stage.get("do", stage)
-        src = [d for d in body["deps"] if d.startswith("src/")]
-        assert src == code_paths(name), name
+def test_dvc_yaml_is_generated_from_the_stage_graph():
+    assert (REPO / "dvc.yaml").read_text() == dvc_yaml(), \
+        "dvc.yaml is stale: python -m paraphrastic dvc-yaml --write dvc.yaml"
 
 
-def test_snakemake_rules_take_code_deps_from_the_same_table():
-    rules = "".join(p.read_text() for p in (REPO / "workflow/rules").glob("*.smk"))
-    for name in STAGE_CODE:
-        assert f'code=code_paths("{name}")' in rules, name
+def rules_text() -> str:
+    return "".join(p.read_text() for p in sorted((REPO / "workflow/rules").glob("*.smk")))
+
+
+def test_every_stage_is_a_snakemake_rule_built_from_the_table():
+    rules = rules_text()
+    assert set(re.findall(r"^rule (\w+):", rules, re.M)) == set(STAGES)
+    for name in STAGES:
+        # inputs, code deps, params and the command all come from the stage table
+        for piece in (f'code=code_paths("{name}")', f'**stage_params("{name}")', f'stage_shell("{name}")'):
+            assert piece in rules, (name, piece)
 
 
 def test_every_training_set_has_one_parquet_file():
-    # dvc.yaml names a training job's input data/corpus/${item.train_set}.parquet
+    # the train stage reads data/corpus/{train_set}.parquet (DVC: ${item.train_set})
     assert all(path == f"data/corpus/{name}.parquet" for name, path in config.TRAIN_SETS.items())
     assert "data/corpus/${item.train_set}.parquet" in dvc_stages()["train"]["do"]["deps"]
 
 
-def test_every_stage_command_is_a_library_call():
+def test_every_stage_command_is_a_library_call_and_placeholders_are_resolved():
     for name, stage in dvc_stages().items():
-        assert stage.get("do", stage)["cmd"].startswith("python -m paraphrastic "), name
+        cmd = stage.get("do", stage)["cmd"]
+        assert cmd.startswith("python -m paraphrastic "), name
+        assert not re.search(r"(?<!\$)\{", cmd), (name, cmd)  # no Snakemake-style {placeholder} left
+
+
+def test_no_two_stages_share_an_output():
+    seen = {}
+    for stage in STAGES.values():
+        for path in [o.path for o in stage.outs.values()] + list(stage.persistent):
+            assert path not in seen, f"{path}: {seen[path]} and {stage.name}"
+            seen[path] = stage.name
+
+
+def test_code_digest_changes_with_the_code(tmp_path):
+    for module in STAGES["match"].code:
+        target = tmp_path / "src/paraphrastic" / module
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("x = 1\n")
+    before = code_digest("match", tmp_path)
+    (tmp_path / "src/paraphrastic/corpus.py").write_text("x = 2\n")
+    assert code_digest("match", tmp_path) != before

@@ -104,7 +104,7 @@ def cmd_train(args) -> None:
     from .train import train
 
     config = _load(args)
-    settings = cfg.experiment(config, args.experiment)
+    settings = cfg.experiment(config, args.experiment, seed=args.seed)
     info = train(settings, train_path=cfg.TRAIN_SETS[settings["train_set"]], vocab_dir=args.vocab_dir,
                  eval_path=args.eval, selection=cfg.selection_ids(config),
                  out_dir=args.out_dir, checkpoint_dir=args.checkpoints, device=args.device or config["device"],
@@ -136,8 +136,9 @@ def cmd_evaluate(args) -> None:
         name, meta = "baseline", {"model": "avg", "trained": False}
     else:
         model, vocab, payload = load_model(args.model, device)
-        name, meta = Path(args.model).parent.name, {"model": payload["model"], "trained": True,
-                                                    "selected_epoch": payload["epoch"]}
+        trained = payload["settings"]
+        name, meta = trained["name"], {"model": payload["model"], "trained": True, "seed": trained["seed"],
+                                       "selected_epoch": payload["epoch"]}
     started = time.time()
     frame = read_table(args.eval)
     results = evaluate.score_sets(model, vocab, frame, batch_size=config["evaluation"]["batch_size"], device=device)
@@ -156,10 +157,23 @@ def cmd_grids(args) -> None:
     runs, rows = expand(config)
     for row, names in rows.items():
         print(f"{row}: {len(names)} run(s)")
-    print(f"{len(runs)} runs in all (data profile {config['data_profile']})")
+    jobs = cfg.jobs(config, runs)
+    print(f"{len(runs)} runs, {len(jobs)} jobs counting seeds (data profile {config['data_profile']})")
     if args.write:
-        write_text(args.write, runs_file(runs))
+        write_text(args.write, runs_file(config, runs))
         print(f"wrote {args.write}")
+
+
+def cmd_dvc_yaml(args) -> None:
+    from .atomic import write_text
+    from .stages import dvc_yaml
+
+    text = dvc_yaml()
+    if args.write:
+        write_text(args.write, text)
+        print(f"wrote {args.write}")
+    else:
+        print(text, end="")
 
 
 def cmd_report(args) -> None:
@@ -213,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         if name == "train":
             p.add_argument("--experiment", required=True)
+            p.add_argument("--seed", type=int, help="one of the run's seeds (default: its first)")
             p.add_argument("--out-dir", required=True)
             p.add_argument("--checkpoints", required=True)
             p.add_argument("--no-progress", action="store_true")
@@ -225,6 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grids", help="list the training runs the grids expand into")
     p.add_argument("--write", help="also write them as YAML for dvc.yaml (workflow/runs.yaml)")
     p.set_defaults(func=cmd_grids)
+
+    p = sub.add_parser("dvc-yaml", help="dvc.yaml, generated from the stage graph in stages.py")
+    p.add_argument("--write", help="write it to this path (dvc.yaml) instead of stdout")
+    p.set_defaults(func=cmd_dvc_yaml)
 
     p = sub.add_parser("report", help="markdown + HTML report with the paper's numbers beside ours")
     p.add_argument("--data-dir", default="data")
@@ -239,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         args.func(args)
     except PipelineError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return getattr(exc, "exit_code", 1)
     return 0
 
 

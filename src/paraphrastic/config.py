@@ -91,16 +91,49 @@ def runs(config: dict) -> dict[str, dict]:
     return expand(config)[0]
 
 
-def experiment(config: dict, name: str, all_runs: dict[str, dict] | None = None) -> dict:
-    """The training settings of one run: ``train`` defaults overlaid with its own keys.
+def seed_list(value) -> list[int]:
+    """A ``seeds`` setting as the seeds themselves: a count N means seeds 1..N."""
+    return list(range(1, value + 1)) if isinstance(value, int) else [int(v) for v in value]
 
-    ``all_runs`` is :func:`runs` of the same config, for callers that look up many runs.
+
+def seeds_of(config: dict, run: dict) -> list[int]:
+    """The seeds one run is trained with: its own ``seeds`` (or ``seed``), else ``train.seeds``, else [``seed``]."""
+    if "seeds" not in run and "seed" in run:
+        return [int(run["seed"])]
+    value = run.get("seeds", config["train"].get("seeds"))
+    return seed_list(value) if value is not None else [int(config["seed"])]
+
+
+def job_key(run: str, seed: int) -> str:
+    """One training job, as DVC's foreach key and Snakemake's target: a run and one of its seeds."""
+    return f"{run}.seed{seed}"
+
+
+def jobs(config: dict, all_runs: dict[str, dict] | None = None) -> dict[str, dict]:
+    """Every training job: each run once per seed (the ``{seed}`` wildcard)."""
+    all_runs = runs(config) if all_runs is None else all_runs
+    return {job_key(name, seed): {"run": name, "seed": seed, "train_set": settings["train_set"]}
+            for name, settings in all_runs.items() for seed in seeds_of(config, settings)}
+
+
+def experiment(config: dict, name: str, all_runs: dict[str, dict] | None = None, seed: int | None = None) -> dict:
+    """The training settings of one job: ``train`` defaults overlaid with the run's own keys, and its seed.
+
+    ``all_runs`` is :func:`runs` of the same config, for callers that look up many runs; ``seed``
+    defaults to the run's first seed. The settings hold the one seed, never the list, so adding
+    a seed to a run leaves its other jobs' settings (and their results) untouched.
     """
     all_runs = runs(config) if all_runs is None else all_runs
     if name not in all_runs:
         raise PipelineError(f"no experiment or grid run {name!r} in params ({len(all_runs)} known)")
+    seeds = seeds_of(config, all_runs[name])
+    if seed is None:
+        seed = seeds[0]
+    elif seed not in seeds:
+        raise PipelineError(f"run {name!r} is trained with seeds {seeds}, not {seed}")
     settings = copy.deepcopy(config["train"])
     settings.update(copy.deepcopy(all_runs[name]))
+    settings.pop("seeds", None)
     settings["name"] = name
-    settings.setdefault("seed", config["seed"])
+    settings["seed"] = int(seed)
     return settings

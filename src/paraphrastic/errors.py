@@ -32,3 +32,9 @@ class MissingSource(PipelineError):
 
 class TrainingDiverged(PipelineError):
     pass
+
+
+class TrainingInterrupted(PipelineError):
+    """SIGTERM (SLURM preemption, scancel, a time limit): a checkpoint was saved and the job stopped."""
+
+    exit_code = 143  # 128 + SIGTERM, what schedulers expect of a job that honoured the signal

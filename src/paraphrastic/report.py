@@ -17,6 +17,7 @@ import pandas as pd  # noqa: E402
 
 from . import datasets, grids  # noqa: E402
 from .atomic import atomic_path, write_json, write_text  # noqa: E402
+from .config import seeds_of  # noqa: E402
 
 PAPER_SIMPWIKI_PAIRS = 167_689  # Sec. 4.1.2
 PAPER_PPDB_XL_PAIRS = 1_341_188  # footnote 3
@@ -149,27 +150,56 @@ def per_dataset_table(results: dict[str, dict], columns: dict[str, str], paper: 
     return pd.DataFrame(rows)
 
 
+def model_dir(data_dir: Path, run: str, seed: int) -> Path:
+    """Where one training job (a run and one of its seeds) writes model.pt, history and train.json."""
+    return data_dir / "models" / run / f"seed{seed}"
+
+
 class Selection:
-    """Every run's per-epoch history, and model selection over (run, epoch) within a row."""
+    """Every job's per-epoch history, and model selection over runs (and epochs) within a row.
+
+    A row's score is the mean over its selected run's seeds, each seed at its own selected epoch;
+    with several seeds the report also gives their standard deviation.
+    """
 
     def __init__(self, config: dict, data_dir: Path):
         self.runs, self.rows = grids.expand(config)
         self.labels = grids.row_labels(config)
-        self.histories = {r: _read_json(data_dir / "models" / r / "history.json") for r in self.runs}
-        self.trains = {r: _read_json(data_dir / "models" / r / "train.json") for r in self.runs}
-        self.chosen = {row: {kind: grids.select(self.histories, names, criterion)
+        self.seeds = {r: seeds_of(config, settings) for r, settings in self.runs.items()}
+        jobs = [(r, s) for r, seeds in self.seeds.items() for s in seeds]
+        self.histories = {job: _read_json(model_dir(data_dir, *job) / "history.json") for job in jobs}
+        self.trains = {job: _read_json(model_dir(data_dir, *job) / "train.json") for job in jobs}
+        self.chosen = {row: {kind: grids.select(self.histories, names, self.seeds, criterion)
                              for kind, criterion in (("test", "selection_pearson"), ("oracle", "transfer_pearson"))}
                        for row, names in self.rows.items()}
 
+    def scores(self, row: str, kind: str = "test", metric: str = "transfer_pearson") -> list[float]:
+        """One score per seed of the row's selected run."""
+        return [epoch[metric] for _, epoch in sorted(self.chosen[row][kind][1].items())]
+
     def score(self, row: str, kind: str = "test") -> float:
-        return self.chosen[row][kind][1]["transfer_pearson"]
+        return float(np.mean(self.scores(row, kind)))
+
+    def sd(self, row: str, kind: str = "test") -> float:
+        """Sample standard deviation over seeds (NaN with one seed)."""
+        values = self.scores(row, kind)
+        return float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
+
+    def shown(self, row: str, kind: str = "test") -> float | str:
+        """The score as a table shows it: the mean, with ± sd when the row has several seeds."""
+        n = len(self.chosen[row][kind][1])
+        return f"{self.score(row, kind):.1f} ± {self.sd(row, kind):.1f}" if n > 1 else self.score(row, kind)
 
     def as_results(self, row: str, kind: str = "test") -> dict:
-        """The selected epoch's per-set scores in the layout of a results/*.json file."""
-        epoch = self.chosen[row][kind][1]
-        spearman = epoch.get("per_dataset_spearman", {})
-        return {"datasets": {k: {"pearson": v, "spearman": spearman.get(k, math.nan)}
-                             for k, v in epoch["per_dataset"].items()}}
+        """The selected epochs' per-set scores (mean over seeds) in the layout of a results/*.json file."""
+        epochs = list(self.chosen[row][kind][1].values())
+        sets = epochs[0]["per_dataset"]
+
+        def mean(key, name):
+            return float(np.mean([e.get(key, {}).get(name, math.nan) for e in epochs]))
+
+        return {"datasets": {k: {"pearson": mean("per_dataset", k), "spearman": mean("per_dataset_spearman", k)}
+                             for k in sets}}
 
 
 def paper_rows(frame: pd.DataFrame | None, **match) -> pd.Series | None:
@@ -191,8 +221,8 @@ def grid_table(sel: Selection, row_ids: list[str], paper: pd.DataFrame | None, *
             entry["regularization"] = label["regularization"]
             match["regularization"] = label["regularization"]
         found = paper_rows(paper, **match)
-        entry.update({"runs": len(sel.rows[row]), "oracle (ours)": sel.score(row, "oracle"),
-                      "STS 2016 (ours)": sel.score(row, "test"),
+        entry.update({"runs": len(sel.rows[row]), "seeds": len(sel.scores(row)),
+                      "oracle (ours)": sel.shown(row, "oracle"), "STS 2016 (ours)": sel.shown(row, "test"),
                       "oracle (paper)": math.nan if found is None else float(found["oracle"]),
                       "STS 2016 (paper)": math.nan if found is None else float(found["sts2016"])})
         rows.append(entry)
@@ -211,7 +241,13 @@ def findings(config: dict, sel: Selection, baseline: float) -> list[str]:
         if low in sel.chosen and high in sel.chosen:
             a, b = sel.score(low), sel.score(high)
             holds = a < b if strict else a <= b
-            lines.append(f"{claim}: {'holds' if holds else 'does not hold'} here ({low} {a:.1f} vs {high} {b:.1f}).")
+            spread = ""
+            if len(sel.scores(low)) > 1 or len(sel.scores(high)) > 1:
+                # with replicas, say whether the gap exceeds the seed-to-seed spread
+                sd = max(np.nan_to_num(sel.sd(low)), np.nan_to_num(sel.sd(high)))
+                spread = f"; the gap is {abs(b - a) / sd:.1f} seed sd" if sd > 0 else ""
+            lines.append(f"{claim}: {'holds' if holds else 'does not hold'} here "
+                         f"({low} {sel.shown(low)} vs {high} {sel.shown(high)}{spread}).")
 
     for data_name, cols in config["report"]["table1"].items():
         order(f"Paper: LSTM < LSTMavg ({data_name})", cols.get("lstm"), cols.get("lstmavg"))
@@ -243,7 +279,8 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     doc = Document()
     doc.heading("Paraphrastic sentence embeddings: transfer results", 1)
     doc.para(f"Wieting & Gimpel (ACL 2017), Sections 3-4.2, reproduced with data profile `{profile_name}`: "
-             f"{len(sel.runs)} training runs in {len(sel.rows)} table rows. All numbers are Pearson's r × 100 "
+             f"{len(sel.runs)} training runs ({len(sel.histories)} jobs, one per run and seed) in "
+             f"{len(sel.rows)} table rows. All numbers are Pearson's r × 100 "
              "(Spearman where stated), computed by this run; the paper's numbers are read from "
              f"`{config['paper_tables']}`. \"STS 2016\" is the paper's \"test\" model selection (best mean over "
              "the 5 STS 2016 sets, over every run and epoch of a row); \"oracle\" selects on the 22-set mean.")
@@ -307,7 +344,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
         for data_name, cols in table1.items():
             row = {"training data": data_name}
             for model, row_id in cols.items():
-                row[f"{model} (ours)"] = sel.score(row_id)
+                row[f"{model} (ours)"] = sel.shown(row_id)
                 found = paper_rows(paper1, training_data=data_name)
                 row[f"{model} (paper)"] = math.nan if found is None or model not in found else float(found[model])
             rows.append(row)
@@ -337,23 +374,37 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     doc.heading("Model selection per row")
     rows = []
     for row, choice in sel.chosen.items():
-        (test_run, test_epoch), (oracle_run, oracle_epoch) = choice["test"], choice["oracle"]
-        rows.append({"row": row, "runs": len(sel.rows[row]), "test run": test_run, "epoch": test_epoch["epoch"],
-                     "STS16": test_epoch["selection_pearson"], "22-set (test)": test_epoch["transfer_pearson"],
-                     "oracle run": oracle_run, "oracle epoch": oracle_epoch["epoch"],
-                     "22-set (oracle)": oracle_epoch["transfer_pearson"]})
+        (test_run, test_epochs), (oracle_run, oracle_epochs) = choice["test"], choice["oracle"]
+        rows.append({"row": row, "runs": len(sel.rows[row]), "seeds": len(test_epochs), "test run": test_run,
+                     "epoch": ",".join(str(e["epoch"]) for _, e in sorted(test_epochs.items())),
+                     "STS16": float(np.mean(sel.scores(row, "test", "selection_pearson"))),
+                     "22-set (test)": sel.shown(row, "test"), "oracle run": oracle_run,
+                     "oracle epoch": ",".join(str(e["epoch"]) for _, e in sorted(oracle_epochs.items())),
+                     "22-set (oracle)": sel.shown(row, "oracle")})
+    doc.para("With several seeds a run is scored by its seeds' mean (each seed at its own selected epoch; "
+             "`epoch` lists them by seed) and shown as mean ± sample sd.")
     doc.table(pd.DataFrame(rows))
+    replicated = [row for row in sel.rows if len(sel.scores(row)) > 1]
+    if replicated:
+        doc.heading("Seed variation (rows trained with several seeds)")
+        doc.table(pd.DataFrame([{"row": row, "run": sel.chosen[row]["test"][0], "seeds": len(sel.scores(row)),
+                                 "22-set per seed": ", ".join(f"{v:.1f}" for v in sel.scores(row)),
+                                 "mean": sel.score(row), "sd": sel.sd(row),
+                                 "range": max(sel.scores(row)) - min(sel.scores(row))} for row in replicated]))
 
     doc.heading("Training runs and wall time per job")
     run_rows = []
     for row, names in sel.rows.items():
         for name in names:
-            info, settings = sel.trains[name], sel.runs[name]
-            run_rows.append({"run": name, "row": row, "model": settings["model"], "train set": settings["train_set"],
-                             "settings": ", ".join(f"{k}={v}" for k, v in sorted(settings.items())
-                                                   if k not in ("model", "train_set", "epochs")),
-                             "epochs": settings["epochs"], "train s": info["train_seconds_total"],
-                             "job s": info["wall_seconds_this_call"], "device": info["device"]})
+            settings = sel.runs[name]
+            for seed in sel.seeds[name]:
+                info = sel.trains[(name, seed)]
+                run_rows.append({"run": name, "seed": seed, "row": row, "model": settings["model"],
+                                 "train set": settings["train_set"],
+                                 "settings": ", ".join(f"{k}={v}" for k, v in sorted(settings.items())
+                                                       if k not in ("model", "train_set", "epochs", "seeds")),
+                                 "epochs": settings["epochs"], "train s": info["train_seconds_total"],
+                                 "job s": info["wall_seconds_this_call"], "device": info["device"]})
     runs_frame = pd.DataFrame(run_rows)
     write_text(out_dir / "runs.csv", runs_frame.to_csv(index=False))
     doc.para(f"{len(run_rows)} jobs, {runs_frame['job s'].sum() / 60:.1f} min of job wall time in all "
@@ -364,11 +415,12 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     plot = out_dir / "learning_curves.png"
     shown = {}
     for row in dict.fromkeys([*table4.values(), *(r for c in table1.values() for r in c.values())]):
-        run = sel.chosen[row]["test"][0]
-        epochs = [{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in sel.histories[run]]
+        run, seed = sel.chosen[row]["test"][0], min(sel.chosen[row]["test"][1])
+        epochs = [{k: v for k, v in h.items() if not k.startswith("per_dataset")}
+                  for h in sel.histories[(run, seed)]]
         shown[row] = pd.DataFrame(epochs)
     learning_curves(shown, plot)
-    doc.heading("Learning curves (the STS-2016-selected run of each row in Tables 1 and 4)")
+    doc.heading("Learning curves (the STS-2016-selected run of each row in Tables 1 and 4; its first seed)")
     doc.image(plot, "loss, STS 2016 and 22-set mean per epoch")
 
     doc.heading("Findings from this run")
@@ -377,7 +429,12 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     markdown = doc.markdown(out_dir)
     write_text(out_dir / "report.md", markdown)
     write_text(out_dir / "report.html", doc.html("Paraphrastic sentence embeddings report"))
-    metrics = {row: {"test": sel.score(row, "test"), "oracle": sel.score(row, "oracle")} for row in sel.rows}
+    metrics = {}
+    for row in sel.rows:
+        metrics[row] = {"test": sel.score(row, "test"), "oracle": sel.score(row, "oracle")}
+        if len(sel.scores(row)) > 1:
+            metrics[row].update(test_sd=sel.sd(row, "test"), oracle_sd=sel.sd(row, "oracle"),
+                                seeds=len(sel.scores(row)))
     metrics["baseline"] = {"test": baseline, "oracle": baseline}
     write_json(out_dir / "metrics.json", metrics)
     return out_dir / "report.md"

@@ -1,27 +1,176 @@
-"""Which library modules each pipeline stage runs: its code dependencies.
+"""The pipeline's stage graph, defined once: Snakemake's rules and dvc.yaml are both built from it.
 
-The Snakemake rules list these as inputs and dvc.yaml as deps (a test keeps the two equal), so an
-edit to a model reruns training under both tools. cli.py, config.py, atomic.py and errors.py are
-shared plumbing and deliberately left out.
+Each :class:`Stage` gives the CLI command a stage runs, the files it reads and writes, the
+params.yaml keys it depends on and the library modules it runs. The Snakemake rules
+(workflow/rules/*.smk) take their inputs, outputs, rerun-trigger params and shell command from
+here; dvc.yaml is generated from here by ``python -m paraphrastic dvc-yaml --write dvc.yaml``
+(a test fails when the committed file is stale), so the two tools cannot drift apart.
+
+Placeholders in commands and paths: ``{experiment}`` and ``{seed}`` are the wildcards of a
+per-job stage (a run and one of its seeds; DVC's ``${item.run}``/``${item.seed}``),
+``{train_set}`` is the job's training set and ``{threads}`` the torch threads of a job.
 """
 
 from __future__ import annotations
 
-_READ = ["readers.py", "tokenize.py", "corpus.py"]
-_SCORE = ["evaluate.py", "models.py", "batching.py", "vocab.py", "corpus.py", "datasets.py"]
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
 
-STAGE_CODE: dict[str, list[str]] = {
-    "fetch": ["fetch.py"],
-    "prepare_eval": [*_READ, "datasets.py"],
-    "prepare_train": _READ,
-    "match": ["corpus.py"],
-    "vocab": ["vocab.py", "readers.py", "corpus.py"],
-    "train": ["train.py", "objective.py", *_SCORE],
-    "evaluate": ["train.py", *_SCORE],
-    "baseline": _SCORE,
-    "report": ["report.py", "datasets.py"],
-}
+_READ = ("readers.py", "tokenize.py", "corpus.py")
+_SCORE = ("evaluate.py", "models.py", "batching.py", "vocab.py", "corpus.py", "datasets.py")
+_VOCAB = ("data/vocab/vocab.txt", "data/vocab/embeddings.npy")
+JOB_DIR = "{experiment}/seed{seed}"  # one training job: a run and one of its seeds
+
+
+@dataclass(frozen=True)
+class Output:
+    path: str
+    kind: str = "out"  # out | metric (a JSON metrics file) | plot (a CSV plotted per epoch)
+    plot: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    command: str  # arguments of `python -m paraphrastic`
+    deps: tuple[str, ...]  # data the stage reads
+    outs: dict[str, Output]  # named outputs (Snakemake's output names)
+    params: tuple[str, ...]  # params.yaml keys the stage reads (dotted paths)
+    code: tuple[str, ...]  # library modules the stage runs (cli/config/atomic/errors are shared plumbing)
+    foreach: str | None = None  # a per-job stage: `jobs` (every run x seed) or `experiment_jobs`
+    # Outputs that must survive a failed or killed job (checkpoints): a Snakemake param, not an output
+    # (Snakemake deletes a failed job's outputs), and a persistent uncached DVC output.
+    persistent: tuple[str, ...] = ()
+    run_settings: bool = False  # also depends on the run's own settings (workflow/runs.yaml)
+
+
+STAGES: dict[str, Stage] = {s.name: s for s in (
+    Stage("fetch", "fetch --manifest workflow/sources.yaml --out data/raw",
+          deps=("workflow/sources.yaml",), outs={"raw": Output("data/raw")},
+          params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra"),
+          code=("fetch.py",)),
+    Stage("prepare_eval",
+          "prepare-eval --raw data/raw --out data/corpus/eval.parquet --stats data/corpus/eval_stats.json",
+          deps=("data/raw",),
+          outs={"table": Output("data/corpus/eval.parquet"), "stats": Output("data/corpus/eval_stats.json")},
+          params=("evaluation",), code=(*_READ, "datasets.py")),
+    Stage("prepare_train", "prepare-train --raw data/raw --out-dir data/corpus",
+          deps=("data/raw",),
+          outs={"simpwiki": Output("data/corpus/simpwiki.parquet"), "ppdb": Output("data/corpus/ppdb.parquet"),
+                "stats": Output("data/corpus/train_stats.json")},
+          params=("data_profile", "profiles", "data", "seed"), code=_READ),
+    Stage("match", "match --corpus data/corpus",
+          deps=("data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet"),
+          outs={"simpwiki": Output("data/corpus/simpwiki_matched.parquet"),
+                "ppdb": Output("data/corpus/ppdb_matched.parquet"),
+                "summary": Output("data/corpus/match_summary.json")},
+          params=("data",), code=("corpus.py",)),
+    Stage("vocab", "vocab --raw data/raw --corpus data/corpus --out-dir data/vocab",
+          deps=("data/raw", "data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet", "data/corpus/eval.parquet"),
+          outs={"words": Output("data/vocab/vocab.txt"), "embeddings": Output("data/vocab/embeddings.npy"),
+                "coverage": Output("data/vocab/coverage.json")},
+          params=("data_profile", "profiles"), code=("vocab.py", "readers.py", "corpus.py")),
+    Stage("train", f"train --experiment {{experiment}} --seed {{seed}} --out-dir data/models/{JOB_DIR} "
+                   f"--checkpoints data/checkpoints/{JOB_DIR} --threads {{threads}}",
+          deps=("data/corpus/{train_set}.parquet", *_VOCAB, "data/corpus/eval.parquet"),
+          outs={"model": Output(f"data/models/{JOB_DIR}/model.pt"),
+                "history": Output(f"data/models/{JOB_DIR}/history.csv", "plot",
+                                  {"x": "epoch", "y": "selection_pearson"}),
+                "history_json": Output(f"data/models/{JOB_DIR}/history.json"),
+                "info": Output(f"data/models/{JOB_DIR}/train.json")},
+          params=("train", "seed", "device", "evaluation"), code=("train.py", "objective.py", *_SCORE),
+          foreach="jobs", persistent=(f"data/checkpoints/{JOB_DIR}",), run_settings=True),
+    Stage("evaluate", f"evaluate --model data/models/{JOB_DIR}/model.pt --eval data/corpus/eval.parquet "
+                      f"--out data/results/{JOB_DIR}.json --threads {{threads}}",
+          deps=(f"data/models/{JOB_DIR}/model.pt", "data/corpus/eval.parquet"),
+          outs={"results": Output(f"data/results/{JOB_DIR}.json", "metric")},
+          params=("evaluation",), code=("train.py", *_SCORE), foreach="experiment_jobs"),
+    Stage("baseline", "evaluate --baseline --vocab-dir data/vocab --eval data/corpus/eval.parquet "
+                      "--out data/results/baseline.json --threads {threads}",
+          deps=(*_VOCAB, "data/corpus/eval.parquet"),
+          outs={"results": Output("data/results/baseline.json", "metric")},
+          params=("evaluation",), code=_SCORE),
+    # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
+    Stage("report", "report --data-dir data --out-dir data/report",
+          deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",
+                "data/vocab/coverage.json"),
+          outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
+                "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
+                "metrics": Output("data/report/metrics.json", "metric")},
+          params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed"),
+          code=("report.py", "grids.py", "datasets.py")),
+)}
+
+PACKAGE = "src/paraphrastic"
 
 
 def code_paths(stage: str) -> list[str]:
-    return [f"src/paraphrastic/{module}" for module in STAGE_CODE[stage]]
+    return [f"{PACKAGE}/{module}" for module in dict.fromkeys(STAGES[stage].code)]
+
+
+def code_digest(stage: str, root: Path | str = ".") -> str:
+    """sha256 over a stage's modules: a Snakemake param, so an edit reruns the stage without mtimes."""
+    digest = hashlib.sha256()
+    for path in code_paths(stage):
+        digest.update(path.encode() + b"\0" + (Path(root) / path).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def param_value(config: dict, key: str):
+    value = config
+    for part in key.split("."):
+        value = value[part]
+    return value
+
+
+# ---- dvc.yaml -------------------------------------------------------------------------------------
+
+_DVC_PLACEHOLDERS = {"experiment": "${item.run}", "seed": "${item.seed}", "train_set": "${item.train_set}",
+                     "threads": "${threads}"}
+
+
+def _dvc(text: str) -> str:
+    return re.sub(r"\{(\w+)\}", lambda m: _DVC_PLACEHOLDERS[m.group(1)], text)
+
+
+def dvc_stage(stage: Stage) -> dict:
+    body: dict = {"cmd": f"python -m paraphrastic {_dvc(stage.command)}",
+                  "deps": [_dvc(d) for d in stage.deps] + code_paths(stage.name)}
+    params: list = []
+    if stage.run_settings:
+        params.append({"workflow/runs.yaml": ["runs.${item.run}"]})
+    params += list(stage.params)
+    body["params"] = params
+    outs: list = [_dvc(o.path) for o in stage.outs.values() if o.kind == "out"]
+    # Checkpoints survive a killed run (persist) so `dvc repro` resumes; not cached (large, transient).
+    outs += [{_dvc(p): {"persist": True, "cache": False}} for p in stage.persistent]
+    if outs:
+        body["outs"] = outs
+    metrics = [_dvc(o.path) for o in stage.outs.values() if o.kind == "metric"]
+    if metrics:
+        body["metrics"] = metrics
+    plots = [{_dvc(o.path): dict(o.plot)} for o in stage.outs.values() if o.kind == "plot"]
+    if plots:
+        body["plots"] = plots
+    if stage.foreach:
+        return {"foreach": f"${{{stage.foreach}}}", "do": body}
+    return body
+
+
+def dvc_yaml() -> str:
+    import yaml
+
+    header = (
+        "# Generated from src/paraphrastic/stages.py by `python -m paraphrastic dvc-yaml --write dvc.yaml`;\n"
+        "# do not edit (tests/test_workflow.py fails when it is stale). The same stages as the Snakemake\n"
+        "# rules: `dvc repro` runs the commands Snakemake runs, reading params.yaml through `vars`.\n"
+    )
+    doc = {
+        # workflow/runs.yaml: the runs and jobs (run x seed) that params.yaml's experiments and grids expand
+        # to, generated by `python -m paraphrastic grids --write workflow/runs.yaml`.
+        "vars": ["params.yaml", "workflow/runs.yaml"],
+        "stages": {name: dvc_stage(stage) for name, stage in STAGES.items()},
+    }
+    return header + yaml.safe_dump(doc, sort_keys=False, width=1000)

@@ -2,7 +2,9 @@
 
 A killed job restarts from ``last.pt`` in its checkpoint directory. Shuffling is seeded by
 (seed, epoch) and all RNG states are checkpointed, so a resumed run ends with the same parameters
-and metrics as an uninterrupted one.
+and metrics as an uninterrupted one. ``last.pt`` is written after every epoch and, when the job
+gets SIGTERM (what SLURM sends on preemption, ``scancel`` or a time limit, before SIGKILL), at the
+next batch boundary: the resubmitted job then resumes mid-epoch instead of redoing the epoch.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import hashlib
 import json
 import math
 import random
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -24,7 +28,7 @@ from . import evaluate
 from .atomic import atomic_path, sha256_file, write_json, write_text
 from .batching import pad
 from .corpus import read_table
-from .errors import TrainingDiverged
+from .errors import TrainingDiverged, TrainingInterrupted
 from .models import MODEL_OPTIONS, SentenceEncoder, build_model
 from .objective import margin_loss, regularization
 from .vocab import Vocabulary, add_tags
@@ -95,6 +99,26 @@ def scramble_pairs(first: list[list[int]], second: list[list[int]], rate: float,
     return first, second
 
 
+class StopOnSignal:
+    """Turns SIGTERM into a request to stop at the next batch boundary (main thread only)."""
+
+    def __init__(self, signals=(signal.SIGTERM,)):
+        self.signals, self.received, self._previous = signals, None, {}
+
+    def _handle(self, signum, frame):
+        self.received = signum
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.signals:
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
 def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[str], out_dir, checkpoint_dir,
           device: str = "auto", threads: int | None = None, progress: bool = True, stop_after: int | None = None,
           eval_batch_size: int = 512) -> dict:
@@ -130,6 +154,7 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
 
     history: list[dict] = []
     first_epoch = 1
+    partial = None  # where an interrupted epoch stopped
     last = checkpoint_dir / "last.pt"
     print_fn = tqdm.write if progress else print
     vocab_dir = Path(vocab_dir)
@@ -148,7 +173,9 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
             _set_rng_state(state["rng"])
             history = state["history"]
             first_epoch = state["epoch"] + 1
-            print_fn(f"[{settings['name']}] resuming from {last} after epoch {state['epoch']}")
+            partial = state.get("partial")
+            where = f"epoch {first_epoch}, pair {partial['next']}" if partial else f"after epoch {state['epoch']}"
+            print_fn(f"[{settings['name']}] resuming from {last} at {where}")
         else:
             print_fn(f"[{settings['name']}] ignoring stale checkpoint {last} (other settings or inputs)")
             for stale in checkpoint_dir.glob("*.pt"):
@@ -159,61 +186,80 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
     tags = settings.get("tags") or "none"
     scramble = float(settings.get("scramble") or 0.0)
     sampling = settings.get("sampling") or "max"
-    for epoch in range(first_epoch, epochs + 1):
-        if stop_after is not None and epoch >= first_epoch + stop_after:
-            return {"stopped_after_epoch": epoch - 1}
-        model.train()
-        epoch_start = time.time()
-        order = np.random.default_rng([seed, epoch]).permutation(len(left))
-        # Separate streams per epoch, so a resumed run draws exactly what an uninterrupted one does.
-        scrambler = np.random.default_rng([seed, epoch, 1])
-        negatives = torch.Generator().manual_seed(int(np.random.default_rng([seed, epoch, 2]).integers(2**62)))
-        losses = []
-        bar = tqdm(total=len(order), unit="pair", desc=f"{settings['name']} epoch {epoch}/{epochs}",
-                   disable=not progress, leave=False,
-                   # In a batch log (SLURM, CI) a redraw per batch floods the file: update rarely.
-                   mininterval=0.5 if sys.stderr.isatty() else 30.0)
-        for start in range(0, len(order), batch_size):
-            batch = order[start : start + batch_size]
-            if len(batch) < 2:  # a lone pair has no in-batch negative
-                continue
-            first, second = [left[i] for i in batch], [right[i] for i in batch]
-            if scramble:
-                first, second = scramble_pairs(first, second, scramble, scrambler)
-            tokens, mask = pad([add_tags(s, tags) for s in first + second], device)
-            embedded = model(tokens, mask)
-            loss = margin_loss(embedded[: len(batch)], embedded[len(batch):], settings["margin"],
-                               sampling=sampling, generator=negatives)
-            loss = loss + regularization(model, settings["lambda_c"], settings["lambda_w"])
-            if not torch.isfinite(loss):
-                raise TrainingDiverged(
-                    f"[{settings['name']}] loss is {loss.item()} at epoch {epoch}, batch {start // batch_size + 1}: "
-                    "training diverged (try a lower learning_rate or check the embeddings for NaN)"
-                )
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-            bar.update(len(batch))
-            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.4f}")
-        bar.close()
-        train_seconds = time.time() - epoch_start
-        results = evaluate.score_sets(model, vocab, eval_frame, batch_size=eval_batch_size, device=device)
-        summary = evaluate.summarize(results, selection)
-        row = {"epoch": epoch, "loss": float(np.mean(losses)) if losses else math.nan,
-               "train_seconds": train_seconds, "pairs_per_second": len(order) / max(train_seconds, 1e-9),
-               "selection_pearson": summary["selection_pearson"], "transfer_pearson": summary["transfer_pearson"],
-               "per_dataset": {k: v["pearson"] for k, v in results.items()},
-               "per_dataset_spearman": {k: v["spearman"] for k, v in results.items()}}
-        history.append(row)
-        print_fn(f"[{settings['name']}] epoch {epoch}: loss {row['loss']:.4f}, "
-                 f"STS16 {row['selection_pearson']:.2f}, transfer {row['transfer_pearson']:.2f}, "
-                 f"{row['pairs_per_second']:.0f} pairs/s")
-        with atomic_path(checkpoint_dir / f"epoch-{epoch}.pt") as tmp:
-            torch.save({k: v.cpu() for k, v in model.state_dict().items()}, tmp)
-        with atomic_path(last) as tmp:
-            torch.save({"epoch": epoch, "fingerprint": stamp, "model": model.state_dict(),
-                        "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history}, tmp)
+    with StopOnSignal() as stop:
+        for epoch in range(first_epoch, epochs + 1):
+            if stop_after is not None and epoch >= first_epoch + stop_after:
+                return {"stopped_after_epoch": epoch - 1}
+            model.train()
+            epoch_start = time.time()
+            order = np.random.default_rng([seed, epoch]).permutation(len(left))
+            # Separate streams per epoch, so a resumed run draws exactly what an uninterrupted one does.
+            scrambler = np.random.default_rng([seed, epoch, 1])
+            negatives = torch.Generator().manual_seed(int(np.random.default_rng([seed, epoch, 2]).integers(2**62)))
+            losses, first_pair, seconds_before = [], 0, 0.0
+            if partial is not None and partial["epoch"] == epoch:
+                # continue the interrupted epoch exactly where it stopped
+                first_pair, losses, seconds_before = partial["next"], partial["losses"], partial["train_seconds"]
+                scrambler.bit_generator.state = partial["scrambler"]
+                negatives.set_state(partial["negatives"])
+            partial = None
+            bar = tqdm(total=len(order), initial=first_pair, unit="pair",
+                       desc=f"{settings['name']} epoch {epoch}/{epochs}", disable=not progress, leave=False,
+                       # In a batch log (SLURM, CI) a redraw per batch floods the file: update rarely.
+                       mininterval=0.5 if sys.stderr.isatty() else 30.0)
+            for start in range(first_pair, len(order), batch_size):
+                if stop.received:
+                    with atomic_path(last) as tmp:
+                        torch.save({"epoch": epoch - 1, "fingerprint": stamp, "model": model.state_dict(),
+                                    "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history,
+                                    "partial": {"epoch": epoch, "next": start, "losses": losses,
+                                                "train_seconds": seconds_before + time.time() - epoch_start,
+                                                "scrambler": scrambler.bit_generator.state,
+                                                "negatives": negatives.get_state()}}, tmp)
+                    raise TrainingInterrupted(
+                        f"[{settings['name']}] stopped by signal {stop.received} in epoch {epoch} at pair {start}; "
+                        f"saved {last}: rerun the same command to resume there")
+                batch = order[start : start + batch_size]
+                if len(batch) < 2:  # a lone pair has no in-batch negative
+                    continue
+                first, second = [left[i] for i in batch], [right[i] for i in batch]
+                if scramble:
+                    first, second = scramble_pairs(first, second, scramble, scrambler)
+                tokens, mask = pad([add_tags(s, tags) for s in first + second], device)
+                embedded = model(tokens, mask)
+                loss = margin_loss(embedded[: len(batch)], embedded[len(batch):], settings["margin"],
+                                   sampling=sampling, generator=negatives)
+                loss = loss + regularization(model, settings["lambda_c"], settings["lambda_w"])
+                if not torch.isfinite(loss):
+                    raise TrainingDiverged(
+                        f"[{settings['name']}] loss is {loss.item()} at epoch {epoch}, "
+                        f"batch {start // batch_size + 1}: training diverged "
+                        "(try a lower learning_rate or check the embeddings for NaN)"
+                    )
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                optimizer.step()
+                losses.append(loss.item())
+                bar.update(len(batch))
+                bar.set_postfix(loss=f"{np.mean(losses[-50:]):.4f}")
+            bar.close()
+            train_seconds = seconds_before + time.time() - epoch_start
+            results = evaluate.score_sets(model, vocab, eval_frame, batch_size=eval_batch_size, device=device)
+            summary = evaluate.summarize(results, selection)
+            row = {"epoch": epoch, "loss": float(np.mean(losses)) if losses else math.nan,
+                   "train_seconds": train_seconds, "pairs_per_second": len(order) / max(train_seconds, 1e-9),
+                   "selection_pearson": summary["selection_pearson"], "transfer_pearson": summary["transfer_pearson"],
+                   "per_dataset": {k: v["pearson"] for k, v in results.items()},
+                   "per_dataset_spearman": {k: v["spearman"] for k, v in results.items()}}
+            history.append(row)
+            print_fn(f"[{settings['name']}] epoch {epoch}: loss {row['loss']:.4f}, "
+                     f"STS16 {row['selection_pearson']:.2f}, transfer {row['transfer_pearson']:.2f}, "
+                     f"{row['pairs_per_second']:.0f} pairs/s")
+            with atomic_path(checkpoint_dir / f"epoch-{epoch}.pt") as tmp:
+                torch.save({k: v.cpu() for k, v in model.state_dict().items()}, tmp)
+            with atomic_path(last) as tmp:
+                torch.save({"epoch": epoch, "fingerprint": stamp, "model": model.state_dict(),
+                            "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history}, tmp)
 
     # A finished run whose `epochs` was lowered afterwards: select among the configured epochs only.
     history = [h for h in history if h["epoch"] <= epochs]

@@ -1,11 +1,13 @@
-# Helpers shared by the rule files: where things come from, which files a job reads.
+# Helpers shared by the rule files. Every rule takes its inputs, outputs, params and command from
+# the one stage graph in src/paraphrastic/stages.py, which also generates dvc.yaml.
 import json
 
-from paraphrastic.stages import code_paths  # noqa: E402
+from paraphrastic.stages import STAGES, code_digest, code_paths, param_value  # noqa: E402
 
 
 def mirror_inputs(wildcards=None):
-    """Mirror files the fetch rule copies, so editing the mirror reruns it."""
+    """Mirror files the fetch rule copies, so a changed mirror reruns it (Snakemake only: the mirror
+    lies outside the repository, so DVC cannot track it; fetch verifies every sha256 anyway)."""
     import yaml
 
     mirror = pconfig.mirror_dir(config)
@@ -20,10 +22,46 @@ def mirror_inputs(wildcards=None):
     ]
 
 
-def settings_of(*keys):
-    """A config slice as a rule param: Snakemake's params trigger reruns a job when it changes."""
-    return json.dumps({k: pconfig.profile(config) if k == "profile" else config[k] for k in keys}, sort_keys=True)
+def _job_train_set(dep):
+    return lambda w: dep.format(train_set=RUN_TABLE[w.experiment]["train_set"])
 
 
-def train_set_path(wildcards):
-    return pconfig.TRAIN_SETS[RUN_TABLE[wildcards.experiment]["train_set"]]
+# fetch's record of every file it fetched (name, origin, sha256): Snakemake jobs that read data/raw
+# depend on it, a file, instead of the folder, whose mtime changes whenever anything touches it.
+FETCH_MANIFEST = "data/raw/FETCHED.json"
+
+
+def stage_inputs(name):
+    """The stage's data deps ({train_set} resolved per job; data/raw through its manifest)."""
+    deps = [FETCH_MANIFEST if d == "data/raw" else d for d in STAGES[name].deps]
+    return [_job_train_set(d) if "{train_set}" in d else d for d in deps]
+
+
+def stage_outputs(name):
+    return {key: out.path for key, out in STAGES[name].outs.items()}
+
+
+def stage_params(name):
+    """Rerun triggers: the params.yaml keys the stage reads, a digest of its code (edits rerun it
+    without relying on mtimes, see the profiles' rerun-triggers) and, per job, the run's settings."""
+    stage = STAGES[name]
+    params = {
+        "settings": json.dumps({k: param_value(config, k) for k in stage.params}, sort_keys=True),
+        "code_digest": code_digest(name, workflow.basedir),
+    }
+    if stage.run_settings:
+        params["run"] = lambda w: json.dumps(
+            pconfig.experiment(config, w.experiment, RUN_TABLE, int(w.seed)), sort_keys=True
+        )
+    return params
+
+
+def stage_shell(name):
+    command = STAGES[name].command
+    command = command.replace("{experiment}", "{wildcards.experiment}").replace("{seed}", "{wildcards.seed}")
+    return f"{CLI} {command}"
+
+
+def job_outputs(path, jobs):
+    """A per-job path for each (run, seed) job."""
+    return [path.format(experiment=j["run"], seed=j["seed"]) for j in jobs.values()]

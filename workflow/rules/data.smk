@@ -3,69 +3,63 @@
 
 rule fetch:
     input:
-        manifest="workflow/sources.yaml",
+        *stage_inputs("fetch"),
         mirror=mirror_inputs,
         code=code_paths("fetch"),
     output:
-        directory("data/raw"),
+        # The files themselves rather than directory("data/raw") (what DVC declares): Snakemake can
+        # checksum files, so a rewritten but unchanged data/raw reruns nothing downstream.
+        manifest=FETCH_MANIFEST,
+        files=[f"data/raw/{name}" for name in pconfig.required_raw_files(config)],
     params:
-        files=json.dumps(pconfig.required_raw_files(config)),
+        **stage_params("fetch"),
     shell:
-        "{CLI} fetch --manifest {input.manifest} --out {output}"
+        stage_shell("fetch")
 
 
 rule prepare_eval:
     input:
-        raw="data/raw",
+        *stage_inputs("prepare_eval"),
         code=code_paths("prepare_eval"),
     output:
-        table="data/corpus/eval.parquet",
-        stats="data/corpus/eval_stats.json",
+        **stage_outputs("prepare_eval"),
     params:
-        settings=settings_of("evaluation"),
+        **stage_params("prepare_eval"),
     shell:
-        "{CLI} prepare-eval --raw {input.raw} --out {output.table} --stats {output.stats}"
+        stage_shell("prepare_eval")
 
 
 rule prepare_train:
     input:
-        raw="data/raw",
+        *stage_inputs("prepare_train"),
         code=code_paths("prepare_train"),
     output:
-        "data/corpus/simpwiki.parquet",
-        "data/corpus/ppdb.parquet",
-        "data/corpus/train_stats.json",
+        **stage_outputs("prepare_train"),
     params:
-        settings=settings_of("profile", "data", "seed"),
+        **stage_params("prepare_train"),
     shell:
-        "{CLI} prepare-train --raw {input.raw} --out-dir data/corpus"
+        stage_shell("prepare_train")
 
 
 rule match:
     input:
-        "data/corpus/simpwiki.parquet",
-        "data/corpus/ppdb.parquet",
+        *stage_inputs("match"),
         code=code_paths("match"),
     output:
-        "data/corpus/simpwiki_matched.parquet",
-        "data/corpus/ppdb_matched.parquet",
-        "data/corpus/match_summary.json",
+        **stage_outputs("match"),
     params:
-        settings=settings_of("data"),
+        **stage_params("match"),
     shell:
-        "{CLI} match --corpus data/corpus"
+        stage_shell("match")
 
 
 rule vocab:
     input:
-        raw="data/raw",
-        corpora=["data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet", "data/corpus/eval.parquet"],
+        *stage_inputs("vocab"),
         code=code_paths("vocab"),
     output:
-        "data/vocab/vocab.txt",
-        "data/vocab/embeddings.npy",
-        "data/vocab/coverage.json",
+        **stage_outputs("vocab"),
     params:
-        settings=settings_of("profile"),
+        **stage_params("vocab"),
     shell:
-        "{CLI} vocab --raw {input.raw} --corpus data/corpus --out-dir data/vocab"
+        stage_shell("vocab")

@@ -1,31 +1,28 @@
-# Evaluate phase: cosine similarity on the 22 transfer sets and STS 2016, for every trained model
-# and for the untrained baseline (averaged initial word vectors).
+# Evaluate phase: cosine similarity on the 22 transfer sets and STS 2016, for every seed of every
+# explicit experiment and for the untrained baseline (averaged initial word vectors).
 
 
 rule evaluate:
     input:
-        model="data/models/{experiment}/model.pt",
-        eval="data/corpus/eval.parquet",
+        *stage_inputs("evaluate"),
         code=code_paths("evaluate"),
     output:
-        "data/results/{experiment}.json",
+        **stage_outputs("evaluate"),
     params:
-        settings=settings_of("evaluation"),
+        **stage_params("evaluate"),
     threads: config["threads"]
     shell:
-        "{CLI} evaluate --model {input.model} --eval {input.eval} --out {output} --threads {threads}"
+        stage_shell("evaluate")
 
 
 rule baseline:
     input:
-        vocab="data/vocab/vocab.txt",
-        embeddings="data/vocab/embeddings.npy",
-        eval="data/corpus/eval.parquet",
+        *stage_inputs("baseline"),
         code=code_paths("baseline"),
     output:
-        "data/results/baseline.json",
+        **stage_outputs("baseline"),
     params:
-        settings=settings_of("evaluation"),
+        **stage_params("baseline"),
     threads: config["threads"]
     shell:
-        "{CLI} evaluate --baseline --vocab-dir data/vocab --eval {input.eval} --out {output} --threads {threads}"
+        stage_shell("baseline")

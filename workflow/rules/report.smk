@@ -1,21 +1,18 @@
 # Report phase: our numbers beside the paper's tables, learning curves, stated data deviations.
+# DVC depends on the data/models and data/results folders; Snakemake lists the same files.
 
 
 rule report:
     input:
-        results=expand("data/results/{experiment}.json", experiment=EXPERIMENTS),
-        baseline="data/results/baseline.json",
-        models=expand("data/models/{run}/train.json", run=RUNS),
-        histories=expand("data/models/{run}/history.json", run=RUNS),
-        stats=["data/corpus/train_stats.json", "data/corpus/match_summary.json", "data/vocab/coverage.json"],
+        results=job_outputs(STAGES["evaluate"].outs["results"].path, EXPERIMENT_JOBS),
+        baseline=STAGES["baseline"].outs["results"].path,
+        models=job_outputs(STAGES["train"].outs["info"].path, JOBS),
+        histories=job_outputs(STAGES["train"].outs["history_json"].path, JOBS),
+        stats=[d for d in STAGES["report"].deps if d.endswith(".json")],
         code=code_paths("report"),
     output:
-        md="data/report/report.md",
-        html="data/report/report.html",
-        plot="data/report/learning_curves.png",
-        metrics="data/report/metrics.json",
-        runs="data/report/runs.csv",
+        **stage_outputs("report"),
     params:
-        settings=settings_of("report", "paper_tables", "experiments", "grids", "grid_thinning", "train"),
+        **stage_params("report"),
     shell:
-        "{CLI} report --data-dir data --out-dir data/report"
+        stage_shell("report")
