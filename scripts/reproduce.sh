@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-env.sh
 . .venv/bin/activate
-snakemake --cores 2 "$@"
+snakemake --profile workflow/profiles/default "$@"  # cores 2 and the rerun policy; --cores N overrides
 echo "report: data/report/report.md (and report.html)"

@@ -1,12 +1,13 @@
 """One stage graph: dvc.yaml is generated from stages.py and the Snakemake rules read the same table."""
 
+import hashlib
 import re
 from pathlib import Path
 
 import yaml
 
 from paraphrastic import config
-from paraphrastic.stages import STAGES, code_digest, dvc_yaml
+from paraphrastic.stages import STAGES, code_digest, dvc_yaml, param_value
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -62,3 +63,20 @@ def test_code_digest_changes_with_the_code(tmp_path):
     before = code_digest("match", tmp_path)
     (tmp_path / "src/paraphrastic/corpus.py").write_text("x = 2\n")
     assert code_digest("match", tmp_path) != before
+
+
+def test_committed_dvc_lock_is_current_for_the_offline_data_stages():
+    """dvc.lock pins the offline profile's data stages; it must match today's commands, params and code."""
+    lock = yaml.safe_load((REPO / "dvc.lock").read_text())["stages"]
+    params = config.load(REPO / "params.yaml", REPO / "workflow/schemas/params.schema.yaml")
+    assert params["data_profile"] == "offline"
+    stages = dvc_stages()
+    for name in ("fetch", "prepare_eval", "prepare_train", "match", "vocab"):
+        entry = lock[name]
+        assert " ".join(entry["cmd"].split()) == stages[name]["cmd"], name
+        for key, value in entry["params"]["params.yaml"].items():
+            assert param_value(params, key) == value, (name, key)
+        for dep in entry["deps"]:
+            if dep["path"].startswith(("src/", "workflow/")):
+                digest = hashlib.md5((REPO / dep["path"]).read_bytes()).hexdigest()
+                assert digest == dep["md5"], f"{name}: {dep['path']} changed; refresh with `dvc commit {name}`"
