@@ -42,6 +42,10 @@ def test_bad_config_is_rejected_with_its_path(path, value, message):
     node[path[-1]] = value
     with pytest.raises((PipelineError, KeyError), match=message):
         config.validate(c, SCHEMA)
+    for bad in ({"train": {**c["train"], "seeds": 2}}, {"grids": [{"id": "g", "model": "avg", "train_set": "ppdb",
+                                                                   "epochs": 1, "search": {"seed": [1, 2]}}]}):
+        with pytest.raises(PipelineError, match="does not match"):
+            config.validate({**c, **bad}, SCHEMA)
 
 
 def test_mirror_env_overrides_params(monkeypatch):
@@ -74,7 +78,9 @@ def test_a_jobs_settings_hold_its_one_seed():
     assert s["seed"] == 2 and "seeds" not in s
     with pytest.raises(PipelineError, match="seeds \\[1, 2, 3\\], not 4"):
         config.experiment(c, "lstm-simpwiki", seed=4)
-    c["train"]["seeds"] = [5, 6]
+    c["train"]["seed"] = 4  # no seeds anywhere: the training default seed
+    assert config.seeds_of(c, c["experiments"]["avg-ppdb"]) == [4]
+    c["seeds"] = [5, 6]
     assert config.seeds_of(c, c["experiments"]["avg-ppdb"]) == [5, 6]
     c["experiments"]["avg-ppdb"]["seed"] = 11  # a run's own single seed wins over the default list
     assert config.seeds_of(c, c["experiments"]["avg-ppdb"]) == [11]

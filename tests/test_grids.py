@@ -79,7 +79,7 @@ def test_seeds_are_replicas_not_part_of_a_runs_name():
     jobs = config.jobs(c, runs_many)
     assert len(jobs) == 1 + 8 * 3
     assert {j["seed"] for j in jobs.values() if j["run"] == rows_many["g"][0]} == {1, 2, 3}
-    assert config.jobs(dict(c, train={"seeds": [7, 9]}), runs_one)["solo.seed9"] == \
+    assert config.jobs(dict(c, seeds=[7, 9]), runs_one)["solo.seed9"] == \
         {"run": "solo", "seed": 9, "train_set": "ppdb"}
 
 

@@ -153,6 +153,32 @@ def test_sigterm_mid_epoch_saves_there_and_the_rerun_resumes_exactly(workspace, 
     _same_result(workspace, "full", "term")
 
 
+@pytest.mark.parametrize("how", ["sigterm", "crash"])
+def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(workspace, monkeypatch, how):
+    extra = dict(model="lstmavg", epochs=2, batch_size=8, **REGULARISED)
+    run(workspace, "full", **extra)
+    real_score = train_module.evaluate.score_sets
+
+    def score_then_interrupt(*args, **kwargs):
+        if how == "crash":  # the job dies while scoring epoch 1 (SIGKILL, node failure)
+            raise KeyboardInterrupt
+        os.kill(os.getpid(), signal.SIGTERM)  # SIGTERM arrives while scoring epoch 1
+        return real_score(*args, **kwargs)
+
+    monkeypatch.setattr(train_module.evaluate, "score_sets", score_then_interrupt)
+    expected = KeyboardInterrupt if how == "crash" else TrainingInterrupted
+    with pytest.raises(expected):
+        run(workspace, "eval", **extra)
+    state = torch.load(workspace["root"] / "ck-eval" / "last.pt", weights_only=False)
+    if how == "crash":  # epoch 1 trained, not scored: the rerun only scores it
+        assert state["epoch"] == 0 and state["partial"]["next"] == 64
+    else:  # the signal was honoured right after epoch 1's checkpoint
+        assert state["epoch"] == 1 and "partial" not in state
+    monkeypatch.setattr(train_module.evaluate, "score_sets", real_score)
+    run(workspace, "eval", **extra)
+    _same_result(workspace, "full", "eval")
+
+
 def test_nan_loss_stops_with_a_clear_error(workspace):
     matrix = np.load(workspace["vocab_dir"] / "embeddings.npy")
     matrix[2:] = np.nan

@@ -74,6 +74,9 @@ def test_committed_dvc_lock_is_current_for_the_offline_data_stages():
     for name in ("fetch", "prepare_eval", "prepare_train", "match", "vocab"):
         entry = lock[name]
         assert " ".join(entry["cmd"].split()) == stages[name]["cmd"], name
+        assert set(entry["params"]["params.yaml"]) == set(stages[name]["params"]), name
+        assert {d["path"] for d in entry["deps"]} == set(stages[name]["deps"]), name
+        assert {o["path"] for o in entry["outs"]} == set(stages[name]["outs"]), name
         for key, value in entry["params"]["params.yaml"].items():
             assert param_value(params, key) == value, (name, key)
         for dep in entry["deps"]:

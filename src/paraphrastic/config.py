@@ -97,11 +97,15 @@ def seed_list(value) -> list[int]:
 
 
 def seeds_of(config: dict, run: dict) -> list[int]:
-    """The seeds one run is trained with: its own ``seeds`` (or ``seed``), else ``train.seeds``, else [``seed``]."""
-    if "seeds" not in run and "seed" in run:
+    """The seeds one run is trained with: its own ``seeds`` (or ``seed``), else the top-level
+    ``seeds``, else [``train.seed``], else [``seed``]."""
+    if "seeds" in run:
+        return seed_list(run["seeds"])
+    if "seed" in run:
         return [int(run["seed"])]
-    value = run.get("seeds", config["train"].get("seeds"))
-    return seed_list(value) if value is not None else [int(config["seed"])]
+    if config.get("seeds") is not None:
+        return seed_list(config["seeds"])
+    return [int(config["train"].get("seed", config["seed"]))]
 
 
 def job_key(run: str, seed: int) -> str:
@@ -112,8 +116,14 @@ def job_key(run: str, seed: int) -> str:
 def jobs(config: dict, all_runs: dict[str, dict] | None = None) -> dict[str, dict]:
     """Every training job: each run once per seed (the ``{seed}`` wildcard)."""
     all_runs = runs(config) if all_runs is None else all_runs
-    return {job_key(name, seed): {"run": name, "seed": seed, "train_set": settings["train_set"]}
-            for name, settings in all_runs.items() for seed in seeds_of(config, settings)}
+    table = {}
+    for name, settings in all_runs.items():
+        for seed in seeds_of(config, settings):
+            key = job_key(name, seed)
+            if key in table:
+                raise PipelineError(f"training job {key!r} is named twice (rename run {name!r})")
+            table[key] = {"run": name, "seed": seed, "train_set": settings["train_set"]}
+    return table
 
 
 def experiment(config: dict, name: str, all_runs: dict[str, dict] | None = None, seed: int | None = None) -> dict:

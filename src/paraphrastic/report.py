@@ -185,10 +185,10 @@ class Selection:
         values = self.scores(row, kind)
         return float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
 
-    def shown(self, row: str, kind: str = "test") -> float | str:
-        """The score as a table shows it: the mean, with ± sd when the row has several seeds."""
+    def shown(self, row: str, kind: str = "test") -> str:
+        """The score as tables and findings print it: the mean, with ± sd when the row has several seeds."""
         n = len(self.chosen[row][kind][1])
-        return f"{self.score(row, kind):.1f} ± {self.sd(row, kind):.1f}" if n > 1 else self.score(row, kind)
+        return f"{self.score(row, kind):.1f} ± {self.sd(row, kind):.1f}" if n > 1 else f"{self.score(row, kind):.1f}"
 
     def as_results(self, row: str, kind: str = "test") -> dict:
         """The selected epochs' per-set scores (mean over seeds) in the layout of a results/*.json file."""

@@ -99,7 +99,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
                 "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
                 "metrics": Output("data/report/metrics.json", "metric")},
-          params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed"),
+          params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds"),
           code=("report.py", "grids.py", "datasets.py")),
 )}
 

@@ -119,6 +119,20 @@ class StopOnSignal:
             signal.signal(sig, handler)
 
 
+def _place(epoch: int, next_pair: int, losses: list[float], seconds: float, scrambler, negatives) -> dict:
+    """Where an epoch stands: the next pair of its order, its losses so far and its generators' states."""
+    return {"epoch": epoch, "next": next_pair, "losses": list(losses), "train_seconds": seconds,
+            "scrambler": scrambler.bit_generator.state, "negatives": negatives.get_state()}
+
+
+def _save_place(path: Path, partial: dict, stamp: str, model, optimizer, history: list[dict]) -> None:
+    """last.pt at a batch boundary of an epoch: everything a rerun needs to go on from there."""
+    with atomic_path(path) as tmp:
+        torch.save({"epoch": partial["epoch"] - 1, "fingerprint": stamp, "model": model.state_dict(),
+                    "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history,
+                    "partial": partial}, tmp)
+
+
 def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[str], out_dir, checkpoint_dir,
           device: str = "auto", threads: int | None = None, progress: bool = True, stop_after: int | None = None,
           eval_batch_size: int = 512) -> dict:
@@ -209,13 +223,9 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
                        mininterval=0.5 if sys.stderr.isatty() else 30.0)
             for start in range(first_pair, len(order), batch_size):
                 if stop.received:
-                    with atomic_path(last) as tmp:
-                        torch.save({"epoch": epoch - 1, "fingerprint": stamp, "model": model.state_dict(),
-                                    "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history,
-                                    "partial": {"epoch": epoch, "next": start, "losses": losses,
-                                                "train_seconds": seconds_before + time.time() - epoch_start,
-                                                "scrambler": scrambler.bit_generator.state,
-                                                "negatives": negatives.get_state()}}, tmp)
+                    where = _place(epoch, start, losses, seconds_before + time.time() - epoch_start, scrambler,
+                                   negatives)
+                    _save_place(last, where, stamp, model, optimizer, history)
                     raise TrainingInterrupted(
                         f"[{settings['name']}] stopped by signal {stop.received} in epoch {epoch} at pair {start}; "
                         f"saved {last}: rerun the same command to resume there")
@@ -243,6 +253,12 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
                 bar.update(len(batch))
                 bar.set_postfix(loss=f"{np.mean(losses[-50:]):.4f}")
             bar.close()
+            if first_pair < len(order):
+                # The epoch's training is done: keep it even if the job dies during evaluation (SLURM's
+                # KillWait may be shorter than scoring 27 sets); a rerun then only re-scores.
+                where = _place(epoch, len(order), losses, seconds_before + time.time() - epoch_start, scrambler,
+                               negatives)
+                _save_place(last, where, stamp, model, optimizer, history)
             train_seconds = seconds_before + time.time() - epoch_start
             results = evaluate.score_sets(model, vocab, eval_frame, batch_size=eval_batch_size, device=device)
             summary = evaluate.summarize(results, selection)
@@ -260,6 +276,10 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
             with atomic_path(last) as tmp:
                 torch.save({"epoch": epoch, "fingerprint": stamp, "model": model.state_dict(),
                             "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history}, tmp)
+            if stop.received:  # arrived during evaluation: stop now rather than at the next batch
+                raise TrainingInterrupted(
+                    f"[{settings['name']}] stopped by signal {stop.received} after epoch {epoch}; "
+                    f"saved {last}: rerun the same command to resume there")
 
     # A finished run whose `epochs` was lowered afterwards: select among the configured epochs only.
     history = [h for h in history if h["epoch"] <= epochs]
