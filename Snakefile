@@ -17,6 +17,7 @@ from snakemake.utils import min_version, validate
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from paraphrastic import config as pconfig  # noqa: E402
+from paraphrastic import grids as pgrids  # noqa: E402
 
 min_version("9.18")  # checksums of updated inputs (idempotence after `dvc checkout`)
 
@@ -46,9 +47,10 @@ def write_resolved_params(path, text):
 
 write_resolved_params(RESOLVED_PARAMS, yaml.safe_dump(config, sort_keys=False))
 CLI = f"python -m paraphrastic --params {RESOLVED_PARAMS}"
-RUN_TABLE = pconfig.runs(config)  # every training run (experiments + grid points), expanded once
+RUN_TABLE, ROWS = pgrids.expand(config)  # every training run (experiments + grid points), and each row's runs
 JOBS = pconfig.jobs(config, RUN_TABLE)  # every training job: a run and one of its seeds
 EXPERIMENT_JOBS = {k: j for k, j in JOBS.items() if j["run"] in config["experiments"]}  # also `evaluate`d
+GATE_JOBS = {k: j for k, j in JOBS.items() if j["run"] in ROWS.get(config["gates"]["gran_row"], [])}
 
 
 wildcard_constraints:
@@ -68,6 +70,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/gates.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -94,7 +94,12 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     metrics = json.loads((root / "data/report/metrics.json").read_text())
     assert metrics["t-lstmavg-reg"]["seeds"] == 2 and metrics["t-lstmavg-reg"]["test_sd"] >= 0
     assert "Seed variation" in report and " ± " in report
-    assert (root / "data/report/report.html").read_text().count("<img") == 1
+    assert (root / "data/report/report.html").read_text().count("<img") == 2  # learning curves, gate norms
+    assert "Tables 9-11: GRAN gate analysis" in report
+    gates = json.loads((root / "data/gates/analysis/summary.json").read_text())
+    assert gates["model"]["row"] == "gran-simpwiki" and gates["tokens"] > 1000 and gates["sentences"] == 200
+    stanza = json.loads((root / "data/stanza/scores.json").read_text())
+    assert stanza["source"].startswith("trained offline") and stanza["dev"]["sentences"] == 50
     results = json.loads((root / "data/results/lstmavg-simpwiki/seed1.json").read_text())
     assert set(results["datasets"]) == {"sts12.MSRvid", "sts14.images", "sts16.headlines"}
     assert results["summary"]["transfer_sets"] == 2
@@ -189,6 +194,16 @@ def test_dvc_metrics_and_plots_show(dvc_run):
     page = (root / "plots" / "index.html").read_text()
     assert "file://" in out or "index.html" in out
     assert "data/models/lstm-simpwiki/seed1/history.csv" in page and "selection_pearson" in page
+
+
+def test_changed_gate_setting_reuses_the_cached_parses(snakemake_run):
+    root, env, _ = snakemake_run
+    config = yaml.safe_load((root / "params.yaml").read_text())
+    config["gates"]["min_count"] = 5
+    (root / "params.gates.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    out = sh([*SNAKEMAKE, "-n", "--configfile", "params.gates.yaml"], root, env)
+    assert "rule gates" in out and "rule report" in out
+    assert "rule parse" not in out and "rule stanza_models" not in out and "rule train" not in out
 
 
 def test_paper_profile_dry_run(snakemake_run):

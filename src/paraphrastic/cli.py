@@ -164,6 +164,67 @@ def cmd_grids(args) -> None:
         print(f"wrote {args.write}")
 
 
+def cmd_stanza_models(args) -> None:
+    from .stanza_models import build
+
+    config = _load(args)
+    treebank = cfg.profile(config)["treebank"]
+    raw = Path(args.raw)
+    summary = build(config["gates"]["stanza"], train_file=raw / treebank["train"], dev_file=raw / treebank["dev"],
+                    out_dir=Path(args.out_dir), threads=args.threads or 1)
+    dev = summary["dev"]
+    print(f"Stanza models ({summary['source']}): dev UPOS {dev['upos']:.1f}, XPOS {dev['xpos']:.1f}, "
+          f"LAS {dev['las']:.1f} on {dev['sentences']} sentences")
+
+
+def cmd_gate_sentences(args) -> None:
+    from .atomic import atomic_path, write_json
+    from .corpus import read_table
+    from .gates import sample_sentences
+
+    config = _load(args)
+    settings = config["gates"]
+    simpwiki = read_table(Path(args.corpus) / "simpwiki.parquet")
+    evaluation = read_table(Path(args.corpus) / "eval.parquet")
+    selection = evaluation[evaluation["dataset"].isin(cfg.selection_ids(config))]
+    excluded = {tuple(t) for t in selection["tokens1"]} | {tuple(t) for t in selection["tokens2"]}
+    frame, stats = sample_sentences(simpwiki["s1"].tolist(), excluded, n=settings["sentences"],
+                                    max_tokens=settings["max_tokens"], seed=settings["seed"])
+    with atomic_path(args.out) as tmp:
+        frame.to_parquet(tmp, index=False)
+    write_json(args.stats, {"source": "SimpWiki, Wikipedia (normal) side", **stats})
+    print(f"{stats['sampled']} of {stats['qualified']} qualifying sentences (<= {stats['max_tokens']} tokens, "
+          f"not in the selection sets) -> {args.out}")
+
+
+def cmd_parse(args) -> None:
+    import pandas as pd
+    import torch
+
+    from .atomic import atomic_path
+    from .stanza_models import load_pipeline, parse
+
+    config = _load(args)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    sentences = pd.read_parquet(args.sentences)
+    pipeline = load_pipeline(Path(args.models), "cuda" if torch.cuda.is_available() else "cpu")
+    started = time.time()
+    frame = parse(pipeline, [list(t) for t in sentences["tokens"]], batch_size=config["gates"]["parse_batch_size"])
+    with atomic_path(args.out) as tmp:
+        frame.to_parquet(tmp, index=False)
+    print(f"parsed {len(sentences)} sentences ({len(frame)} words) in {time.time() - started:.0f} s -> {args.out}")
+
+
+def cmd_gates(args) -> None:
+    from .gates import analyse
+
+    config = _load(args)
+    summary = analyse(config, data_dir=Path(args.data_dir), parses_path=args.parses, out_dir=args.out_dir,
+                      device=config["device"])
+    print(f"gate norms of {summary['model']['run']} over {summary['tokens']} words -> {args.out_dir}")
+
+
 def cmd_dvc_yaml(args) -> None:
     from .atomic import write_text
     from .stages import dvc_yaml
@@ -240,6 +301,31 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grids", help="list the training runs the grids expand into")
     p.add_argument("--write", help="also write them as YAML for dvc.yaml (workflow/runs.yaml)")
     p.set_defaults(func=cmd_grids)
+
+    p = sub.add_parser("stanza-models", help="train (or take pretrained) Stanza tagger/lemmatizer/parser")
+    p.add_argument("--raw", default="data/raw")
+    p.add_argument("--out-dir", default="data/stanza")
+    p.add_argument("--threads", type=int)
+    p.set_defaults(func=cmd_stanza_models)
+
+    p = sub.add_parser("gate-sentences", help="the Wikipedia sentences the gate analysis parses")
+    p.add_argument("--corpus", default="data/corpus")
+    p.add_argument("--out", default="data/gates/sentences.parquet")
+    p.add_argument("--stats", default="data/gates/sentences.json")
+    p.set_defaults(func=cmd_gate_sentences)
+
+    p = sub.add_parser("parse", help="tag and parse the gate sentences with Stanza")
+    p.add_argument("--sentences", default="data/gates/sentences.parquet")
+    p.add_argument("--models", default="data/stanza/resources")
+    p.add_argument("--out", default="data/gates/parses.parquet")
+    p.add_argument("--threads", type=int)
+    p.set_defaults(func=cmd_parse)
+
+    p = sub.add_parser("gates", help="GRAN gate L1 norms by POS tag and dependency label")
+    p.add_argument("--data-dir", default="data")
+    p.add_argument("--parses", default="data/gates/parses.parquet")
+    p.add_argument("--out-dir", default="data/gates/analysis")
+    p.set_defaults(func=cmd_gates)
 
     p = sub.add_parser("dvc-yaml", help="dvc.yaml, generated from the stage graph in stages.py")
     p.add_argument("--write", help="write it to this path (dvc.yaml) instead of stdout")

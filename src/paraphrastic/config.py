@@ -76,6 +76,7 @@ def required_raw_files(config: dict) -> list[str]:
     files = [f for pair in simpwiki_files(config) for f in pair]
     files.append(prof["ppdb"]["path"])
     files.append(prof["embeddings"])
+    files += [prof["treebank"]["train"], prof["treebank"]["dev"]]
     files += [f for s in eval_sets(config) for f in s.files]
     return list(dict.fromkeys(files))
 

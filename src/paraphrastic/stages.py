@@ -44,6 +44,7 @@ class Stage:
     # (Snakemake deletes a failed job's outputs), and a persistent uncached DVC output.
     persistent: tuple[str, ...] = ()
     run_settings: bool = False  # also depends on the run's own settings (workflow/runs.yaml)
+    threads: str = "threads"  # the params.yaml key giving the stage's threads (its `{threads}`)
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
@@ -92,12 +93,44 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=(*_VOCAB, "data/corpus/eval.parquet"),
           outs={"results": Output("data/results/baseline.json", "metric")},
           params=("evaluation",), code=_SCORE),
+    # Gate analysis (Sec. 5.2): Stanza models, sentences, parses (cached: the analysis never re-parses), norms.
+    Stage("stanza_models", "stanza-models --raw data/raw --out-dir data/stanza --threads {threads}",
+          deps=("data/raw",),
+          outs={"resources": Output("data/stanza/resources"), "scores": Output("data/stanza/scores.json", "metric")},
+          params=("data_profile", "profiles", "gates.stanza"), code=("stanza_models.py",),
+          threads="gates.stanza.threads"),
+    Stage("gate_sentences", "gate-sentences --corpus data/corpus --out data/gates/sentences.parquet "
+                            "--stats data/gates/sentences.json",
+          deps=("data/corpus/simpwiki.parquet", "data/corpus/eval.parquet"),
+          outs={"sentences": Output("data/gates/sentences.parquet"), "stats": Output("data/gates/sentences.json")},
+          params=("gates.sentences", "gates.max_tokens", "gates.seed", "evaluation.selection"),
+          code=("gates.py", "tokenize.py", "corpus.py")),
+    Stage("parse", "parse --sentences data/gates/sentences.parquet --models data/stanza/resources "
+                   "--out data/gates/parses.parquet --threads {threads}",
+          deps=("data/gates/sentences.parquet", "data/stanza/resources"),
+          outs={"parses": Output("data/gates/parses.parquet")},
+          params=("gates.parse_batch_size",), code=("stanza_models.py",)),
+    # Snakemake reads only the analysed row's jobs (workflow/rules/gates.smk); DVC hashes data/models.
+    Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet --out-dir data/gates/analysis",
+          deps=("data/gates/parses.parquet", "data/models"),
+          outs={"tokens": Output("data/gates/analysis/tokens.parquet"),
+                "by_pos": Output("data/gates/analysis/by_pos.csv"),
+                "by_label": Output("data/gates/analysis/by_label.csv"),
+                "by_ud_label": Output("data/gates/analysis/by_ud_label.csv"),
+                "by_pos_label": Output("data/gates/analysis/by_pos_label.csv"),
+                "plot": Output("data/gates/analysis/norms_by_pos.png"),
+                "summary": Output("data/gates/analysis/summary.json", "metric")},
+          params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size", "grids",
+                  "grid_thinning", "experiments", "seeds", "seed", "train", "paper_tables", "device"),
+          code=("gates.py", "grids.py", "train.py", "models.py", "batching.py", "vocab.py", "tokenize.py")),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
           deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",
-                "data/vocab/coverage.json"),
+                "data/vocab/coverage.json", "data/gates/analysis", "data/gates/sentences.json",
+                "data/stanza/scores.json"),
           outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
                 "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
+                "gate_plot": Output("data/report/gate_norms_by_pos.png"),
                 "metrics": Output("data/report/metrics.json", "metric")},
           params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds"),
           code=("report.py", "grids.py", "datasets.py")),
@@ -131,12 +164,13 @@ _DVC_PLACEHOLDERS = {"experiment": "${item.run}", "seed": "${item.seed}", "train
                      "threads": "${threads}"}
 
 
-def _dvc(text: str) -> str:
-    return re.sub(r"\{(\w+)\}", lambda m: _DVC_PLACEHOLDERS[m.group(1)], text)
+def _dvc(text: str, threads: str = "threads") -> str:
+    placeholders = dict(_DVC_PLACEHOLDERS, threads=f"${{{threads}}}")
+    return re.sub(r"\{(\w+)\}", lambda m: placeholders[m.group(1)], text)
 
 
 def dvc_stage(stage: Stage) -> dict:
-    body: dict = {"cmd": f"python -m paraphrastic {_dvc(stage.command)}",
+    body: dict = {"cmd": f"python -m paraphrastic {_dvc(stage.command, stage.threads)}",
                   "deps": [_dvc(d) for d in stage.deps] + code_paths(stage.name)}
     params: list = []
     if stage.run_settings:

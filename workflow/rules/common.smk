@@ -26,14 +26,17 @@ def _job_train_set(dep):
     return lambda w: dep.format(train_set=RUN_TABLE[w.experiment]["train_set"])
 
 
-# fetch's record of every file it fetched (name, origin, sha256): Snakemake jobs that read data/raw
-# depend on it, a file, instead of the folder, whose mtime changes whenever anything touches it.
-FETCH_MANIFEST = "data/raw/FETCHED.json"
+# Folders other stages read are depended on, in Snakemake, through a file that stands for them: a
+# file can be checksummed, while a folder's mtime changes whenever anything touches it. data/raw:
+# fetch's record of every file it fetched (name, origin, sha256); data/stanza/resources: the record
+# of which models they are and their dev scores. data/models: the rule lists the files it reads.
+STAND_INS = {"data/raw": "data/raw/FETCHED.json", "data/stanza/resources": "data/stanza/scores.json"}
+LISTED_BY_RULE = {"data/models", "data/results", "data/gates/analysis"}
 
 
 def stage_inputs(name):
-    """The stage's data deps ({train_set} resolved per job; data/raw through its manifest)."""
-    deps = [FETCH_MANIFEST if d == "data/raw" else d for d in STAGES[name].deps]
+    """The stage's data deps ({train_set} resolved per job; folders through their stand-ins)."""
+    deps = [STAND_INS.get(d, d) for d in STAGES[name].deps if d not in LISTED_BY_RULE]
     return [_job_train_set(d) if "{train_set}" in d else d for d in deps]
 
 

@@ -9,7 +9,7 @@ rule fetch:
     output:
         # The files themselves rather than directory("data/raw") (what DVC declares): Snakemake can
         # checksum files, so a rewritten but unchanged data/raw reruns nothing downstream.
-        manifest=FETCH_MANIFEST,
+        manifest=STAND_INS["data/raw"],
         files=[f"data/raw/{name}" for name in pconfig.required_raw_files(config)],
     params:
         **stage_params("fetch"),

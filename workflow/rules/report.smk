@@ -9,6 +9,7 @@ rule report:
         models=job_outputs(STAGES["train"].outs["info"].path, JOBS),
         histories=job_outputs(STAGES["train"].outs["history_json"].path, JOBS),
         stats=[d for d in STAGES["report"].deps if d.endswith(".json")],
+        gates=list(stage_outputs("gates").values()),
         code=code_paths("report"),
     output:
         **stage_outputs("report"),

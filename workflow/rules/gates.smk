@@ -1,0 +1,58 @@
+# Gate analysis phase (Sec. 5.2, Tables 9-11): Stanza models -> sentences -> parses -> gate norms.
+
+
+rule stanza_models:
+    input:
+        *stage_inputs("stanza_models"),
+        code=code_paths("stanza_models"),
+    output:
+        resources=directory(STAGES["stanza_models"].outs["resources"].path),
+        scores=STAGES["stanza_models"].outs["scores"].path,
+    params:
+        **stage_params("stanza_models"),
+    threads: param_value(config, STAGES["stanza_models"].threads)
+    resources:
+        mem_mb=8000,
+        runtime=240,
+    shell:
+        stage_shell("stanza_models")
+
+
+rule gate_sentences:
+    input:
+        *stage_inputs("gate_sentences"),
+        code=code_paths("gate_sentences"),
+    output:
+        **stage_outputs("gate_sentences"),
+    params:
+        **stage_params("gate_sentences"),
+    shell:
+        stage_shell("gate_sentences")
+
+
+rule parse:
+    input:
+        *stage_inputs("parse"),
+        code=code_paths("parse"),
+    output:
+        **stage_outputs("parse"),
+    params:
+        **stage_params("parse"),
+    threads: config["threads"]
+    shell:
+        stage_shell("parse")
+
+
+rule gates:
+    input:
+        *stage_inputs("gates"),
+        # the analysed row's jobs: their histories choose the run, its model.pt gives the gates
+        histories=job_outputs(STAGES["train"].outs["history_json"].path, GATE_JOBS),
+        models=job_outputs(STAGES["train"].outs["model"].path, GATE_JOBS),
+        code=code_paths("gates"),
+    output:
+        **stage_outputs("gates"),
+    params:
+        **stage_params("gates"),
+    shell:
+        stage_shell("gates")
