@@ -180,7 +180,7 @@ def cmd_stanza_models(args) -> None:
 def cmd_gate_sentences(args) -> None:
     from .atomic import atomic_path, write_json
     from .corpus import read_table
-    from .gates import sample_sentences
+    from .sentence_sample import sample_sentences
 
     config = _load(args)
     settings = config["gates"]

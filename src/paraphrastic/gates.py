@@ -17,46 +17,8 @@ import pandas as pd
 import torch
 
 from .batching import pad
-from .tokenize import normalise, unescape_ptb
+from .tokenize import normalise
 from .vocab import Vocabulary, add_tags
-
-MAX_TOKENS = 15  # footnote 8: "sentences of less than or equal to 15 tokens to ensure more accurate parsing"
-
-
-def cased_tokens(raw: str) -> list[str]:
-    """SimpWiki text ships PTB-tokenised: split on whitespace, map PTB escapes back, keep the case
-    (the parser needs it; the GRAN sees the lower-cased form, as in training)."""
-    return [unescape_ptb(t) for t in raw.split()]
-
-
-def sample_sentences(raw_sentences: list[str], excluded: set[tuple[str, ...]], *, n: int,
-                     max_tokens: int = MAX_TOKENS, seed: int) -> tuple[pd.DataFrame, dict]:
-    """``n`` distinct sentences of 1..``max_tokens`` tokens, drawn with ``seed``; none in ``excluded``.
-
-    ``excluded`` holds lower-cased token tuples (the model-selection sentences). Returns the sample
-    (columns sentence, text, tokens) and counts of what qualified.
-    """
-    seen: set[tuple[str, ...]] = set()
-    candidates, too_long, held_out = [], 0, 0
-    for raw in raw_sentences:
-        tokens = cased_tokens(raw)
-        key = tuple(normalise(tokens))
-        if not tokens or key in seen:
-            continue
-        seen.add(key)
-        if len(tokens) > max_tokens:
-            too_long += 1
-        elif key in excluded:
-            held_out += 1
-        else:
-            candidates.append(tokens)
-    rng = np.random.default_rng(seed)
-    chosen = rng.choice(len(candidates), size=min(n, len(candidates)), replace=False) if candidates else []
-    rows = [{"sentence": i, "text": " ".join(candidates[j]), "tokens": candidates[j]} for i, j in enumerate(chosen)]
-    stats = {"distinct_sentences": len(seen), "longer_than_max": too_long, "selection_sentences_excluded": held_out,
-             "qualified": len(candidates), "sampled": len(rows), "requested": n, "max_tokens": max_tokens,
-             "seed": seed}
-    return pd.DataFrame(rows, columns=["sentence", "text", "tokens"]), stats
 
 
 @torch.no_grad()
@@ -89,7 +51,7 @@ def sd_label(deprel: str, xpos: str, word: str) -> str:
     """The paper's Stanford Dependencies label for a UD arc (an approximation, stated in the report):
     UD `case` is SD `possessive` on 's and `prep` on prepositions; a negating `advmod` is `neg`;
     a number inside a number phrase (UD `compound` on CD) is `number`; an adjective as `xcomp` is
-    `acomp`; the rest by :data:`UD_TO_SD`, other UD subtypes by their base relation."""
+    `acomp`; the rest by :data:`UD_TO_SD`, other UD subtypes as their base relation (mapped too)."""
     if deprel == "case":
         return "possessive" if xpos == "POS" else "prep"
     if deprel == "advmod" and word.lower() in NEGATIONS:
@@ -98,7 +60,8 @@ def sd_label(deprel: str, xpos: str, word: str) -> str:
         return "number"
     if deprel == "xcomp" and xpos.startswith("JJ"):  # "looks beautiful": SD's adjectival complement
         return "acomp"
-    return UD_TO_SD.get(deprel, deprel.split(":")[0])
+    base = deprel.split(":")[0]  # e.g. obl:unmarked -> obl -> pobj
+    return UD_TO_SD.get(deprel, UD_TO_SD.get(base, base))
 
 
 def token_table(parses: pd.DataFrame, norms: list[np.ndarray]) -> pd.DataFrame:

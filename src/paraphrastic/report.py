@@ -324,6 +324,11 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
         if paper is not None:
             table = table.merge(paper[key].rename(columns={"dep_label": "label", "weight": "paper"}), on="label",
                                 how="outer")
+        # labels only one side has: shown as "–", counts as integers
+        table = table.astype(object).where(table.notna(), "–")
+        table["count"] = [c if c == "–" else f"{int(c):,}" for c in table["count"]]
+        for column in table.columns[2:]:
+            table[column] = [v if v == "–" else f"{v:.1f}" for v in table[column]]
         listed = "" if paper is None else f"; the paper lists {len(paper[key])}"
         doc.para(f"Table {number}: mean gate L1 norm of words tagged {tag}, by dependency label "
                  f"(labels seen at least {summary['min_pair_count']} times{listed}).")

@@ -104,7 +104,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=("data/corpus/simpwiki.parquet", "data/corpus/eval.parquet"),
           outs={"sentences": Output("data/gates/sentences.parquet"), "stats": Output("data/gates/sentences.json")},
           params=("gates.sentences", "gates.max_tokens", "gates.seed", "evaluation.selection"),
-          code=("gates.py", "tokenize.py", "corpus.py")),
+          code=("sentence_sample.py", "tokenize.py", "corpus.py")),
     Stage("parse", "parse --sentences data/gates/sentences.parquet --models data/stanza/resources "
                    "--out data/gates/parses.parquet --threads {threads}",
           deps=("data/gates/sentences.parquet", "data/stanza/resources"),
