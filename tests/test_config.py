@@ -71,7 +71,9 @@ def test_experiment_settings_overlay_defaults():
 
 def test_a_jobs_settings_hold_its_one_seed():
     c = config.load(REPO / "params.test.yaml", SCHEMA)
-    assert config.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1]  # no seeds anywhere: [seed]
+    assert config.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1]  # top-level `seeds: 1`
+    del c["seeds"]  # no seeds anywhere: the training seed, else `seed`
+    assert config.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1]
     c["experiments"]["lstm-simpwiki"]["seeds"] = 3
     assert config.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1, 2, 3]
     s = config.experiment(c, "lstm-simpwiki", seed=2)
