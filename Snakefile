@@ -8,7 +8,6 @@
 #   snakemake -n --config data_profile=paper                          # the paper's data (upstream URLs)
 # The stage graph (commands, inputs, outputs, params) is src/paraphrastic/stages.py, which also
 # generates dvc.yaml.
-import os
 import re
 import sys
 
@@ -18,6 +17,7 @@ from snakemake.utils import min_version, validate
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from paraphrastic import config as pconfig  # noqa: E402
 from paraphrastic import grids as pgrids  # noqa: E402
+from paraphrastic.atomic import write_text  # noqa: E402
 
 min_version("9.18")  # checksums of updated inputs (idempotence after `dvc checkout`)
 
@@ -36,16 +36,9 @@ validate(config, "workflow/schemas/params.schema.yaml")
 RESOLVED_PARAMS = Path(".snakemake/paraphrastic/params.yaml")
 
 
-def write_resolved_params(path, text):
-    if path.exists() and path.read_text() == text:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-write_resolved_params(RESOLVED_PARAMS, yaml.safe_dump(config, sort_keys=False))
+_resolved = yaml.safe_dump(config, sort_keys=False)
+if not RESOLVED_PARAMS.exists() or RESOLVED_PARAMS.read_text() != _resolved:
+    write_text(RESOLVED_PARAMS, _resolved)
 CLI = f"python -m paraphrastic --params {RESOLVED_PARAMS}"
 RUN_TABLE, ROWS = pgrids.expand(config)  # every training run (experiments + grid points), and each row's runs
 JOBS = pconfig.jobs(config, RUN_TABLE)  # every training job: a run and one of its seeds

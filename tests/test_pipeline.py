@@ -155,12 +155,18 @@ def test_nothing_to_do_after_dvc_checkout_rewrites_the_artifacts(snakemake_run):
     assert "rule train" in sh(["snakemake", "-n", "--cores", "2"], root, env)
 
 
+def dry_run_with(root: Path, env: dict, section: str, key: str, value) -> str:
+    """What `snakemake -n` would run with one setting of params.yaml changed."""
+    config = yaml.safe_load((root / "params.yaml").read_text())
+    config[section][key] = value
+    changed = root / f"params.{section}-{key}.yaml"
+    changed.write_text(yaml.safe_dump(config, sort_keys=False))
+    return sh([*SNAKEMAKE, "-n", "--configfile", changed.name], root, env)
+
+
 def test_changed_training_setting_reruns_training_only(snakemake_run):
     root, env, _ = snakemake_run
-    config = yaml.safe_load((root / "params.yaml").read_text())
-    config["train"]["margin"] = 0.6
-    (root / "params.alt.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    out = sh([*SNAKEMAKE, "-n", "--configfile", "params.alt.yaml"], root, env)
+    out = dry_run_with(root, env, "train", "margin", 0.6)
     assert "rule train" in out and "rule report" in out
     assert "rule fetch" not in out and "rule vocab" not in out
 
@@ -198,10 +204,7 @@ def test_dvc_metrics_and_plots_show(dvc_run):
 
 def test_changed_gate_setting_reuses_the_cached_parses(snakemake_run):
     root, env, _ = snakemake_run
-    config = yaml.safe_load((root / "params.yaml").read_text())
-    config["gates"]["min_count"] = 5
-    (root / "params.gates.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    out = sh([*SNAKEMAKE, "-n", "--configfile", "params.gates.yaml"], root, env)
+    out = dry_run_with(root, env, "gates", "min_count", 5)
     assert "rule gates" in out and "rule report" in out
     assert "rule parse" not in out and "rule stanza_models" not in out and "rule train" not in out
 

@@ -208,58 +208,50 @@ def _train_cli(ws, tmp: Path, params: Path, out: str) -> subprocess.Popen:
     return subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def test_kill_9_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_path):
+def _reference_and_victim(ws, tmp_path, out: str, checkpoint: str):
+    """An uninterrupted CLI run ("ref"), then a second run (``out``) once ``checkpoint`` exists."""
     work = tmp_path / "cli"
     work.mkdir()
-    params = _cli_params(workspace, work)
-    reference = _train_cli(workspace, work, params, "ref")
+    params = _cli_params(ws, work)
+    reference = _train_cli(ws, work, params, "ref")
     assert reference.wait(timeout=300) == 0, reference.stdout.read()
-
-    victim = _train_cli(workspace, work, params, "killed")
-    first = work / "data/checkpoints/killed/last.pt"  # written after epoch-1.pt, atomically
+    victim = _train_cli(ws, work, params, out)
+    first = work / f"data/checkpoints/{out}/{checkpoint}"
     deadline = time.time() + 300
     while not first.exists() and victim.poll() is None and time.time() < deadline:
         time.sleep(0.01)
+    return work, params, victim
+
+
+def _rerun_resumes_to_the_reference(ws, work, params, out: str) -> None:
+    rerun = _train_cli(ws, work, params, out)
+    output = rerun.communicate(timeout=300)[0]
+    assert rerun.returncode == 0, output
+    assert "resuming from" in output
+    ref = json.loads((work / "data/models/ref/history.json").read_text())
+    got = json.loads((work / f"data/models/{out}/history.json").read_text())
+    assert [h["per_dataset"] for h in got] == [h["per_dataset"] for h in ref]
+    assert [h["loss"] for h in got] == [h["loss"] for h in ref]
+
+
+def test_kill_9_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_path):
+    # last.pt is written after epoch-1.pt, atomically
+    work, params, victim = _reference_and_victim(workspace, tmp_path, "killed", "last.pt")
     victim.send_signal(signal.SIGKILL)
     victim.wait()
     assert victim.returncode == -signal.SIGKILL, "training finished before it could be killed"
     assert not (work / "data/models/killed/model.pt").exists()
-
-    rerun = _train_cli(workspace, work, params, "killed")
-    output = rerun.communicate(timeout=300)[0]
-    assert rerun.returncode == 0, output
-    assert "resuming from" in output
-    ref = json.loads((work / "data/models/ref/history.json").read_text())
-    got = json.loads((work / "data/models/killed/history.json").read_text())
-    assert [h["per_dataset"] for h in got] == [h["per_dataset"] for h in ref]
-    assert [h["loss"] for h in got] == [h["loss"] for h in ref]
+    _rerun_resumes_to_the_reference(workspace, work, params, "killed")
 
 
 def test_sigterm_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_path):
     # what `scancel` or a preemption does to a job: SIGTERM (then SIGKILL after SLURM's KillWait)
-    work = tmp_path / "cli"
-    work.mkdir()
-    params = _cli_params(workspace, work)
-    reference = _train_cli(workspace, work, params, "ref")
-    assert reference.wait(timeout=300) == 0, reference.stdout.read()
-
-    victim = _train_cli(workspace, work, params, "term")
-    first = work / "data/checkpoints/term/epoch-1.pt"
-    deadline = time.time() + 300
-    while not first.exists() and victim.poll() is None and time.time() < deadline:
-        time.sleep(0.01)
+    work, params, victim = _reference_and_victim(workspace, tmp_path, "term", "epoch-1.pt")
     victim.send_signal(signal.SIGTERM)
     output = victim.communicate(timeout=120)[0]
     assert victim.returncode == 143, output
     assert "stopped by signal 15" in output and "rerun the same command" in output
-    rerun = _train_cli(workspace, work, params, "term")
-    output = rerun.communicate(timeout=300)[0]
-    assert rerun.returncode == 0, output
-    assert "resuming from" in output
-    ref = json.loads((work / "data/models/ref/history.json").read_text())
-    got = json.loads((work / "data/models/term/history.json").read_text())
-    assert [h["per_dataset"] for h in got] == [h["per_dataset"] for h in ref]
-    assert [h["loss"] for h in got] == [h["loss"] for h in ref]
+    _rerun_resumes_to_the_reference(workspace, work, params, "term")
 
 
 @pytest.mark.parametrize("model, extra", [(m, {}) for m in ("proj", "rnn", "irnn", "gran2", "gran3", "gran4", "gran5")]

@@ -203,12 +203,13 @@ def cmd_parse(args) -> None:
 
     from .atomic import atomic_path
     from .stanza_models import load_pipeline, parse
+    from .train import resolve_device
 
     config = _load(args)
     if args.threads:
         torch.set_num_threads(args.threads)
     sentences = pd.read_parquet(args.sentences)
-    pipeline = load_pipeline(Path(args.models), "cuda" if torch.cuda.is_available() else "cpu")
+    pipeline = load_pipeline(Path(args.models), str(resolve_device(config["device"])))
     started = time.time()
     frame = parse(pipeline, [list(t) for t in sentences["tokens"]], batch_size=config["gates"]["parse_batch_size"])
     with atomic_path(args.out) as tmp:

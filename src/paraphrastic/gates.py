@@ -9,7 +9,6 @@ Stanford Dependencies; :func:`sd_label` maps them for the comparison).
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -122,27 +121,22 @@ def analysed_run(config: dict, data_dir, row: str) -> tuple[str, int, dict]:
     """
     from pathlib import Path
 
-    from . import grids
-    from .config import seeds_of
     from .errors import PipelineError
-    from .report import model_dir
+    from .report import Selection
 
-    runs, rows = grids.expand(config)
-    if row not in rows:
-        raise PipelineError(f"gates.gran_row {row!r} is neither an experiment nor a grid row of params")
-    seeds = {r: seeds_of(config, runs[r]) for r in rows[row]}
-    histories = {}
-    for run, run_seeds in seeds.items():
-        if runs[run]["model"] not in ("gran", "gran2"):
-            raise PipelineError(f"gates.gran_row {row!r}: run {run} is a {runs[run]['model']}, not a GRAN "
+    try:
+        sel = Selection(config, Path(data_dir), rows=[row])
+    except PipelineError as exc:
+        raise PipelineError(f"gates.gran_row: {exc}") from exc
+    for run in sel.rows[row]:
+        if sel.runs[run]["model"] not in ("gran", "gran2"):
+            raise PipelineError(f"gates.gran_row {row!r}: run {run} is a {sel.runs[run]['model']}, not a GRAN "
                                 "(per-token gates are defined for GRAN and GRAN-2)")
-        for seed in run_seeds:
-            path = model_dir(Path(data_dir), run, seed) / "history.json"
-            histories[(run, seed)] = json.loads(path.read_text(encoding="utf-8"))
-    run, epochs = grids.select(histories, rows[row], seeds, "transfer_pearson")
+    run, epochs = sel.chosen[row]["oracle"]
     seed = min(epochs)
     return run, seed, {"row": row, "run": run, "seed": seed, "oracle_epoch": int(epochs[seed]["epoch"]),
-                       "transfer_pearson": float(epochs[seed]["transfer_pearson"]), "runs_in_row": len(rows[row])}
+                       "transfer_pearson": float(epochs[seed]["transfer_pearson"]),
+                       "runs_in_row": len(sel.rows[row])}
 
 
 def norm_plot(by_pos: pd.DataFrame, path, *, dim: int) -> None:

@@ -18,6 +18,7 @@ import pandas as pd  # noqa: E402
 from . import datasets, grids  # noqa: E402
 from .atomic import atomic_path, write_json, write_text  # noqa: E402
 from .config import seeds_of  # noqa: E402
+from .errors import PipelineError  # noqa: E402
 
 PAPER_SIMPWIKI_PAIRS = 167_689  # Sec. 4.1.2
 PAPER_PPDB_XL_PAIRS = 1_341_188  # footnote 3
@@ -162,8 +163,15 @@ class Selection:
     with several seeds the report also gives their standard deviation.
     """
 
-    def __init__(self, config: dict, data_dir: Path):
+    def __init__(self, config: dict, data_dir: Path, rows: list[str] | None = None):
+        """``rows``: only these table rows (and only their jobs' files are read); default all."""
         self.runs, self.rows = grids.expand(config)
+        if rows is not None:
+            unknown = [r for r in rows if r not in self.rows]
+            if unknown:
+                raise PipelineError(f"no experiment or grid row named {unknown[0]!r} in params")
+            self.rows = {r: self.rows[r] for r in rows}
+            self.runs = {name: self.runs[name] for r in rows for name in self.rows[r]}
         self.labels = grids.row_labels(config)
         self.seeds = {r: seeds_of(config, settings) for r, settings in self.runs.items()}
         jobs = [(r, s) for r, seeds in self.seeds.items() for s in seeds]

@@ -109,7 +109,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                    "--out data/gates/parses.parquet --threads {threads}",
           deps=("data/gates/sentences.parquet", "data/stanza/resources"),
           outs={"parses": Output("data/gates/parses.parquet")},
-          params=("gates.parse_batch_size",), code=("stanza_models.py",)),
+          params=("gates.parse_batch_size", "device"), code=("stanza_models.py",)),
     # Snakemake reads only the analysed row's jobs (workflow/rules/gates.smk); DVC hashes data/models.
     Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet --out-dir data/gates/analysis",
           deps=("data/gates/parses.parquet", "data/models"),
@@ -122,7 +122,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "summary": Output("data/gates/analysis/summary.json", "metric")},
           params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size", "grids",
                   "grid_thinning", "experiments", "seeds", "seed", "train", "paper_tables", "device"),
-          code=("gates.py", "grids.py", "train.py", "models.py", "batching.py", "vocab.py", "tokenize.py")),
+          code=("gates.py", "report.py", "grids.py", "train.py", "models.py", "batching.py", "vocab.py",
+                "tokenize.py")),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
           deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",

@@ -195,13 +195,14 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
         origin = {"source": "downloaded", "stanza_version": stanza.__version__}
     else:
         work.mkdir(parents=True)
-        train = write_conllu(conllu_sentences(train_file, settings.get("train_sentences")), work / "train.conllu")
+        train_blocks = conllu_sentences(train_file, settings.get("train_sentences"))
+        train = write_conllu(train_blocks, work / "train.conllu")
         dev = write_conllu(dev_blocks, work / "dev.conllu")
         models = train_models(train, dev, work, settings, threads=threads)
         assemble_resources(models, resources)
         shutil.copytree(work / "logs", resources / "training-logs")
         origin = {"source": "trained offline from UD English EWT with Stanza's training entry points",
-                  "package": PACKAGE, "train_sentences": len(conllu_sentences(train)),
+                  "package": PACKAGE, "train_sentences": len(train_blocks),
                   "budget": {k: settings[k] for k in ("tagger_steps", "parser_steps", "eval_interval",
                                                       "tagger_batch_size", "parser_batch_size")}}
         shutil.rmtree(work)

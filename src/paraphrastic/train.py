@@ -125,12 +125,16 @@ def _place(epoch: int, next_pair: int, losses: list[float], seconds: float, scra
             "scrambler": scrambler.bit_generator.state, "negatives": negatives.get_state()}
 
 
-def _save_place(path: Path, partial: dict, stamp: str, model, optimizer, history: list[dict]) -> None:
-    """last.pt at a batch boundary of an epoch: everything a rerun needs to go on from there."""
+def _save_resume_state(path: Path, epochs_done: int, stamp: str, model, optimizer, history: list[dict],
+                       partial: dict | None = None) -> None:
+    """last.pt: everything a rerun needs to go on, after ``epochs_done`` epochs and, with ``partial``
+    (see :func:`_place`), from a batch boundary inside the next one."""
+    state = {"epoch": epochs_done, "fingerprint": stamp, "model": model.state_dict(),
+             "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history}
+    if partial is not None:
+        state["partial"] = partial
     with atomic_path(path) as tmp:
-        torch.save({"epoch": partial["epoch"] - 1, "fingerprint": stamp, "model": model.state_dict(),
-                    "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history,
-                    "partial": partial}, tmp)
+        torch.save(state, tmp)
 
 
 def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[str], out_dir, checkpoint_dir,
@@ -225,7 +229,7 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
                 if stop.received:
                     where = _place(epoch, start, losses, seconds_before + time.time() - epoch_start, scrambler,
                                    negatives)
-                    _save_place(last, where, stamp, model, optimizer, history)
+                    _save_resume_state(last, epoch - 1, stamp, model, optimizer, history, where)
                     raise TrainingInterrupted(
                         f"[{settings['name']}] stopped by signal {stop.received} in epoch {epoch} at pair {start}; "
                         f"saved {last}: rerun the same command to resume there")
@@ -258,7 +262,7 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
                 # KillWait may be shorter than scoring 27 sets); a rerun then only re-scores.
                 where = _place(epoch, len(order), losses, seconds_before + time.time() - epoch_start, scrambler,
                                negatives)
-                _save_place(last, where, stamp, model, optimizer, history)
+                _save_resume_state(last, epoch - 1, stamp, model, optimizer, history, where)
             train_seconds = seconds_before + time.time() - epoch_start
             results = evaluate.score_sets(model, vocab, eval_frame, batch_size=eval_batch_size, device=device)
             summary = evaluate.summarize(results, selection)
@@ -273,9 +277,7 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
                      f"{row['pairs_per_second']:.0f} pairs/s")
             with atomic_path(checkpoint_dir / f"epoch-{epoch}.pt") as tmp:
                 torch.save({k: v.cpu() for k, v in model.state_dict().items()}, tmp)
-            with atomic_path(last) as tmp:
-                torch.save({"epoch": epoch, "fingerprint": stamp, "model": model.state_dict(),
-                            "optimizer": optimizer.state_dict(), "rng": _rng_state(), "history": history}, tmp)
+            _save_resume_state(last, epoch, stamp, model, optimizer, history)
             if stop.received:  # arrived during evaluation: stop now rather than at the next batch
                 raise TrainingInterrupted(
                     f"[{settings['name']}] stopped by signal {stop.received} after epoch {epoch}; "
