@@ -44,10 +44,16 @@ RUN_TABLE, ROWS = pgrids.expand(config)  # every training run (experiments + gri
 JOBS = pconfig.jobs(config, RUN_TABLE)  # every training job: a run and one of its seeds
 EXPERIMENT_JOBS = {k: j for k, j in JOBS.items() if j["run"] in config["experiments"]}  # also `evaluate`d
 GATE_JOBS = {k: j for k, j in JOBS.items() if j["run"] in ROWS.get(config["gates"]["gran_row"], [])}
+ERROR_JOBS = {k: j for k, j in JOBS.items()
+              if any(j["run"] in ROWS.get(row, []) for row in config["error_analysis"]["rows"].values())}
+SUP_RUNS, SUP_ROWS = pgrids.expand_supervised(config)  # supervised runs (Sec. 4.3) and each row's runs
+SUP_JOBS = pconfig.supervised_jobs(config, SUP_RUNS)  # each run on each task, once per seed
 
 
 wildcard_constraints:
     experiment="|".join(re.escape(r) for r in RUN_TABLE) or "^$",
+    sup_run="|".join(re.escape(r) for r in SUP_RUNS) or "^$",
+    task="sts|sick",
     seed=r"\d+",
 
 
@@ -64,6 +70,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/gates.smk"
+include: "workflow/rules/supervised.smk"
 include: "workflow/rules/report.smk"
 
 

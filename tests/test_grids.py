@@ -97,3 +97,45 @@ def test_runs_file_for_dvc_is_up_to_date():
     c = config.load(REPO / "params.yaml", REPO / "workflow/schemas/params.schema.yaml")
     assert (REPO / "workflow/runs.yaml").read_text() == grids.runs_file(c, grids.expand(c)[0]), \
         "regenerate with: python -m paraphrastic grids --write workflow/runs.yaml"
+
+
+def supervised_config(**extra) -> dict:
+    sup = {"tasks": ["sts", "sick"], "train": {"epochs": 10, "batch_size": 25, "lambda_w": 0.0},
+           "grids": [{"id": "s-avg", "model": "avg", "search": {"lambda_w": [1e-5, 0.0], "dropout": [0.2, 0.4]}},
+                     {"id": "s-uni", "model": "gran", "init": "g", "tasks": ["sick"], "seeds": 2,
+                      "search": {"lambda_w": [1.0, 1e-3, 0.0], "lambda_c": [1e-3, 0.0]}}],
+           "thinning": {"offline": {"lambda_w": [0.0, 1e-3], "dropout": [0.2]}}}
+    sup.update(extra)
+    return base_config(supervised=sup, seeds=1)
+
+
+def test_supervised_grids_expand_into_jobs_per_task_and_seed():
+    c = supervised_config()
+    runs, rows = grids.expand_supervised(c)
+    assert len(rows["s-avg"]) == 1 and len(rows["s-uni"]) == 4  # thinned: λ_w 0 | (1e-3, 0) x λ_c 2 values
+    assert runs[rows["s-avg"][0]] == {"model": "avg", "lambda_w": 0.0, "dropout": 0.2}
+    assert all(runs[n]["init"] == "g" for n in rows["s-uni"])
+    jobs = config.supervised_jobs(c, runs)
+    assert len(jobs) == 2 + 4 * 2  # s-avg on both tasks; s-uni on SICK only, two seeds
+    assert {j["task"] for j in jobs.values() if j["init"]} == {"sick"}
+    name = rows["s-uni"][0]
+    settings = config.supervised_experiment(c, name, "sick", 2, runs)
+    assert settings["epochs"] == 10 and settings["task"] == "sick" and settings["seed"] == 2
+    assert "tasks" not in settings and "seeds" not in settings and settings["name"] == name
+    with pytest.raises(PipelineError, match="no job for task 'sts'"):
+        config.supervised_experiment(c, name, "sts", 1, runs)
+    with pytest.raises(PipelineError, match=r"tasks \['sick'\] are not in supervised.tasks"):
+        config.supervised_jobs(supervised_config(tasks=["sts"]))
+
+
+def test_the_offline_supervised_grid_trains_every_table_row():
+    c = config.load(REPO / "params.yaml", REPO / "workflow/schemas/params.schema.yaml")
+    runs, rows = grids.expand_supervised(c)
+    report = c["supervised"]["report"]
+    for row in report["table5"] + report["table6"] + [r for pair in report["table8"] for r in pair]:
+        assert rows[row], row
+    transfer_rows = grids.expand(c)[1]
+    for settings in runs.values():
+        if "init" in settings:
+            assert settings["init"] in transfer_rows  # universal rows start from a transfer row
+            assert settings.get("lambda_w") in (0.0, 1e-3)

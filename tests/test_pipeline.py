@@ -96,6 +96,23 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert "Seed variation" in report and " ± " in report
     assert (root / "data/report/report.html").read_text().count("<img") == 2  # learning curves, gate norms
     assert "Tables 9-11: GRAN gate analysis" in report
+    # supervised Tables 5, 6, 8 and the error analysis of Table 7
+    for heading in ("Table 5: supervised training", "Table 6: GRAN variants", "Table 8: initialising",
+                    "Table 7: error analysis"):
+        assert heading in report
+    sup = json.loads((root / "data/supervised/stats.json").read_text())
+    assert sup["sts"]["sets"] == ["sts12.MSRvid", "sts14.images"] and sup["sick"]["paper"]["test"] == 4927
+    assert sup["sts"]["splits"] == {"train": 120, "validation": 120, "test": 120}  # capped by max_pairs
+    assert sup["sick"]["splits"] == {"train": 120, "validation": 120, "test": 120}
+    universal = json.loads((root / "data/supervised/universal/sick/s-gran-universal__8759c33f/seed1/train.json")
+                           .read_text())
+    assert universal["init"] == "data/models/gran-simpwiki/seed1/model.pt"
+    assert universal["settings"]["lambda_w"] == 1e-3 and -100 < universal["test_pearson"] <= 100
+    assert not (root / "data/supervised/models/sick/s-lstmavg__8e73523f").exists()  # that row trains on STS only
+    assert metrics["supervised"]["s-lstmavg.sts"]["test"] > -100 and "s-lstmavg.sick" not in metrics["supervised"]
+    errors = json.loads((root / "data/error_analysis/summary.json").read_text())
+    assert errors["pairs"] == 1500 and errors["sets"] == ["sts12.MSRvid", "sts14.images"]
+    assert sum(c["pairs"] for c in errors["categories"].values()) == 1500
     gates = json.loads((root / "data/gates/analysis/summary.json").read_text())
     assert gates["model"]["row"] == "gran-simpwiki" and gates["tokens"] > 1000 and gates["sentences"] == 200
     stanza = json.loads((root / "data/stanza/scores.json").read_text())
@@ -200,6 +217,13 @@ def test_dvc_metrics_and_plots_show(dvc_run):
     page = (root / "plots" / "index.html").read_text()
     assert "file://" in out or "index.html" in out
     assert "data/models/lstm-simpwiki/seed1/history.csv" in page and "selection_pearson" in page
+
+
+def test_changed_supervised_setting_reruns_supervised_training_only(snakemake_run):
+    root, env, _ = snakemake_run
+    out = dry_run_with(root, env, "supervised", "split", {"train": 0.5, "validation": 0.1, "seed": 1})
+    assert "rule prepare_supervised" in out and "rule train_supervised" in out and "rule train_universal" in out
+    assert "rule report" in out and "rule train:" not in out and "rule vocab" not in out
 
 
 def test_changed_gate_setting_reuses_the_cached_parses(snakemake_run):

@@ -226,6 +226,49 @@ def cmd_gates(args) -> None:
     print(f"gate norms of {summary['model']['run']} over {summary['tokens']} words -> {args.out_dir}")
 
 
+def cmd_prepare_supervised(args) -> None:
+    from .atomic import write_json
+    from .corpus import write_table
+    from .supervised_data import SUPERVISED_SCHEMA, TASKS, build_task_table, task_stats
+
+    config = _load(args)
+    out = Path(args.out_dir)
+    stats = {}
+    for task in TASKS:
+        frame = build_task_table(config, task, args.raw)
+        write_table(frame, SUPERVISED_SCHEMA, out / f"{task}.parquet")
+        stats[task] = task_stats(task, frame)
+        print(f"{task}: " + ", ".join(f"{n} {s}" for s, n in stats[task]["splits"].items()) + " pairs")
+    write_json(out / "stats.json", stats)
+
+
+def cmd_train_supervised(args) -> None:
+    from .supervised import init_model_path, train_supervised
+
+    config = _load(args)
+    settings = cfg.supervised_experiment(config, args.experiment, args.task, args.seed)
+    init = None
+    if settings.get("init"):
+        if not args.data_dir:
+            raise PipelineError(f"{args.experiment} starts from transfer row {settings['init']!r}: pass --data-dir")
+        init = init_model_path(config, Path(args.data_dir), settings["init"], args.seed)
+        print(f"initialised from {init}")
+    info = train_supervised(settings, table_path=Path(args.supervised_dir) / f"{args.task}.parquet",
+                            vocab_dir=args.vocab_dir, out_dir=args.out_dir, checkpoint_dir=args.checkpoints,
+                            init_path=init, device=args.device or config["device"], threads=args.threads,
+                            progress=not args.no_progress, eval_batch_size=config["evaluation"]["batch_size"])
+    print(f"selected epoch {info['selected_epoch']}: validation r {info['validation_pearson']:.2f}, "
+          f"test r {info['test_pearson']:.2f}")
+
+
+def cmd_error_analysis(args) -> None:
+    from .error_analysis import analyse
+
+    config = _load(args)
+    summary = analyse(config, Path(args.data_dir), Path(args.out_dir), device=config["device"])
+    print(f"{summary['pairs']} STS pairs from {summary['datasets']} sets -> {args.out_dir}")
+
+
 def cmd_dvc_yaml(args) -> None:
     from .atomic import write_text
     from .stages import dvc_yaml
@@ -327,6 +370,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parses", default="data/gates/parses.parquet")
     p.add_argument("--out-dir", default="data/gates/analysis")
     p.set_defaults(func=cmd_gates)
+
+    p = sub.add_parser("prepare-supervised", help="STS 40/10/50 split and SICK train/trial/test tables (Sec. 4.3)")
+    p.add_argument("--raw", default="data/raw")
+    p.add_argument("--out-dir", default="data/supervised")
+    p.set_defaults(func=cmd_prepare_supervised)
+
+    p = sub.add_parser("train-supervised", help="train one supervised STS/SICK job (Tai et al. head, KL loss)")
+    p.add_argument("--experiment", required=True, help="a supervised run")
+    p.add_argument("--task", required=True, choices=["sts", "sick"])
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--supervised-dir", default="data/supervised")
+    p.add_argument("--vocab-dir", default="data/vocab")
+    p.add_argument("--data-dir", help="the pipeline's data folder: universal runs take their transfer model there")
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--checkpoints", required=True)
+    p.add_argument("--device", help="cpu | cuda | auto (default: params device)")
+    p.add_argument("--threads", type=int)
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_train_supervised)
+
+    p = sub.add_parser("error-analysis", help="avg vs LSTMavg errors on the STS 2012-2015 pairs (Table 7)")
+    p.add_argument("--data-dir", default="data")
+    p.add_argument("--out-dir", default="data/error_analysis")
+    p.set_defaults(func=cmd_error_analysis)
 
     p = sub.add_parser("dvc-yaml", help="dvc.yaml, generated from the stage graph in stages.py")
     p.add_argument("--write", help="write it to this path (dvc.yaml) instead of stdout")

@@ -16,6 +16,7 @@ import yaml
 
 from . import datasets
 from .errors import PipelineError
+from .supervised_data import raw_files as supervised_raw_files
 
 MIRROR_ENV = "PARAPHRASTIC_MIRROR"
 DEFAULT_SCHEMA = Path("workflow/schemas/params.schema.yaml")
@@ -78,6 +79,7 @@ def required_raw_files(config: dict) -> list[str]:
     files.append(prof["embeddings"])
     files += [prof["treebank"]["train"], prof["treebank"]["dev"]]
     files += [f for s in eval_sets(config) for f in s.files]
+    files += supervised_raw_files(config)
     return list(dict.fromkeys(files))
 
 
@@ -147,4 +149,47 @@ def experiment(config: dict, name: str, all_runs: dict[str, dict] | None = None,
     settings.pop("seeds", None)
     settings["name"] = name
     settings["seed"] = int(seed)
+    return settings
+
+
+def supervised_runs(config: dict) -> dict[str, dict]:
+    """Every supervised run (Sec. 4.3): each point of each supervised grid row."""
+    from .grids import expand_supervised
+
+    return expand_supervised(config)[0]
+
+
+def supervised_job_key(task: str, run: str, seed: int) -> str:
+    return f"{task}.{run}.seed{seed}"
+
+
+def supervised_jobs(config: dict, all_runs: dict[str, dict] | None = None) -> dict[str, dict]:
+    """Every supervised job: each run on each of its tasks, once per seed. ``init`` is the transfer
+    row a universal run starts from (empty otherwise)."""
+    all_runs = supervised_runs(config) if all_runs is None else all_runs
+    tasks = config["supervised"]["tasks"]
+    table = {}
+    for name, settings in all_runs.items():
+        extra = sorted(set(settings.get("tasks", tasks)) - set(tasks))
+        if extra:
+            raise PipelineError(f"supervised run {name!r}: tasks {extra} are not in supervised.tasks {tasks}")
+        for task in settings.get("tasks", tasks):
+            for seed in seeds_of(config, settings):
+                table[supervised_job_key(task, name, seed)] = {"task": task, "run": name, "seed": seed,
+                                                                "init": settings.get("init", "")}
+    return table
+
+
+def supervised_experiment(config: dict, name: str, task: str, seed: int,
+                          all_runs: dict[str, dict] | None = None) -> dict:
+    """The settings of one supervised job: ``supervised.train`` overlaid with the run's own keys."""
+    all_runs = supervised_runs(config) if all_runs is None else all_runs
+    if name not in all_runs:
+        raise PipelineError(f"no supervised run {name!r} in params ({len(all_runs)} known)")
+    job = supervised_jobs(config, {name: all_runs[name]}).get(supervised_job_key(task, name, seed))
+    if job is None:
+        raise PipelineError(f"supervised run {name!r} has no job for task {task!r} and seed {seed}")
+    settings = copy.deepcopy(config["supervised"]["train"])
+    settings.update({k: copy.deepcopy(v) for k, v in all_runs[name].items() if k not in ("seeds", "tasks")})
+    settings.update(name=name, task=task, seed=int(seed))
     return settings

@@ -42,15 +42,18 @@ def correlations(predicted: np.ndarray, gold: np.ndarray) -> dict:
     }
 
 
-def cosine_scores(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> np.ndarray:
-    """cos(g(s1), g(s2)) for every row; each distinct sentence is encoded once."""
+def pair_embeddings(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> tuple[torch.Tensor, torch.Tensor]:
+    """(g(s1), g(s2)) for every row; each distinct sentence is encoded once."""
     keys = {}
     for tokens in list(frame["tokens1"]) + list(frame["tokens2"]):
         keys.setdefault(tuple(tokens), len(keys))
     embedded = encode(model, vocab, [list(k) for k in keys], **kw)
-    left = embedded[[keys[tuple(t)] for t in frame["tokens1"]]]
-    right = embedded[[keys[tuple(t)] for t in frame["tokens2"]]]
-    return F.cosine_similarity(left, right).numpy()
+    return embedded[[keys[tuple(t)] for t in frame["tokens1"]]], embedded[[keys[tuple(t)] for t in frame["tokens2"]]]
+
+
+def cosine_scores(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> np.ndarray:
+    """cos(g(s1), g(s2)) for every row."""
+    return F.cosine_similarity(*pair_embeddings(model, vocab, frame, **kw)).numpy()
 
 
 def score_sets(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> dict[str, dict]:

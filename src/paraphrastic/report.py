@@ -368,8 +368,8 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     keep = (config.get("grid_thinning") or {}).get(profile_name) or {}
 
     doc = Document()
-    doc.heading("Paraphrastic sentence embeddings: transfer results", 1)
-    doc.para(f"Wieting & Gimpel (ACL 2017), Sections 3-4.2, reproduced with data profile `{profile_name}`: "
+    doc.heading("Paraphrastic sentence embeddings: transfer, supervised and analysis results", 1)
+    doc.para(f"Wieting & Gimpel (ACL 2017), Sections 3-5, reproduced with data profile `{profile_name}`: "
              f"{len(sel.runs)} training runs ({len(sel.histories)} jobs, one per run and seed) in "
              f"{len(sel.rows)} table rows. All numbers are Pearson's r × 100 "
              "(Spearman where stated), computed by this run; the paper's numbers are read from "
@@ -516,6 +516,11 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
 
     gate_section(doc, config, data_dir, out_dir)
 
+    from .supervised_report import error_section, supervised_section
+
+    supervised_metrics = supervised_section(doc, config, data_dir)
+    error_section(doc, config, data_dir)
+
     doc.heading("Findings from this run")
     doc.bullets(findings(config, sel, baseline))
 
@@ -529,5 +534,6 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
             metrics[row].update(test_sd=sel.sd(row, "test"), oracle_sd=sel.sd(row, "oracle"),
                                 seeds=len(sel.scores(row)))
     metrics["baseline"] = {"test": baseline, "oracle": baseline}
+    metrics["supervised"] = supervised_metrics
     write_json(out_dir / "metrics.json", metrics)
     return out_dir / "report.md"

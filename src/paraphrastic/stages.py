@@ -8,7 +8,8 @@ here; dvc.yaml is generated from here by ``python -m paraphrastic dvc-yaml --wri
 
 Placeholders in commands and paths: ``{experiment}`` and ``{seed}`` are the wildcards of a
 per-job stage (a run and one of its seeds; DVC's ``${item.run}``/``${item.seed}``),
-``{train_set}`` is the job's training set and ``{threads}`` the torch threads of a job.
+``{train_set}`` is the job's training set and ``{threads}`` the torch threads of a job. A supervised
+job is a run (``{sup_run}``, DVC's ``${item.run}``), a task (``{task}``) and a seed.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ _READ = ("readers.py", "tokenize.py", "corpus.py")
 _SCORE = ("evaluate.py", "models.py", "batching.py", "vocab.py", "corpus.py", "datasets.py")
 _VOCAB = ("data/vocab/vocab.txt", "data/vocab/embeddings.npy")
 JOB_DIR = "{experiment}/seed{seed}"  # one training job: a run and one of its seeds
+SUP_DIR = "{task}/{sup_run}/seed{seed}"  # one supervised job: a task, a run and one of its seeds
+_SUPERVISED_CODE = ("supervised.py", "supervised_data.py", "epochs.py", "train.py", "objective.py", *_SCORE)
 
 
 @dataclass(frozen=True)
@@ -43,14 +46,34 @@ class Stage:
     # Outputs that must survive a failed or killed job (checkpoints): a Snakemake param, not an output
     # (Snakemake deletes a failed job's outputs), and a persistent uncached DVC output.
     persistent: tuple[str, ...] = ()
-    run_settings: bool = False  # also depends on the run's own settings (workflow/runs.yaml)
+    run_settings: str | None = None  # also depends on the run's own settings: this table of workflow/runs.yaml
     threads: str = "threads"  # the params.yaml key giving the stage's threads (its `{threads}`)
+
+
+# What choosing a transfer row's model reads (report.Selection): its runs, their seeds and settings.
+_SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "seeds", "seed", "train")
+
+
+def _supervised_stage(name: str, folder: str, foreach: str, *, universal: bool = False) -> Stage:
+    job = f"data/supervised/{folder}/{SUP_DIR}"
+    checkpoints = f"data/supervised/checkpoints/{folder}/{SUP_DIR}"
+    command = (f"train-supervised --experiment {{sup_run}} --task {{task}} --seed {{seed}} --out-dir {job} "
+               f"--checkpoints {checkpoints} --threads {{threads}}" + (" --data-dir data" if universal else ""))
+    deps = ("data/supervised/{task}.parquet", *_VOCAB, *(("data/models",) if universal else ()))
+    return Stage(name, command, deps=deps,
+                 outs={"model": Output(f"{job}/model.pt"),
+                       "history": Output(f"{job}/history.csv", "plot", {"x": "epoch", "y": "validation_pearson"}),
+                       "history_json": Output(f"{job}/history.json"), "info": Output(f"{job}/train.json")},
+                 params=("supervised.train", "seed", "device", "evaluation.batch_size",
+                         *(_SELECTION_PARAMS if universal else ())),
+                 code=_SUPERVISED_CODE, foreach=foreach, persistent=(checkpoints,), run_settings="supervised_runs")
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("fetch", "fetch --manifest workflow/sources.yaml --out data/raw",
           deps=("workflow/sources.yaml",), outs={"raw": Output("data/raw")},
-          params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra"),
+          params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra",
+                  "supervised.sts_sets"),
           code=("fetch.py",)),
     Stage("prepare_eval",
           "prepare-eval --raw data/raw --out data/corpus/eval.parquet --stats data/corpus/eval_stats.json",
@@ -81,13 +104,13 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                                   {"x": "epoch", "y": "selection_pearson"}),
                 "history_json": Output(f"data/models/{JOB_DIR}/history.json"),
                 "info": Output(f"data/models/{JOB_DIR}/train.json")},
-          params=("train", "seed", "device", "evaluation"), code=("train.py", "objective.py", *_SCORE),
-          foreach="jobs", persistent=(f"data/checkpoints/{JOB_DIR}",), run_settings=True),
+          params=("train", "seed", "device", "evaluation"), code=("train.py", "epochs.py", "objective.py", *_SCORE),
+          foreach="jobs", persistent=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs"),
     Stage("evaluate", f"evaluate --model data/models/{JOB_DIR}/model.pt --eval data/corpus/eval.parquet "
                       f"--out data/results/{JOB_DIR}.json --threads {{threads}}",
           deps=(f"data/models/{JOB_DIR}/model.pt", "data/corpus/eval.parquet"),
           outs={"results": Output(f"data/results/{JOB_DIR}.json", "metric")},
-          params=("evaluation",), code=("train.py", *_SCORE), foreach="experiment_jobs"),
+          params=("evaluation",), code=("train.py", "epochs.py", *_SCORE), foreach="experiment_jobs"),
     Stage("baseline", "evaluate --baseline --vocab-dir data/vocab --eval data/corpus/eval.parquet "
                       "--out data/results/baseline.json --threads {threads}",
           deps=(*_VOCAB, "data/corpus/eval.parquet"),
@@ -122,19 +145,39 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "summary": Output("data/gates/analysis/summary.json", "metric")},
           params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size", "grids",
                   "grid_thinning", "experiments", "seeds", "seed", "train", "paper_tables", "device"),
-          code=("gates.py", "report.py", "grids.py", "train.py", "models.py", "batching.py", "vocab.py",
+          code=("gates.py", "report.py", "grids.py", "train.py", "epochs.py", "models.py", "batching.py", "vocab.py",
                 "tokenize.py")),
+    # Supervised similarity (Sec. 4.3, Tables 5-8): STS split 40/10/50 and SICK; one job per task, run and seed.
+    Stage("prepare_supervised", "prepare-supervised --raw data/raw --out-dir data/supervised",
+          deps=("data/raw",),
+          outs={"sts": Output("data/supervised/sts.parquet"), "sick": Output("data/supervised/sick.parquet"),
+                "stats": Output("data/supervised/stats.json")},
+          params=("supervised.sts_sets", "supervised.split", "supervised.max_pairs"),
+          code=(*_READ, "datasets.py", "supervised_data.py")),
+    _supervised_stage("train_supervised", "models", "supervised_jobs"),
+    # Universal (Table 8): starts from the STS-2016-selected transfer model of the run's `init` row.
+    _supervised_stage("train_universal", "universal", "universal_jobs", universal=True),
+    # Error analysis (Sec. 5.1, Table 7): avg and LSTMavg cosines against gold on the STS 2012-2015 sets.
+    Stage("error_analysis", "error-analysis --data-dir data --out-dir data/error_analysis",
+          deps=("data/corpus/eval.parquet", "data/models"),
+          outs={"pairs": Output("data/error_analysis/pairs.parquet"),
+                "examples": Output("data/error_analysis/examples.csv"),
+                "summary": Output("data/error_analysis/summary.json", "metric")},
+          params=("error_analysis", *_SELECTION_PARAMS, "device"),
+          code=("error_analysis.py", "report.py", "grids.py", "train.py", "epochs.py", *_SCORE)),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
           deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",
                 "data/vocab/coverage.json", "data/gates/analysis", "data/gates/sentences.json",
-                "data/stanza/scores.json"),
+                "data/stanza/scores.json", "data/supervised/stats.json", "data/supervised/models",
+                "data/supervised/universal", "data/error_analysis"),
           outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
                 "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
                 "gate_plot": Output("data/report/gate_norms_by_pos.png"),
                 "metrics": Output("data/report/metrics.json", "metric")},
-          params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds"),
-          code=("report.py", "grids.py", "datasets.py")),
+          params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds",
+                  "supervised", "error_analysis"),
+          code=("report.py", "supervised_report.py", "grids.py", "datasets.py")),
 )}
 
 PACKAGE = "src/paraphrastic"
@@ -161,8 +204,8 @@ def param_value(config: dict, key: str):
 
 # ---- dvc.yaml -------------------------------------------------------------------------------------
 
-_DVC_PLACEHOLDERS = {"experiment": "${item.run}", "seed": "${item.seed}", "train_set": "${item.train_set}",
-                     "threads": "${threads}"}
+_DVC_PLACEHOLDERS = {"experiment": "${item.run}", "sup_run": "${item.run}", "task": "${item.task}",
+                     "seed": "${item.seed}", "train_set": "${item.train_set}", "threads": "${threads}"}
 
 
 def _dvc(text: str, threads: str = "threads") -> str:
@@ -175,7 +218,7 @@ def dvc_stage(stage: Stage) -> dict:
                   "deps": [_dvc(d) for d in stage.deps] + code_paths(stage.name)}
     params: list = []
     if stage.run_settings:
-        params.append({"workflow/runs.yaml": ["runs.${item.run}"]})
+        params.append({"workflow/runs.yaml": [f"{stage.run_settings}.${{item.run}}"]})
     params += list(stage.params)
     body["params"] = params
     outs: list = [_dvc(o.path) for o in stage.outs.values() if o.kind == "out"]

@@ -31,7 +31,8 @@ def _job_train_set(dep):
 # fetch's record of every file it fetched (name, origin, sha256); data/stanza/resources: the record
 # of which models they are and their dev scores. data/models: the rule lists the files it reads.
 STAND_INS = {"data/raw": "data/raw/FETCHED.json", "data/stanza/resources": "data/stanza/scores.json"}
-LISTED_BY_RULE = {"data/models", "data/results", "data/gates/analysis"}
+LISTED_BY_RULE = {"data/models", "data/results", "data/gates/analysis", "data/supervised/models",
+                  "data/supervised/universal", "data/error_analysis"}
 
 
 def stage_inputs(name):
@@ -52,19 +53,25 @@ def stage_params(name):
         "settings": json.dumps({k: param_value(config, k) for k in stage.params}, sort_keys=True),
         "code_digest": code_digest(name, workflow.basedir),
     }
-    if stage.run_settings:
+    if stage.run_settings == "runs":
         params["run"] = lambda w: json.dumps(
             pconfig.experiment(config, w.experiment, RUN_TABLE, int(w.seed)), sort_keys=True
+        )
+    elif stage.run_settings == "supervised_runs":
+        params["run"] = lambda w: json.dumps(
+            pconfig.supervised_experiment(config, w.sup_run, w.task, int(w.seed), SUP_RUNS), sort_keys=True
         )
     return params
 
 
 def stage_shell(name):
     command = STAGES[name].command
-    command = command.replace("{experiment}", "{wildcards.experiment}").replace("{seed}", "{wildcards.seed}")
+    for wildcard in ("experiment", "sup_run", "task", "seed"):
+        command = command.replace(f"{{{wildcard}}}", f"{{wildcards.{wildcard}}}")
     return f"{CLI} {command}"
 
 
 def job_outputs(path, jobs):
-    """A per-job path for each (run, seed) job."""
-    return [path.format(experiment=j["run"], seed=j["seed"]) for j in jobs.values()]
+    """A per-job path for each (run, seed) or supervised (task, run, seed) job."""
+    return [path.format(experiment=j["run"], sup_run=j["run"], task=j.get("task"), seed=j["seed"])
+            for j in jobs.values()]

@@ -1,5 +1,6 @@
 # Evaluate phase: cosine similarity on the 22 transfer sets and STS 2016, for every seed of every
-# explicit experiment and for the untrained baseline (averaged initial word vectors).
+# explicit experiment and for the untrained baseline (averaged initial word vectors); and the error
+# analysis of Sec. 5.1 (Table 7), avg against LSTMavg on the STS 2012-2015 pairs.
 
 
 rule evaluate:
@@ -26,3 +27,19 @@ rule baseline:
     threads: config["threads"]
     shell:
         stage_shell("baseline")
+
+
+rule error_analysis:
+    input:
+        *stage_inputs("error_analysis"),
+        # the two rows' jobs: their histories choose the runs, their model.pt files score the pairs
+        histories=job_outputs(STAGES["train"].outs["history_json"].path, ERROR_JOBS),
+        infos=job_outputs(STAGES["train"].outs["info"].path, ERROR_JOBS),
+        models=job_outputs(STAGES["train"].outs["model"].path, ERROR_JOBS),
+        code=code_paths("error_analysis"),
+    output:
+        **stage_outputs("error_analysis"),
+    params:
+        **stage_params("error_analysis"),
+    shell:
+        stage_shell("error_analysis")

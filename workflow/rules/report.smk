@@ -10,6 +10,15 @@ rule report:
         histories=job_outputs(STAGES["train"].outs["history_json"].path, JOBS),
         stats=[d for d in STAGES["report"].deps if d.endswith(".json")],
         gates=list(stage_outputs("gates").values()),
+        supervised=[
+            path
+            for stage, universal in (("train_supervised", False), ("train_universal", True))
+            for key in ("history_json", "info")
+            for path in job_outputs(
+                STAGES[stage].outs[key].path, {k: j for k, j in SUP_JOBS.items() if bool(j["init"]) == universal}
+            )
+        ],
+        errors=list(stage_outputs("error_analysis").values()),
         code=code_paths("report"),
     output:
         **stage_outputs("report"),
