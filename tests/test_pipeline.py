@@ -104,8 +104,8 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert sup["sts"]["sets"] == ["sts12.MSRvid", "sts14.images"] and sup["sick"]["paper"]["test"] == 4927
     assert sup["sts"]["splits"] == {"train": 120, "validation": 120, "test": 120}  # capped by max_pairs
     assert sup["sick"]["splits"] == {"train": 120, "validation": 120, "test": 120}
-    universal = json.loads((root / "data/supervised/universal/sick/s-gran-universal__8759c33f/seed1/train.json")
-                           .read_text())
+    universal = json.loads((root / "data/supervised/models/universal/sick/s-gran-universal__8759c33f/seed1/"
+                                    "train.json").read_text())
     assert universal["init"] == "data/models/gran-simpwiki/seed1/model.pt"
     assert universal["settings"]["lambda_w"] == 1e-3 and -100 < universal["test_pearson"] <= 100
     assert not (root / "data/supervised/models/sick/s-lstmavg__8e73523f").exists()  # that row trains on STS only
@@ -224,6 +224,10 @@ def test_changed_supervised_setting_reruns_supervised_training_only(snakemake_ru
     out = dry_run_with(root, env, "supervised", "split", {"train": 0.5, "validation": 0.1, "seed": 1})
     assert "rule prepare_supervised" in out and "rule train_supervised" in out and "rule train_universal" in out
     assert "rule report" in out and "rule train:" not in out and "rule vocab" not in out
+    for rule in ("fetch", "evaluate", "gates", "error_analysis", "stanza_models"):
+        assert f"rule {rule}:" not in out, rule
+    out = dry_run_with(root, env, "supervised", "sts_sets", ["sts12.MSRvid"])  # fetches nothing new
+    assert "rule prepare_supervised" in out and "rule fetch:" not in out and "rule stanza_models:" not in out
 
 
 def test_changed_gate_setting_reuses_the_cached_parses(snakemake_run):

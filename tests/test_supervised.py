@@ -86,16 +86,21 @@ def test_gradcheck_through_head_and_loss():
         p), [w.detach().clone().requires_grad_() for w in params])
 
 
-def test_head_uses_product_and_absolute_difference_and_predicts_in_range():
-    torch.manual_seed(0)
-    head = SimilarityHead(4, 3, 1, 5)
-    a, b = torch.randn(6, 4), torch.randn(6, 4)
-    assert torch.allclose(head(a, b), head(b, a))  # symmetric: h× and h+ are
-    hidden = torch.sigmoid(head.product(a * b) + head.difference((a - b).abs()))
-    assert torch.allclose(head(a, b), F.log_softmax(head.output(hidden), dim=1))
-    y = head.score(head(a, b))
-    assert torch.allclose(y, head(a, b).exp() @ torch.arange(1.0, 6.0))
-    assert ((y >= 1) & (y <= 5)).all()
+def test_head_on_a_hand_worked_example():
+    head = SimilarityHead(2, 1, 1, 3)  # 2-d sentences, one hidden unit, classes 1..3
+    with torch.no_grad():
+        head.product.weight.copy_(torch.tensor([[1.0, 0.0]]))  # reads h×[0]
+        head.difference.weight.copy_(torch.tensor([[0.0, -2.0]]))  # reads h+[1]
+        head.difference.bias.fill_(0.5)
+        head.output.weight.copy_(torch.tensor([[0.0], [1.0], [2.0]]))
+        head.output.bias.zero_()
+    left, right = torch.tensor([[2.0, 1.0]]), torch.tensor([[0.5, 3.0]])
+    # h× = (1, 3), h+ = (1.5, 2): h_s = σ(1·1 − 2·2 + 0.5) = σ(−2.5); logits (0, h_s, 2 h_s)
+    h = 1 / (1 + np.exp(2.5))
+    p = np.exp([0, h, 2 * h]) / np.exp([0, h, 2 * h]).sum()
+    assert np.allclose(head(left, right).exp().detach().numpy()[0], p, atol=1e-6)
+    assert head.score(head(left, right)).item() == pytest.approx(float(p @ [1, 2, 3]), abs=1e-6)
+    assert torch.allclose(head(left, right), head(right, left))  # h× and h+ are symmetric
 
 
 # ---- the STS split ----------------------------------------------------------------------------------
@@ -194,7 +199,8 @@ def transfer_model(workspace, model="gran"):
 
 def test_universal_encoder_starts_at_and_is_pulled_back_to_the_transfer_model(workspace):
     transfer, path = transfer_model(workspace)
-    encoder, options = universal_encoder(path, supervised_settings(name="u", model="gran", dropout=0.2))
+    vocab = Vocabulary.load(workspace["vocab_dir"] / "vocab.txt")
+    encoder, options = universal_encoder(path, supervised_settings(name="u", model="gran", dropout=0.2), vocab)
     assert options["dropout"] == 0.2  # the supervised run's own regulariser, not the transfer run's 0.4
     assert torch.equal(encoder.embedding.weight, transfer.embedding.weight)
     assert torch.equal(encoder.initial_embeddings, transfer.embedding.weight)  # anchored at the transfer vectors
@@ -206,7 +212,9 @@ def test_universal_encoder_starts_at_and_is_pulled_back_to_the_transfer_model(wo
     expected = 1e-2 * 0.25 * dims * dims + 1e-3 * dims
     assert regularization(encoder, 1e-2, 1e-3).item() == pytest.approx(expected, rel=1e-5)
     with pytest.raises(PipelineError, match="cannot start from"):
-        universal_encoder(path, supervised_settings(name="u", model="lstmavg"))
+        universal_encoder(path, supervised_settings(name="u", model="lstmavg"), vocab)
+    with pytest.raises(PipelineError, match="another vocabulary"):
+        universal_encoder(path, supervised_settings(name="u", model="gran"), Vocabulary(vocab.words[:-1]))
 
 
 def test_universal_training_runs_and_reloads(workspace, supervised_table):
@@ -222,3 +230,17 @@ def test_universal_training_runs_and_reloads(workspace, supervised_table):
     assert r == pytest.approx(info["test_pearson"], abs=1e-4)
     with pytest.raises(PipelineError, match="--init"):
         run_supervised(workspace, supervised_table, "uni2", model="gran", init="t3-gran")
+
+
+def test_universal_regularisation_keeps_the_encoder_near_the_transfer_model(workspace, supervised_table):
+    transfer, path = transfer_model(workspace)
+
+    def drift(name, lam):
+        run_supervised(workspace, supervised_table, name, model="gran", init="t3-gran", init_path=path,
+                       lambda_w=lam, lambda_c=lam, epochs=2, learning_rate=0.05)
+        model, _, _ = load_scorer(workspace["root"] / name / "out/model.pt")
+        moved = model.encoder.state_dict()
+        return sum((moved[k] - v).pow(2).sum().item() for k, v in transfer.state_dict().items()
+                   if k == "embedding.weight" or not k.startswith("initial"))
+
+    assert drift("pulled", 1.0) < 0.5 * drift("free", 0.0)

@@ -79,7 +79,7 @@ def required_raw_files(config: dict) -> list[str]:
     files.append(prof["embeddings"])
     files += [prof["treebank"]["train"], prof["treebank"]["dev"]]
     files += [f for s in eval_sets(config) for f in s.files]
-    files += supervised_raw_files(config)
+    files += supervised_raw_files()
     return list(dict.fromkeys(files))
 
 

@@ -54,9 +54,10 @@ class Stage:
 _SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "seeds", "seed", "train")
 
 
-def _supervised_stage(name: str, folder: str, foreach: str, *, universal: bool = False) -> Stage:
-    job = f"data/supervised/{folder}/{SUP_DIR}"
-    checkpoints = f"data/supervised/checkpoints/{folder}/{SUP_DIR}"
+def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> Stage:
+    # Universal jobs sit in their own subfolder of the same models folder, which the report depends on.
+    job = f"data/supervised/models/{'universal/' if universal else ''}{SUP_DIR}"
+    checkpoints = f"data/supervised/checkpoints/{'universal/' if universal else ''}{SUP_DIR}"
     command = (f"train-supervised --experiment {{sup_run}} --task {{task}} --seed {{seed}} --out-dir {job} "
                f"--checkpoints {checkpoints} --threads {{threads}}" + (" --data-dir data" if universal else ""))
     deps = ("data/supervised/{task}.parquet", *_VOCAB, *(("data/models",) if universal else ()))
@@ -64,16 +65,17 @@ def _supervised_stage(name: str, folder: str, foreach: str, *, universal: bool =
                  outs={"model": Output(f"{job}/model.pt"),
                        "history": Output(f"{job}/history.csv", "plot", {"x": "epoch", "y": "validation_pearson"}),
                        "history_json": Output(f"{job}/history.json"), "info": Output(f"{job}/train.json")},
-                 params=("supervised.train", "seed", "device", "evaluation.batch_size",
-                         *(_SELECTION_PARAMS if universal else ())),
-                 code=_SUPERVISED_CODE, foreach=foreach, persistent=(checkpoints,), run_settings="supervised_runs")
+                 params=tuple(dict.fromkeys(("supervised.train", "seed", "device", "evaluation.batch_size",
+                                             *(_SELECTION_PARAMS if universal else ())))),
+                 # universal jobs choose their starting model with the report's selection
+                 code=(*_SUPERVISED_CODE, *(("report.py", "grids.py") if universal else ())), foreach=foreach,
+                 persistent=(checkpoints,), run_settings="supervised_runs")
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("fetch", "fetch --manifest workflow/sources.yaml --out data/raw",
           deps=("workflow/sources.yaml",), outs={"raw": Output("data/raw")},
-          params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra",
-                  "supervised.sts_sets"),
+          params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra"),
           code=("fetch.py",)),
     Stage("prepare_eval",
           "prepare-eval --raw data/raw --out data/corpus/eval.parquet --stats data/corpus/eval_stats.json",
@@ -154,9 +156,9 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "stats": Output("data/supervised/stats.json")},
           params=("supervised.sts_sets", "supervised.split", "supervised.max_pairs"),
           code=(*_READ, "datasets.py", "supervised_data.py")),
-    _supervised_stage("train_supervised", "models", "supervised_jobs"),
+    _supervised_stage("train_supervised", "supervised_jobs"),
     # Universal (Table 8): starts from the STS-2016-selected transfer model of the run's `init` row.
-    _supervised_stage("train_universal", "universal", "universal_jobs", universal=True),
+    _supervised_stage("train_universal", "universal_jobs", universal=True),
     # Error analysis (Sec. 5.1, Table 7): avg and LSTMavg cosines against gold on the STS 2012-2015 sets.
     Stage("error_analysis", "error-analysis --data-dir data --out-dir data/error_analysis",
           deps=("data/corpus/eval.parquet", "data/models"),
@@ -170,14 +172,14 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",
                 "data/vocab/coverage.json", "data/gates/analysis", "data/gates/sentences.json",
                 "data/stanza/scores.json", "data/supervised/stats.json", "data/supervised/models",
-                "data/supervised/universal", "data/error_analysis"),
+                "data/error_analysis"),
           outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
                 "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
                 "gate_plot": Output("data/report/gate_norms_by_pos.png"),
                 "metrics": Output("data/report/metrics.json", "metric")},
           params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds",
                   "supervised", "error_analysis"),
-          code=("report.py", "supervised_report.py", "grids.py", "datasets.py")),
+          code=("report.py", "supervised_report.py", "supervised_data.py", "grids.py", "datasets.py")),
 )}
 
 PACKAGE = "src/paraphrastic"

@@ -126,13 +126,16 @@ def split_scores(predicted: np.ndarray, gold: np.ndarray) -> dict:
             "mse": float(np.mean((predicted - gold) ** 2))}
 
 
-def universal_encoder(init_path: Path, settings: dict) -> tuple[SentenceEncoder, dict]:
+def universal_encoder(init_path: Path, settings: dict, vocab: Vocabulary) -> tuple[SentenceEncoder, dict]:
     """The transfer-trained encoder of ``init_path``, with this run's input regularisers, anchored at
     its own parameters: λ_w pulls the word embeddings and λ_c the compositional parameters back to them."""
-    encoder, _, payload = load_model(init_path)
+    encoder, transfer_vocab, payload = load_model(init_path)
     if payload["model"] != settings["model"]:
         raise PipelineError(f"{settings['name']}: model {settings['model']!r} cannot start from {init_path}, "
                             f"a {payload['model']!r}")
+    if transfer_vocab.words != vocab.words:  # word ids would silently point at other words' vectors
+        raise PipelineError(f"{settings['name']}: {init_path} was trained with another vocabulary than the "
+                            "supervised data's (rebuilt data/vocab?); retrain it or rebuild the supervised jobs")
     options = dict(payload["options"])
     for key in ("dropout", "word_dropout"):  # the supervised run's own input regularisers
         options.pop(key, None)
@@ -199,7 +202,7 @@ def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoi
     if settings.get("init"):
         if init_path is None:
             raise PipelineError(f"{settings['name']}: a universal run needs the transfer model (--init)")
-        encoder, options = universal_encoder(Path(init_path), settings)
+        encoder, options = universal_encoder(Path(init_path), settings, vocab)
     else:
         options = {k: settings[k] for k in MODEL_OPTIONS if settings.get(k) is not None}
         encoder = build_model(settings["model"], embeddings, **options)

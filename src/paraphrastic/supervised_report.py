@@ -18,8 +18,9 @@ TASK_LABELS = {"sts": "STS", "sick": "SICK"}
 
 
 def supervised_dir(data_dir: Path, task: str, run: str, seed: int, universal: bool) -> Path:
-    """Where one supervised job writes model.pt, history and train.json (universal runs apart)."""
-    return Path(data_dir) / "supervised" / ("universal" if universal else "models") / task / run / f"seed{seed}"
+    """Where one supervised job writes model.pt, history and train.json (universal runs in a subfolder)."""
+    models = Path(data_dir) / "supervised" / "models"
+    return (models / "universal" if universal else models) / task / run / f"seed{seed}"
 
 
 class SupervisedSelection:
@@ -150,11 +151,11 @@ def supervised_section(doc: Document, config: dict, data_dir: Path) -> dict:
     doc.heading("Supervised model selection per row and task", 3)
     rows = []
     for (row, task), (run, epochs) in sel.chosen.items():
-        first = epochs[min(epochs)]
         rows.append({"row": row, "task": TASK_LABELS[task], "runs": len(sel.rows[row]), "selected run": run,
                      "epoch": ",".join(str(e["epoch"]) for _, e in sorted(epochs.items())),
                      "validation r": sel.score(row, task, "validation_pearson"), "test r": sel.score(row, task),
-                     "test ρ": sel.score(row, task, "test_spearman"), "test MSE": f"{first['test_mse']:.3f}",
+                     "test ρ": sel.score(row, task, "test_spearman"),
+                     "test MSE": f"{sel.score(row, task, 'test_mse'):.3f}",
                      "job s": float(np.mean([sel.trains[(task, run, s)]["wall_seconds_this_call"] for s in epochs]))})
     doc.table(pd.DataFrame(rows))
     seconds = sum(t["wall_seconds_this_call"] for t in sel.trains.values())
