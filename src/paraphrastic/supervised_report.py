@@ -186,13 +186,10 @@ def error_section(doc: Document, config: dict, data_dir: Path) -> None:
     rows = []
     for name, c in summary["categories"].items():
         rows.append({"category": name, "pairs": c["pairs"], "share %": 100 * c["share"],
-                     "mean gap": c["mean_gap"], "mean gold": c["mean_gold"], "word overlap": c["mean_overlap"],
-                     "length ratio": c["mean_length_ratio"]})
-    frame = pd.DataFrame(rows)
-    for column in ("mean gap", "mean gold", "word overlap", "length ratio"):
-        frame[column] = [("–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.2f}")
-                         for v in frame[column]]
-    doc.table(frame)
+                     "mean gap": c["mean_gap"], "mean gold": c["mean_gold"],
+                     "word overlap %": None if c["mean_overlap"] is None else 100 * c["mean_overlap"],
+                     "length ratio %": None if c["mean_length_ratio"] is None else 100 * c["mean_length_ratio"]})
+    doc.table(pd.DataFrame(rows))  # empty categories (None) print as "–"
     accuracy = summary["accuracy"]
     doc.para("Over all pairs: " + "; ".join(f"{n} Pearson {a['pearson']:.1f}, mean |error| {a['mean_abs_error']:.2f}"
                                             for n, a in accuracy.items())
