@@ -5,3 +5,10 @@ imports Snakemake or DVC.
 """
 
 __version__ = "0.1.0"
+
+
+def load(path, device: str = "auto", batch_size: int = 256):
+    """A trained model.pt as an encoder: ``paraphrastic.load(path).encode(["a sentence", ...])``."""
+    from .encoder import load as load_encoder
+
+    return load_encoder(path, device=device, batch_size=batch_size)

@@ -269,6 +269,29 @@ def cmd_error_analysis(args) -> None:
     print(f"{summary['pairs']} STS pairs from {summary['datasets']} sets -> {args.out_dir}")
 
 
+def cmd_embed(args) -> None:
+    import numpy as np
+
+    from .atomic import atomic_path
+    from .encoder import load, read_sentences
+
+    encoder = load(args.model, device=args.device)
+    vectors = encoder.encode(read_sentences(args.input, args.column))
+    with atomic_path(args.output) as tmp:
+        with open(tmp, "wb") as handle:
+            np.save(handle, vectors)
+    print(f"{len(vectors)} sentences -> {args.output} ({vectors.shape[1]}-d, {encoder.source})", file=sys.stderr)
+
+
+def cmd_similarity(args) -> None:
+    from .encoder import load, read_sentences
+
+    encoder = load(args.model, device=args.device)
+    first, second = read_sentences(args.input, 0), read_sentences(args.input, 1)
+    for value in encoder.similarity(first, second):
+        print(f"{value:.6f}")
+
+
 def cmd_dvc_yaml(args) -> None:
     from .atomic import write_text
     from .stages import dvc_yaml
@@ -394,6 +417,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", default="data")
     p.add_argument("--out-dir", default="data/error_analysis")
     p.set_defaults(func=cmd_error_analysis)
+
+    p = sub.add_parser("embed", help="embed sentences (one per line, or a TSV column) with a trained model.pt")
+    p.add_argument("--model", required=True, help="a model.pt written by `train` or `train-supervised`")
+    p.add_argument("--input", required=True, help="text file, one sentence per line ('-' = stdin)")
+    p.add_argument("--column", type=int, help="read this 0-based column of a tab-separated file instead")
+    p.add_argument("--output", required=True, help="a .npy file: one row per sentence")
+    p.add_argument("--device", default="auto")
+    p.set_defaults(func=cmd_embed)
+
+    p = sub.add_parser("similarity", help="cosine similarity of sentence pairs (TSV: s1<TAB>s2), one per line")
+    p.add_argument("--model", required=True, help="a model.pt written by `train` or `train-supervised`")
+    p.add_argument("--input", required=True, help="tab-separated pairs ('-' = stdin)")
+    p.add_argument("--device", default="auto")
+    p.set_defaults(func=cmd_similarity)
 
     p = sub.add_parser("dvc-yaml", help="dvc.yaml, generated from the stage graph in stages.py")
     p.add_argument("--write", help="write it to this path (dvc.yaml) instead of stdout")

@@ -1,0 +1,105 @@
+"""The user-facing encoder: a trained model.pt as ``encode(list of sentences) -> numpy array``.
+
+Raw text goes through the same tokenizer the STS evaluation uses (NLTK Punkt + Treebank, lower-cased)
+and the model's own vocabulary, so ``paraphrastic.load(path).similarity(a, b)`` reproduces the
+pipeline's cosine scores. Both transfer models (``train``) and supervised ones (``train-supervised``,
+whose sentence encoder is used) load.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .epochs import resolve_device
+from .errors import PipelineError
+from .evaluate import encode
+from .tokenize import tokenize
+from .vocab import UNK, Vocabulary
+
+
+class Encoder:
+    """A sentence encoder with its vocabulary.
+
+    Defined behaviour at the edges: unknown words map to ``<unk>`` (as in training); a sentence with
+    no tokens (empty or whitespace) is embedded as a single ``<unk>``, so every row of ``encode`` is a
+    finite vector; long sentences are encoded whole (batches are sorted by length, so one long
+    sentence does not pad the others).
+    """
+
+    def __init__(self, model: torch.nn.Module, vocab: Vocabulary, *, device="cpu", batch_size: int = 256,
+                 source: str = ""):
+        self.model, self.vocab, self.device, self.batch_size, self.source = model, vocab, device, batch_size, source
+        self.model.eval()
+
+    @classmethod
+    def load(cls, path, device: str = "auto", batch_size: int = 256) -> Encoder:
+        path = Path(path)
+        if not path.is_file():
+            raise PipelineError(f"{path}: no such model file (a model.pt written by `train` or `train-supervised`)")
+        payload = torch.load(path, map_location="cpu", weights_only=False)
+        if not isinstance(payload, dict) or "state_dict" not in payload or "vocab" not in payload:
+            raise PipelineError(f"{path}: not a paraphrastic model file")
+        device = resolve_device(device)
+        if "head" in payload:  # supervised: keep the sentence encoder
+            from .supervised import load_scorer
+
+            model = load_scorer(path)[0].encoder
+        else:
+            from .train import load_model
+
+            model = load_model(path)[0]
+        return cls(model.to(device), Vocabulary(payload["vocab"]), device=device, batch_size=batch_size,
+                   source=str(path))
+
+    @property
+    def dim(self) -> int:
+        return self.model.output_dim
+
+    def tokens(self, sentence: str) -> list[str]:
+        if not isinstance(sentence, str):
+            raise TypeError(f"sentences must be str, got {type(sentence).__name__}")
+        return tokenize(sentence) or [UNK]
+
+    def encode(self, sentences: list[str]) -> np.ndarray:
+        """One row per sentence (float32, shape ``(len(sentences), dim)``)."""
+        if isinstance(sentences, str):
+            raise TypeError("encode takes a list of sentences; wrap a single sentence in a list")
+        if not sentences:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        tokenized = [self.tokens(s) for s in sentences]
+        return encode(self.model, self.vocab, tokenized, batch_size=self.batch_size, device=self.device).numpy()
+
+    def similarity(self, first: list[str], second: list[str]) -> np.ndarray:
+        """Cosine similarity of each pair (first[i], second[i])."""
+        if len(first) != len(second):
+            raise ValueError(f"similarity needs as many first as second sentences ({len(first)} vs {len(second)})")
+        a, b = self.encode(list(first)), self.encode(list(second))
+        norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+        # A zero vector (e.g. an untrained <unk>) has no direction: its similarity is 0, not NaN.
+        return np.divide((a * b).sum(axis=1), norms, out=np.zeros(len(a), dtype=np.float32), where=norms > 0)
+
+
+def load(path, device: str = "auto", batch_size: int = 256) -> Encoder:
+    """``paraphrastic.load(path)``: a trained model.pt as an :class:`Encoder`."""
+    return Encoder.load(path, device=device, batch_size=batch_size)
+
+
+def read_sentences(path, column: int | None = None) -> list[str]:
+    """One sentence per line of a text file, or the given 0-based column of a TSV file ('-' = stdin)."""
+    import sys
+
+    from .errors import MalformedLine
+
+    lines = sys.stdin.read().splitlines() if str(path) == "-" else Path(path).read_text(encoding="utf-8").splitlines()
+    if column is None:
+        return lines
+    out = []
+    for number, line in enumerate(lines, start=1):
+        fields = line.split("\t")
+        if column >= len(fields):
+            raise MalformedLine(path, number, f"has {len(fields)} tab-separated fields, no column {column}", line)
+        out.append(fields[column])
+    return out
