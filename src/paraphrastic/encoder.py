@@ -44,13 +44,13 @@ class Encoder:
             raise PipelineError(f"{path}: not a paraphrastic model file")
         device = resolve_device(device)
         if "head" in payload:  # supervised: keep the sentence encoder
-            from .supervised import load_scorer
+            from .supervised import scorer_from_payload
 
-            model = load_scorer(path)[0].encoder
+            model = scorer_from_payload(payload).encoder
         else:
-            from .train import load_model
+            from .train import model_from_payload
 
-            model = load_model(path)[0]
+            model = model_from_payload(payload)
         return cls(model.to(device), Vocabulary(payload["vocab"]), device=device, batch_size=batch_size,
                    source=str(path))
 

@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from scipy import stats
 from torch import nn
 
 from .atomic import atomic_path, write_json, write_text
@@ -27,7 +26,7 @@ from .batching import pad
 from .corpus import read_table
 from .epochs import Run, Streams, fingerprint, resolve_device, seed_everything
 from .errors import PipelineError
-from .evaluate import pair_embeddings
+from .evaluate import correlations, pair_embeddings
 from .models import MODEL_OPTIONS, SentenceEncoder, build_model
 from .objective import regularization
 from .supervised_data import SCORE_RANGE
@@ -118,12 +117,12 @@ def predict(model: PairScorer, vocab: Vocabulary, frame: pd.DataFrame, *, batch_
 
 
 def split_scores(predicted: np.ndarray, gold: np.ndarray) -> dict:
-    """Pearson and Spearman × 100 and the mean squared error of one split."""
-    if len(gold) < 2 or np.ptp(predicted) == 0:
-        return {"pearson": float("nan"), "spearman": float("nan"), "mse": float(np.mean((predicted - gold) ** 2))}
-    return {"pearson": 100 * float(stats.pearsonr(predicted, gold).statistic),
-            "spearman": 100 * float(stats.spearmanr(predicted, gold).statistic),
-            "mse": float(np.mean((predicted - gold) ** 2))}
+    """Pearson and Spearman × 100 (NaN for a constant prediction) and the mean squared error of one split."""
+    mse = float(np.mean((predicted - gold) ** 2))
+    if len(gold) < 2:
+        return {"pearson": float("nan"), "spearman": float("nan"), "mse": mse}
+    scores = correlations(predicted, gold)
+    return {"pearson": scores["pearson"], "spearman": scores["spearman"], "mse": mse}
 
 
 def universal_encoder(init_path: Path, settings: dict, vocab: Vocabulary) -> tuple[SentenceEncoder, dict]:
@@ -159,15 +158,20 @@ def save_scorer(path, model: PairScorer, model_name: str, options: dict, vocab: 
         torch.save(payload, tmp)
 
 
-def load_scorer(path, device="cpu") -> tuple[PairScorer, Vocabulary, dict]:
-    payload = torch.load(path, map_location="cpu", weights_only=False)
+def scorer_from_payload(payload: dict) -> PairScorer:
+    """The encoder and head a loaded supervised model.pt describes."""
     shape = payload["state_dict"]["encoder.embedding.weight"].shape
     encoder = build_model(payload["model"], torch.zeros(shape), **payload["options"])
     if payload["settings"].get("init"):
         encoder.remember_initial_compositional()  # a universal run's anchors are part of its state
     model = PairScorer(encoder, SimilarityHead(**payload["head"]))
     model.load_state_dict(payload["state_dict"])
-    return model.to(device), Vocabulary(payload["vocab"]), payload
+    return model
+
+
+def load_scorer(path, device="cpu") -> tuple[PairScorer, Vocabulary, dict]:
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    return scorer_from_payload(payload).to(device), Vocabulary(payload["vocab"]), payload
 
 
 def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir, init_path=None,

@@ -32,12 +32,17 @@ def save_model(path, model: SentenceEncoder, model_name: str, options: dict, voc
         torch.save(payload, tmp)
 
 
-def load_model(path, device: torch.device | str = "cpu") -> tuple[SentenceEncoder, Vocabulary, dict]:
-    payload = torch.load(path, map_location="cpu", weights_only=False)
+def model_from_payload(payload: dict) -> SentenceEncoder:
+    """The encoder a loaded model.pt describes (its architecture, options and weights)."""
     shape = payload["state_dict"]["embedding.weight"].shape
     model = build_model(payload["model"], torch.zeros(shape), **payload["options"])
     model.load_state_dict(payload["state_dict"])
-    return model.to(device), Vocabulary(payload["vocab"]), payload
+    return model
+
+
+def load_model(path, device: torch.device | str = "cpu") -> tuple[SentenceEncoder, Vocabulary, dict]:
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    return model_from_payload(payload).to(device), Vocabulary(payload["vocab"]), payload
 
 
 def scramble_pairs(first: list[list[int]], second: list[list[int]], rate: float,
