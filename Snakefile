@@ -46,6 +46,8 @@ EXPERIMENT_JOBS = {k: j for k, j in JOBS.items() if j["run"] in config["experime
 GATE_JOBS = {k: j for k, j in JOBS.items() if j["run"] in ROWS.get(config["gates"]["gran_row"], [])}
 ERROR_JOBS = {k: j for k, j in JOBS.items()
               if any(j["run"] in ROWS.get(row, []) for row in config["error_analysis"]["rows"].values())}
+TABLE4_JOBS = {k: j for k, j in JOBS.items()
+               if any(j["run"] in ROWS.get(row, []) for row in config["report"]["table4"].values())}
 SUP_RUNS, SUP_ROWS = pgrids.expand_supervised(config)  # supervised runs (Sec. 4.3) and each row's runs
 SUP_JOBS = pconfig.supervised_jobs(config, SUP_RUNS)  # each run on each task, once per seed
 

@@ -269,6 +269,17 @@ def cmd_error_analysis(args) -> None:
     print(f"{summary['pairs']} STS pairs from {summary['datasets']} sets -> {args.out_dir}")
 
 
+def cmd_compare_encoders(args) -> None:
+    from .reference_encoder import compare
+
+    result = compare(_load(args), Path(args.data_dir), Path(args.out), threads=args.threads)
+    ref = result["reference"]
+    print(f"{ref['model']}: 22-set r {ref['summary']['transfer_pearson']:.1f}, "
+          f"{ref['sentences_per_second']:.0f} sentences/s; " + "; ".join(
+              f"{label}: r {o['summary']['transfer_pearson']:.1f}, {o['sentences_per_second']:.0f} sentences/s"
+              for label, o in result["ours"].items()) + f" ({result['threads']} threads) -> {args.out}")
+
+
 def cmd_embed(args) -> None:
     import numpy as np
 
@@ -417,6 +428,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", default="data")
     p.add_argument("--out-dir", default="data/error_analysis")
     p.set_defaults(func=cmd_error_analysis)
+
+    p = sub.add_parser("compare-encoders",
+                       help="all-MiniLM-L6-v2 on the same STS sets, and encoding speed beside the Table 4 models")
+    p.add_argument("--data-dir", default="data")
+    p.add_argument("--out", default="data/results/encoders.json")
+    p.add_argument("--threads", type=int)
+    p.set_defaults(func=cmd_compare_encoders)
 
     p = sub.add_parser("embed", help="embed sentences (one per line, or a TSV column) with a trained model.pt")
     p.add_argument("--model", required=True, help="a model.pt written by `train` or `train-supervised`")

@@ -178,10 +178,10 @@ class _Contextual(SentenceEncoder):
         return self.lstm.hidden_dim
 
     def states(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        forward = self.lstm(x)
+        forward = self.lstm(x, mask)
         if not self.bidirectional:
             return forward
-        backward = reverse_padded(self.backward_lstm(reverse_padded(x, mask)), mask)
+        backward = reverse_padded(self.backward_lstm(reverse_padded(x, mask), mask), mask)
         if self.combine == "sum":
             return forward + backward
         return torch.tanh(self.combiner(torch.cat([forward, backward], dim=-1)))

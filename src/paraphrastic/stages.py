@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 _READ = ("readers.py", "tokenize.py", "corpus.py")
-_SCORE = ("evaluate.py", "models.py", "batching.py", "vocab.py", "corpus.py", "datasets.py")
+_SCORE = ("evaluate.py", "models.py", "recurrent.py", "batching.py", "vocab.py", "corpus.py", "datasets.py")
 _VOCAB = ("data/vocab/vocab.txt", "data/vocab/embeddings.npy")
 JOB_DIR = "{experiment}/seed{seed}"  # one training job: a run and one of its seeds
 SUP_DIR = "{task}/{sup_run}/seed{seed}"  # one supervised job: a task, a run and one of its seeds
@@ -147,8 +147,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "summary": Output("data/gates/analysis/summary.json", "metric")},
           params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size", "grids",
                   "grid_thinning", "experiments", "seeds", "seed", "train", "paper_tables", "device"),
-          code=("gates.py", "report.py", "grids.py", "train.py", "epochs.py", "models.py", "batching.py", "vocab.py",
-                "tokenize.py")),
+          code=("gates.py", "report.py", "grids.py", "train.py", "epochs.py", "models.py", "recurrent.py",
+                "batching.py", "vocab.py", "tokenize.py")),
     # Supervised similarity (Sec. 4.3, Tables 5-8): STS split 40/10/50 and SICK; one job per task, run and seed.
     Stage("prepare_supervised", "prepare-supervised --raw data/raw --out-dir data/supervised",
           deps=("data/raw",),
@@ -167,6 +167,12 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "summary": Output("data/error_analysis/summary.json", "metric")},
           params=("error_analysis", *_SELECTION_PARAMS, "device"),
           code=("error_analysis.py", "report.py", "grids.py", "train.py", "epochs.py", *_SCORE)),
+    # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
+    Stage("compare_encoders", "compare-encoders --data-dir data --out data/results/encoders.json --threads {threads}",
+          deps=("data/corpus/eval.parquet", "data/models"),
+          outs={"results": Output("data/results/encoders.json", "metric")},
+          params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS),
+          code=("reference_encoder.py", "report.py", "grids.py", "train.py", "epochs.py", *_SCORE)),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
           deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",

@@ -24,7 +24,7 @@ from torch import nn
 from .atomic import atomic_path, write_json, write_text
 from .batching import pad
 from .corpus import read_table
-from .epochs import Run, Streams, fingerprint, resolve_device, seed_everything
+from .epochs import Run, Streams, adam, fingerprint, resolve_device, seed_everything
 from .errors import PipelineError
 from .evaluate import correlations, pair_embeddings
 from .models import MODEL_OPTIONS, SentenceEncoder, build_model
@@ -212,7 +212,7 @@ def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoi
         encoder = build_model(settings["model"], embeddings, **options)
     model = PairScorer(encoder, SimilarityHead(encoder.output_dim, int(settings["head_dim"]), low, high))
     model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=settings["learning_rate"])
+    optimizer = adam(model.parameters(), settings["learning_rate"])
     inputs = [Path(table_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy"]
     if settings.get("init"):
         inputs.append(Path(init_path))

@@ -12,9 +12,9 @@ import torch
 
 from . import evaluate
 from .atomic import atomic_path, write_json, write_text
-from .batching import pad
+from .batching import length_bucketed, pad
 from .corpus import read_table
-from .epochs import Run, Streams, fingerprint, resolve_device, seed_everything
+from .epochs import Run, Streams, adam, fingerprint, resolve_device, seed_everything
 from .models import MODEL_OPTIONS, SentenceEncoder, build_model
 from .objective import margin_loss, regularization
 from .vocab import Vocabulary, add_tags
@@ -87,12 +87,22 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
     options = {k: settings[k] for k in MODEL_OPTIONS if settings.get(k) is not None}
     model = build_model(settings["model"], embeddings, **options)
     model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=settings["learning_rate"])
+    optimizer = adam(model.parameters(), settings["learning_rate"])
     vocab_dir = Path(vocab_dir)
     stamp = fingerprint(settings, [Path(train_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy",
                                    Path(eval_path)], selection)
+    batch_size = int(settings["batch_size"])
+    arrange = None
+    if settings.get("length_buckets"):
+        # a batch pads to its longest sentence, of either side of a pair
+        lengths = np.maximum([len(s) for s in left], [len(s) for s in right])
+
+        def arrange(order: np.ndarray, epoch: int) -> np.ndarray:
+            return length_bucketed(order, lengths, batch_size, int(settings["length_buckets"]),
+                                   np.random.default_rng([seed, epoch, 3]))
+
     run = Run(settings["name"], model, optimizer, checkpoint_dir, stamp, seed, int(settings["epochs"]),
-              int(settings["batch_size"]), min_batch=2)  # a lone pair has no in-batch negative
+              batch_size, min_batch=2, arrange=arrange)  # a lone pair has no in-batch negative
 
     tags = settings.get("tags") or "none"
     scramble = float(settings.get("scramble") or 0.0)

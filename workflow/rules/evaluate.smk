@@ -43,3 +43,20 @@ rule error_analysis:
         **stage_params("error_analysis"),
     shell:
         stage_shell("error_analysis")
+
+
+rule compare_encoders:
+    input:
+        *stage_inputs("compare_encoders"),
+        # the Table 4 rows' jobs: their histories choose the runs, their model.pt files are timed
+        histories=job_outputs(STAGES["train"].outs["history_json"].path, TABLE4_JOBS),
+        infos=job_outputs(STAGES["train"].outs["info"].path, TABLE4_JOBS),
+        models=job_outputs(STAGES["train"].outs["model"].path, TABLE4_JOBS),
+        code=code_paths("compare_encoders"),
+    output:
+        **stage_outputs("compare_encoders"),
+    params:
+        **stage_params("compare_encoders"),
+    threads: config["threads"]
+    shell:
+        stage_shell("compare_encoders")

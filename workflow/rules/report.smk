@@ -19,6 +19,7 @@ rule report:
             )
         ],
         errors=list(stage_outputs("error_analysis").values()),
+        encoders=list(stage_outputs("compare_encoders").values()),
         code=code_paths("report"),
     output:
         **stage_outputs("report"),
