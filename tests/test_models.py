@@ -64,7 +64,7 @@ def test_fused_backward_passes_gradcheck(output_gate):
 def test_fused_kernel_matches_autograd_on_every_real_token_and_skips_padding(output_gate):
     torch.manual_seed(3)
     cell = PeepholeLSTM(6, 5, output_gate=output_gate)
-    lengths = [9, 3, 7, 1, 9, 5]
+    lengths = [9, 3, 7, 1, 9, 0, 5]  # an empty row too: it never runs and its outputs stay 0
     x = torch.randn(len(lengths), 9, 6)
     mask = (torch.arange(9).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)).float()
     x = (x * mask.unsqueeze(-1)).requires_grad_()
@@ -81,6 +81,9 @@ def test_fused_kernel_matches_autograd_on_every_real_token_and_skips_padding(out
     for fused, reference in zip(*grads, strict=True):
         torch.testing.assert_close(fused, reference, rtol=1e-5, atol=1e-6)
     assert (cell(x, mask)[mask == 0] == 0).all()  # padding is not computed
+    empty = torch.zeros(2, 4, 6, requires_grad=True)  # a batch with no token at all
+    cell(empty, torch.zeros(2, 4)).sum().backward()
+    assert (empty.grad == 0).all()
 
 
 def _open(linear, value=100.0):

@@ -140,7 +140,8 @@ class FusedPeepholeLSTM(torch.autograd.Function):
         grad = grad_output.reshape(batch * steps, hidden_dim).index_select(0, index)
         # c_{t-1} and h_{t-1} of every packed token (zero at t = 0): the step before, same rank.
         previous = torch.cat([torch.arange(offsets[t - 1], offsets[t - 1] + n) if t else torch.full((n,), tokens)
-                              for t, n in enumerate(counts) if n]).to(index.device)
+                              for t, n in enumerate(counts) if n] or [torch.empty(0, dtype=torch.long)])
+        previous = previous.to(index.device)
         c_prev = torch.cat([cells, cells.new_zeros(1, hidden_dim)]).index_select(0, previous)
         h_prev = torch.cat([states, states.new_zeros(1, hidden_dim)]).index_select(0, previous)
         i, f, z, o = gates.unbind(1)
