@@ -217,9 +217,19 @@ def cmd_parse(args) -> None:
     print(f"parsed {len(sentences)} sentences ({len(frame)} words) in {time.time() - started:.0f} s -> {args.out}")
 
 
+def _set_threads(threads: int | None) -> None:
+    """An explicit torch thread count: Snakemake limits a job's threads through OMP_NUM_THREADS and DVC
+    does not, and float results depend on the thread count, so both tools must give the same one."""
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
 def cmd_gates(args) -> None:
     from .gates import analyse
 
+    _set_threads(args.threads)
     config = _load(args)
     summary = analyse(config, data_dir=Path(args.data_dir), parses_path=args.parses, out_dir=args.out_dir,
                       device=config["device"])
@@ -264,6 +274,7 @@ def cmd_train_supervised(args) -> None:
 def cmd_error_analysis(args) -> None:
     from .error_analysis import analyse
 
+    _set_threads(args.threads)
     config = _load(args)
     summary = analyse(config, Path(args.data_dir), Path(args.out_dir), device=config["device"])
     print(f"{summary['pairs']} STS pairs from {summary['datasets']} sets -> {args.out_dir}")
@@ -403,6 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", default="data")
     p.add_argument("--parses", default="data/gates/parses.parquet")
     p.add_argument("--out-dir", default="data/gates/analysis")
+    p.add_argument("--threads", type=int)
     p.set_defaults(func=cmd_gates)
 
     p = sub.add_parser("prepare-supervised", help="STS 40/10/50 split and SICK train/trial/test tables (Sec. 4.3)")
@@ -427,6 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("error-analysis", help="avg vs LSTMavg errors on the STS 2012-2015 pairs (Table 7)")
     p.add_argument("--data-dir", default="data")
     p.add_argument("--out-dir", default="data/error_analysis")
+    p.add_argument("--threads", type=int)
     p.set_defaults(func=cmd_error_analysis)
 
     p = sub.add_parser("compare-encoders",

@@ -136,7 +136,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"parses": Output("data/gates/parses.parquet")},
           params=("gates.parse_batch_size", "device"), code=("stanza_models.py",)),
     # Snakemake reads only the analysed row's jobs (workflow/rules/gates.smk); DVC hashes data/models.
-    Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet --out-dir data/gates/analysis",
+    Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet --out-dir data/gates/analysis "
+                   "--threads {threads}",
           deps=("data/gates/parses.parquet", "data/models"),
           outs={"tokens": Output("data/gates/analysis/tokens.parquet"),
                 "by_pos": Output("data/gates/analysis/by_pos.csv"),
@@ -160,7 +161,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     # Universal (Table 8): starts from the STS-2016-selected transfer model of the run's `init` row.
     _supervised_stage("train_universal", "universal_jobs", universal=True),
     # Error analysis (Sec. 5.1, Table 7): avg and LSTMavg cosines against gold on the STS 2012-2015 sets.
-    Stage("error_analysis", "error-analysis --data-dir data --out-dir data/error_analysis",
+    Stage("error_analysis", "error-analysis --data-dir data --out-dir data/error_analysis --threads {threads}",
           deps=("data/corpus/eval.parquet", "data/models"),
           outs={"pairs": Output("data/error_analysis/pairs.parquet"),
                 "examples": Output("data/error_analysis/examples.csv"),

@@ -41,6 +41,7 @@ rule error_analysis:
         **stage_outputs("error_analysis"),
     params:
         **stage_params("error_analysis"),
+    threads: config["threads"]
     shell:
         stage_shell("error_analysis")
 

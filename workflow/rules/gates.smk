@@ -54,5 +54,6 @@ rule gates:
         **stage_outputs("gates"),
     params:
         **stage_params("gates"),
+    threads: config["threads"]
     shell:
         stage_shell("gates")
