@@ -56,14 +56,17 @@ def cosine_scores(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> np.nda
     return F.cosine_similarity(*pair_embeddings(model, vocab, frame, **kw)).numpy()
 
 
+def per_set_correlations(frame: pd.DataFrame, predicted: np.ndarray) -> dict[str, dict]:
+    """Correlations of ``predicted`` (one score per row of ``frame``, positional) with gold, per dataset."""
+    gold = frame["score"].to_numpy()
+    return {name: correlations(predicted[rows], gold[rows])
+            for name, rows in frame.groupby("dataset", sort=False).indices.items()}
+
+
 def score_sets(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> dict[str, dict]:
     """Per-dataset correlations for every dataset in ``frame`` (the eval parquet table)."""
     frame = frame.reset_index(drop=True)
-    predicted = cosine_scores(model, vocab, frame, **kw)
-    results = {}
-    for name, rows in frame.groupby("dataset", sort=False).indices.items():
-        results[name] = correlations(predicted[rows], frame["score"].to_numpy()[rows])
-    return results
+    return per_set_correlations(frame, cosine_scores(model, vocab, frame, **kw))
 
 
 def summarize(results: dict[str, dict], selection: list[str]) -> dict:

@@ -132,10 +132,9 @@ def analysed_run(config: dict, data_dir, row: str) -> tuple[str, int, dict]:
         if sel.runs[run]["model"] not in ("gran", "gran2"):
             raise PipelineError(f"gates.gran_row {row!r}: run {run} is a {sel.runs[run]['model']}, not a GRAN "
                                 "(per-token gates are defined for GRAN and GRAN-2)")
-    run, epochs = sel.chosen[row]["oracle"]
-    seed = min(epochs)
-    return run, seed, {"row": row, "run": run, "seed": seed, "oracle_epoch": int(epochs[seed]["epoch"]),
-                       "transfer_pearson": float(epochs[seed]["transfer_pearson"]),
+    run, seed, epoch = sel.first_seed(row, "oracle")
+    return run, seed, {"row": row, "run": run, "seed": seed, "oracle_epoch": int(epoch["epoch"]),
+                       "transfer_pearson": float(epoch["transfer_pearson"]),
                        "runs_in_row": len(sel.rows[row])}
 
 

@@ -50,7 +50,7 @@ def score_raw_sentences(encode, frame: pd.DataFrame) -> tuple[dict, dict]:
 
     Each distinct raw sentence is encoded once; the timing covers the encoding alone.
     """
-    from .evaluate import correlations
+    from .evaluate import per_set_correlations
 
     frame = frame.reset_index(drop=True)
     sentences = list(dict.fromkeys(list(frame["s1"]) + list(frame["s2"])))
@@ -60,11 +60,7 @@ def score_raw_sentences(encode, frame: pd.DataFrame) -> tuple[dict, dict]:
     seconds = time.perf_counter() - start
     left = embedded[[index[s] for s in frame["s1"]]]
     right = embedded[[index[s] for s in frame["s2"]]]
-    predicted = F.cosine_similarity(left, right).numpy()
-    gold = frame["score"].to_numpy()
-    results = {name: correlations(predicted[rows], gold[rows])
-               for name, rows in frame.groupby("dataset", sort=False).indices.items()}
-    return results, _speed(len(sentences), seconds)
+    return per_set_correlations(frame, F.cosine_similarity(left, right).numpy()), _speed(len(sentences), seconds)
 
 
 def _speed(sentences: int, seconds: float) -> dict:
@@ -79,9 +75,8 @@ def table4_models(config: dict, data_dir) -> list[tuple[str, str, str, int, int]
     sel = Selection(config, Path(data_dir), rows=list(rows.values()))
     chosen = []
     for label, row in rows.items():
-        run, epochs = sel.chosen[row]["test"]
-        seed = min(epochs)
-        chosen.append((label, row, run, seed, int(epochs[seed]["epoch"])))
+        run, seed, epoch = sel.first_seed(row)
+        chosen.append((label, row, run, seed, int(epoch["epoch"])))
     return chosen
 
 
@@ -102,13 +97,13 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
     settings = config["reference_encoder"]
     data_dir = Path(data_dir)
     frame = read_table(data_dir / "corpus" / "eval.parquet")
+    sentences = [list(s) for s in dict.fromkeys(tuple(t) for t in list(frame["tokens1"]) + list(frame["tokens2"]))]
     ours = {}
     for label, row, run, seed, epoch in table4_models(config, data_dir):
         model, vocab, _ = load_model(model_dir(data_dir, run, seed) / "model.pt")
         evaluate.encode(model, vocab, list(frame["tokens1"].iloc[:64]))  # warm up
-        sentences = list({tuple(t): None for t in list(frame["tokens1"]) + list(frame["tokens2"])})
         start = time.perf_counter()
-        evaluate.encode(model, vocab, [list(s) for s in sentences], batch_size=config["evaluation"]["batch_size"])
+        evaluate.encode(model, vocab, sentences, batch_size=config["evaluation"]["batch_size"])
         speed = _speed(len(sentences), time.perf_counter() - start)
         results = evaluate.score_sets(model, vocab, frame, batch_size=config["evaluation"]["batch_size"])
         summary = evaluate.summarize(results, config["evaluation"]["selection"])

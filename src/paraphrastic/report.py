@@ -151,13 +151,14 @@ def per_dataset_table(results: dict[str, dict], columns: dict[str, str], paper: 
     return pd.DataFrame(rows)
 
 
-def reference_section(doc: Document, data_dir: Path) -> None:
-    """all-MiniLM-L6-v2 beside the Table 4 models: same sets, same scorer; encoding speed on the CPU."""
+def reference_section(doc: Document, data_dir: Path) -> dict:
+    """all-MiniLM-L6-v2 beside the Table 4 models: same sets, same scorer; encoding speed on the CPU.
+    Returns the metrics.json entry (22-set r and sentences/s per model; empty without the stage's file)."""
     path = data_dir / "results" / "encoders.json"
     doc.heading("What a user would pick instead: all-MiniLM-L6-v2 on the same sets")
     if not path.exists():
         doc.para(f"`{path}` is missing: run the `compare_encoders` stage.")
-        return
+        return {}
     found = _read_json(path)
     ref, ours = found["reference"], found["ours"]
     summary = [{"model": ref["model"], "22-set r": ref["summary"]["transfer_pearson"],
@@ -191,6 +192,9 @@ def reference_section(doc: Document, data_dir: Path) -> None:
     results.update({f"{label} (ours)": {"datasets": o["per_dataset"]} for label, o in ours.items()})
     doc.heading("Per set, Pearson's r × 100", 3)
     doc.table(per_dataset_table(results, {k: k for k in results}, None, {}))
+    return {name: {"transfer_pearson": r["summary"]["transfer_pearson"],
+                   "sentences_per_second": r["sentences_per_second"]}
+            for name, r in [(ref["model"], ref), *ours.items()]}
 
 
 def model_dir(data_dir: Path, run: str, seed: int) -> Path:
@@ -222,6 +226,12 @@ class Selection:
         self.chosen = {row: {kind: grids.select(self.histories, names, self.seeds, criterion)
                              for kind, criterion in (("test", "selection_pearson"), ("oracle", "transfer_pearson"))}
                        for row, names in self.rows.items()}
+
+    def first_seed(self, row: str, kind: str = "test") -> tuple[str, int, dict]:
+        """The row's selected run, its first seed, and that seed's selected epoch (a history row)."""
+        run, epochs = self.chosen[row][kind]
+        seed = min(epochs)
+        return run, seed, epochs[seed]
 
     def scores(self, row: str, kind: str = "test", metric: str = "transfer_pearson") -> list[float]:
         """One score per seed of the row's selected run."""
@@ -493,6 +503,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
                              with_regularization=False))
 
     table4 = config["report"]["table4"]
+    reference_metrics = {}
     if table4:
         doc.heading("Table 4: per-dataset results (STS 2016 model selection)")
         results = {row: sel.as_results(row) for row in table4.values()}
@@ -503,7 +514,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
         doc.table(per_dataset_table(results, columns, paper4, {f"{m} (paper)": m for m in table4}))
         doc.heading("Table 4, Spearman's ρ × 100", 3)
         doc.table(per_dataset_table(results, columns, None, {}, metric="spearman"))
-        reference_section(doc, data_dir)
+        reference_metrics = reference_section(doc, data_dir)
 
     doc.heading("Model selection per row")
     rows = []
@@ -549,7 +560,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     plot = out_dir / "learning_curves.png"
     shown = {}
     for row in dict.fromkeys([*table4.values(), *(r for c in table1.values() for r in c.values())]):
-        run, seed = sel.chosen[row]["test"][0], min(sel.chosen[row]["test"][1])
+        run, seed, _ = sel.first_seed(row)
         epochs = [{k: v for k, v in h.items() if not k.startswith("per_dataset")}
                   for h in sel.histories[(run, seed)]]
         shown[row] = pd.DataFrame(epochs)
@@ -578,12 +589,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
                                 seeds=len(sel.scores(row)))
     metrics["baseline"] = {"test": baseline, "oracle": baseline}
     metrics["supervised"] = supervised_metrics
-    encoders = data_dir / "results" / "encoders.json"
-    if encoders.exists():
-        found = _read_json(encoders)
-        metrics["reference_encoder"] = {
-            name: {"transfer_pearson": r["summary"]["transfer_pearson"],
-                   "sentences_per_second": r["sentences_per_second"]}
-            for name, r in [(found["reference"]["model"], found["reference"]), *found["ours"].items()]}
+    if reference_metrics:
+        metrics["reference_encoder"] = reference_metrics
     write_json(out_dir / "metrics.json", metrics)
     return out_dir / "report.md"
