@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 import torch
-from throughput import _token_batches, train_seconds
+from throughput import token_batches, train_seconds
 
 from paraphrastic.models import build_model
 
@@ -33,7 +33,7 @@ def main(argv=None) -> None:
     batches = [longest] + [lengths[rng.choice(len(lengths), args.pairs, replace=False)]
                            for _ in range(args.batches - 1)]
     model = build_model(args.model, torch.randn(args.vocab_size, args.dim) * 0.1)
-    seconds = train_seconds(model, _token_batches(batches, args.vocab_size, rng), warmup=0)
+    seconds = train_seconds(model, token_batches(batches, args.vocab_size, rng), warmup=0)
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # Linux: KiB
     json.dump({"model": args.model, "dim": args.dim, "vocab_size": args.vocab_size, "batches": len(batches),
                "longest_steps": int(longest.max()), "seconds": seconds, "peak_rss_mib": peak_kib / 1024}, sys.stdout)

@@ -28,7 +28,7 @@ def batch_padding(batches: list[np.ndarray]) -> float:
     return padding_ratio([list(b[:, 0]) + list(b[:, 1]) for b in batches])
 
 
-def _token_batches(batches, vocab_size: int, rng: np.random.Generator):
+def token_batches(batches, vocab_size: int, rng: np.random.Generator):
     out = []
     for b in batches:
         sentences = [list(rng.integers(2, vocab_size, n)) for n in list(b[:, 0]) + list(b[:, 1])]
@@ -61,7 +61,7 @@ def measure(model_name: str, dim: int, vocab_size: int, batches: list[np.ndarray
             seed: int = 0, with_ceiling: bool = True) -> dict:
     """Pairs/s of each core on the same batches, and the GEMM-only ceiling."""
     rng = np.random.default_rng(seed)
-    tokens = _token_batches(batches, vocab_size, rng)
+    tokens = token_batches(batches, vocab_size, rng)
     pairs = sum(len(b) for b in batches)
     row = {"model": model_name, "dim": dim, "pairs": pairs}
     embeddings = torch.randn(vocab_size, dim) * 0.1

@@ -11,6 +11,15 @@ from . import config as cfg
 from .errors import PipelineError
 
 
+def _set_threads(threads: int | None) -> None:
+    """An explicit torch thread count: Snakemake limits a job's threads through OMP_NUM_THREADS and DVC
+    does not, and float results depend on the thread count, so both tools must give the same one."""
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
 def _load(args) -> dict:
     config = cfg.load(args.params, args.schema)
     if getattr(args, "profile", None):
@@ -127,8 +136,7 @@ def cmd_evaluate(args) -> None:
 
     config = _load(args)
     device = resolve_device(args.device or config["device"])
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    _set_threads(args.threads)
     if args.baseline:
         # The untrained baseline: averaged initial word vectors.
         vocab = Vocabulary.load(Path(args.vocab_dir) / "vocab.txt")
@@ -199,15 +207,13 @@ def cmd_gate_sentences(args) -> None:
 
 def cmd_parse(args) -> None:
     import pandas as pd
-    import torch
 
     from .atomic import atomic_path
     from .stanza_models import load_pipeline, parse
     from .train import resolve_device
 
     config = _load(args)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    _set_threads(args.threads)
     sentences = pd.read_parquet(args.sentences)
     pipeline = load_pipeline(Path(args.models), str(resolve_device(config["device"])))
     started = time.time()
@@ -215,15 +221,6 @@ def cmd_parse(args) -> None:
     with atomic_path(args.out) as tmp:
         frame.to_parquet(tmp, index=False)
     print(f"parsed {len(sentences)} sentences ({len(frame)} words) in {time.time() - started:.0f} s -> {args.out}")
-
-
-def _set_threads(threads: int | None) -> None:
-    """An explicit torch thread count: Snakemake limits a job's threads through OMP_NUM_THREADS and DVC
-    does not, and float results depend on the thread count, so both tools must give the same one."""
-    if threads:
-        import torch
-
-        torch.set_num_threads(threads)
 
 
 def cmd_gates(args) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import torch
 from torch import nn
 
@@ -73,9 +75,7 @@ def _packing(lengths: torch.Tensor, steps: int) -> tuple[torch.Tensor, list[int]
     sorted_lengths = lengths.cpu()[order]
     running = torch.arange(steps).unsqueeze(1) < sorted_lengths.unsqueeze(0)  # T x B, in the sorted order
     counts = running.sum(1).tolist()
-    offsets = [0]
-    for n in counts[:-1]:
-        offsets.append(offsets[-1] + n)
+    offsets = list(itertools.accumulate(counts[:-1], initial=0))
     step_index, rank = running.nonzero(as_tuple=True)  # time-major: step t's running rows, in order
     return (order[rank] * steps + step_index).to(lengths.device), counts, offsets
 
