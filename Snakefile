@@ -50,12 +50,17 @@ TABLE4_JOBS = {k: j for k, j in JOBS.items()
                if any(j["run"] in ROWS.get(row, []) for row in config["report"]["table4"].values())}
 SUP_RUNS, SUP_ROWS = pgrids.expand_supervised(config)  # supervised runs (Sec. 4.3) and each row's runs
 SUP_JOBS = pconfig.supervised_jobs(config, SUP_RUNS)  # each run on each task, once per seed
+SIAMESE_JOBS = pconfig.siamese_jobs(config)  # Siamese CBOW runs (issue 8)
+PWIM_JOBS = pconfig.pwim_jobs(config)  # PWIM runs on their tasks (issue 8)
 
 
 wildcard_constraints:
     experiment="|".join(re.escape(r) for r in RUN_TABLE) or "^$",
     sup_run="|".join(re.escape(r) for r in SUP_RUNS) or "^$",
     task="sts|sick",
+    scbow_run="|".join(re.escape(r) for r in SIAMESE_JOBS) or "^$",
+    pwim_run="|".join(re.escape(j["run"]) for j in PWIM_JOBS.values()) or "^$",
+    pwim_task="sick|msrvid|sts2014",
     seed=r"\d+",
 
 
@@ -73,6 +78,7 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/gates.smk"
 include: "workflow/rules/supervised.smk"
+include: "workflow/rules/seed_systems.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -117,6 +117,19 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert set(encoders["ours"]) == {"lstmavg", "avg", "gran"}
     gran = json.loads((root / "data/results/gran-simpwiki/seed1.json").read_text())
     assert encoders["ours"]["gran"]["per_dataset"] == gran["datasets"]  # the same model, scored the same way
+    # issue 8: Siamese CBOW (with its word2vec baseline) and PWIM (with an ablation) in the same graph
+    for heading in ("Siamese CBOW (Kenter et al. 2016)", "PWIM (He & Lin 2016)", "Table 3: SICK test",
+                    "Table 5: STS 2014 test sets", "Table 8: ablations on SICK", "Table 9: parameters"):
+        assert heading in report
+    scbow = json.loads((root / "data/siamese/models/scbow-random/train.json").read_text())
+    assert scbow["corpus_sentences"] == 400 and set(scbow["final"]["per_dataset"]) == {"sts12.MSRvid", "sts14.images"}
+    w2v = json.loads((root / "data/siamese/word2vec/results.json").read_text())
+    assert set(w2v["architectures"]) == {"cbow", "skipgram"} and w2v["corpus_sentences"] == 400
+    pwim = json.loads((root / "data/pwim/models/sts2014/pwim/train.json").read_text())
+    assert pwim["pairs"]["test"] == 40 and pwim["settings"]["padding"] == 48 and "weighted_mean_pearson" in pwim["test"]
+    assert not (root / "data/pwim/models/msrvid").exists()  # no run of the tiny config trains on MSRvid
+    assert -100 <= metrics["pwim"]["sick"]["pearson"] <= 100 and "pwim-no-context" in metrics["pwim"]["ablations"]
+    assert set(metrics["siamese_cbow"]["runs"]) == {"scbow-pretrained", "scbow-random"}
     errors = json.loads((root / "data/error_analysis/summary.json").read_text())
     assert errors["pairs"] == 1500 and errors["sets"] == ["sts12.MSRvid", "sts14.images"]
     assert sum(c["pairs"] for c in errors["categories"].values()) == 1500

@@ -288,6 +288,74 @@ def cmd_compare_encoders(args) -> None:
               for label, o in result["ours"].items()) + f" ({result['threads']} threads) -> {args.out}")
 
 
+def cmd_siamese_corpus(args) -> None:
+    from . import datasets
+    from .corpus import read_table
+    from .siamese_cbow import prepare
+
+    config = _load(args)
+    prof = cfg.profile(config)
+    siamese = config["siamese_cbow"]
+    paths = [Path(args.raw) / prof["treebank"][part] for part in siamese["corpus"]]
+    frame = read_table(args.eval)
+    frame = frame[frame["dataset"].isin([s.id for s in datasets.EVAL_SETS if s.format == "sts"])]
+    stats = prepare(paths, Path(args.raw) / prof["embeddings"], frame, args.out_dir,
+                    max_sentences=siamese.get("max_sentences"))
+    print(f"{stats['sentences']} sentences in {stats['documents']} documents, {stats['tokens']} tokens -> "
+          f"{args.out_dir}")
+
+
+def _sts_2012_2015() -> list[str]:
+    from . import datasets
+
+    return [s.id for s in datasets.EVAL_SETS if s.format == "sts"]
+
+
+def cmd_train_siamese(args) -> None:
+    from .siamese_cbow import train_siamese
+
+    config = _load(args)
+    info = train_siamese(cfg.siamese_experiment(config, args.run), corpus_dir=args.corpus_dir, eval_path=args.eval,
+                         sets=_sts_2012_2015(), out_dir=args.out_dir, checkpoint_dir=args.checkpoints,
+                         device=args.device or config["device"], threads=args.threads, progress=not args.no_progress,
+                         eval_batch_size=config["evaluation"]["batch_size"])
+    if "final" in info:
+        print(f"{args.run}: STS 2012-2015 mean r {info['initial']['mean_pearson']:.2f} -> "
+              f"{info['final']['mean_pearson']:.2f}")
+
+
+def cmd_word2vec(args) -> None:
+    from .word2vec_baseline import train_baselines
+
+    config = _load(args)
+    train_baselines(config["siamese_cbow"]["word2vec"], corpus_dir=args.corpus_dir, eval_path=args.eval,
+                    sets=_sts_2012_2015(), out_dir=args.out_dir, seed=int(config["seed"]), threads=args.threads,
+                    eval_batch_size=config["evaluation"]["batch_size"])
+
+
+def cmd_prepare_pwim(args) -> None:
+    from .pwim_data import prepare
+
+    config = _load(args)
+    prof = cfg.profile(config)
+    summary = prepare(config["pwim"], args.raw, Path(args.raw) / prof["embeddings"], args.out_dir)
+    for task, stats in summary["tasks"].items():
+        print(f"{task}: " + ", ".join(f"{n} {s}" for s, n in stats["pairs"].items()) + " pairs")
+
+
+def cmd_train_pwim(args) -> None:
+    from .pwim_train import train_pwim
+
+    config = _load(args)
+    data = Path(args.data_dir)
+    info = train_pwim(cfg.pwim_experiment(config, args.run, args.task), table_path=data / f"{args.task}.parquet",
+                      vocab_dir=data, out_dir=args.out_dir, checkpoint_dir=args.checkpoints,
+                      device=args.device or config["device"], threads=args.threads, progress=not args.no_progress)
+    if "test" in info:
+        print(f"{args.task}/{args.run}: selected epoch {info['selected_epoch']}, test r {info['test']['pearson']:.2f}, "
+              f"{info['mean_epoch_seconds']:.0f} s/epoch")
+
+
 def cmd_embed(args) -> None:
     import numpy as np
 
@@ -445,6 +513,46 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="data/results/encoders.json")
     p.add_argument("--threads", type=int)
     p.set_defaults(func=cmd_compare_encoders)
+
+    p = sub.add_parser("siamese-corpus", help="ordered treebank sentences and word table for Siamese CBOW")
+    p.add_argument("--raw", default="data/raw")
+    p.add_argument("--eval", default="data/corpus/eval.parquet")
+    p.add_argument("--out-dir", default="data/siamese/corpus")
+    p.set_defaults(func=cmd_siamese_corpus)
+
+    p = sub.add_parser("train-siamese", help="train one Siamese CBOW run (Kenter et al. 2016)")
+    p.add_argument("--run", required=True, help="a run of siamese_cbow.runs")
+    p.add_argument("--corpus-dir", default="data/siamese/corpus")
+    p.add_argument("--eval", default="data/corpus/eval.parquet")
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--checkpoints", required=True)
+    p.add_argument("--device", help="cpu | cuda | auto (default: params device)")
+    p.add_argument("--threads", type=int)
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_train_siamese)
+
+    p = sub.add_parser("word2vec", help="the word2vec (CBOW, skip-gram) averaging baseline of Siamese CBOW")
+    p.add_argument("--corpus-dir", default="data/siamese/corpus")
+    p.add_argument("--eval", default="data/corpus/eval.parquet")
+    p.add_argument("--out-dir", default="data/siamese/word2vec")
+    p.add_argument("--threads", type=int)
+    p.set_defaults(func=cmd_word2vec)
+
+    p = sub.add_parser("prepare-pwim", help="SICK, MSRvid and STS 2014 tables and vectors for PWIM (He & Lin 2016)")
+    p.add_argument("--raw", default="data/raw")
+    p.add_argument("--out-dir", default="data/pwim")
+    p.set_defaults(func=cmd_prepare_pwim)
+
+    p = sub.add_parser("train-pwim", help="train one PWIM run on one task")
+    p.add_argument("--run", required=True, help="a run of pwim.runs")
+    p.add_argument("--task", required=True, choices=["sick", "msrvid", "sts2014"])
+    p.add_argument("--data-dir", default="data/pwim")
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--checkpoints", required=True)
+    p.add_argument("--device", help="cpu | cuda | auto (default: params device)")
+    p.add_argument("--threads", type=int)
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_train_pwim)
 
     p = sub.add_parser("embed", help="embed sentences (one per line, or a TSV column) with a trained model.pt")
     p.add_argument("--model", required=True, help="a model.pt written by `train` or `train-supervised`")

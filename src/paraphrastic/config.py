@@ -16,6 +16,7 @@ import yaml
 
 from . import datasets
 from .errors import PipelineError
+from .pwim_data import raw_files as pwim_raw_files
 from .supervised_data import raw_files as supervised_raw_files
 
 MIRROR_ENV = "PARAPHRASTIC_MIRROR"
@@ -80,6 +81,7 @@ def required_raw_files(config: dict) -> list[str]:
     files += [prof["treebank"]["train"], prof["treebank"]["dev"]]
     files += [f for s in eval_sets(config) for f in s.files]
     files += supervised_raw_files()
+    files += pwim_raw_files()
     return list(dict.fromkeys(files))
 
 
@@ -193,3 +195,49 @@ def supervised_experiment(config: dict, name: str, task: str, seed: int,
     settings.update({k: copy.deepcopy(v) for k, v in all_runs[name].items() if k not in ("seeds", "tasks")})
     settings.update(name=name, task=task, seed=int(seed))
     return settings
+
+
+# ---- the other seed systems (issue 8): Siamese CBOW and PWIM -------------------------------------------
+
+def siamese_jobs(config: dict) -> dict[str, dict]:
+    """One Siamese CBOW job per run of ``siamese_cbow.runs`` (DVC's foreach, Snakemake's {scbow_run})."""
+    return {name: {"run": name} for name in config["siamese_cbow"]["runs"]}
+
+
+def siamese_experiment(config: dict, name: str) -> dict:
+    """The settings of one Siamese CBOW run: ``siamese_cbow.train`` overlaid with the run's own keys."""
+    runs = config["siamese_cbow"]["runs"]
+    if name not in runs:
+        raise PipelineError(f"no Siamese CBOW run {name!r} in params (known: {sorted(runs)})")
+    return {**config["siamese_cbow"]["train"], **(runs[name] or {}), "name": name,
+            "seed": int(config["seed"])}
+
+
+def pwim_job_key(task: str, run: str) -> str:
+    return f"{task}.{run}"
+
+
+def pwim_jobs(config: dict) -> dict[str, dict]:
+    """Every PWIM job: each run of ``pwim.runs`` on each of its tasks (all of ``pwim.tasks`` by default)."""
+    tasks = list(config["pwim"]["tasks"])
+    table = {}
+    for name, run in config["pwim"]["runs"].items():
+        chosen = (run or {}).get("tasks", tasks)
+        unknown = sorted(set(chosen) - set(tasks))
+        if unknown:
+            raise PipelineError(f"PWIM run {name!r}: tasks {unknown} are not in pwim.tasks {tasks}")
+        for task in chosen:
+            table[pwim_job_key(task, name)] = {"run": name, "task": task}
+    return table
+
+
+def pwim_experiment(config: dict, name: str, task: str) -> dict:
+    """The settings of one PWIM job: ``pwim.train``, the task's padding, then the run's own keys."""
+    runs = config["pwim"]["runs"]
+    if name not in runs:
+        raise PipelineError(f"no PWIM run {name!r} in params (known: {sorted(runs)})")
+    if task not in config["pwim"]["tasks"]:
+        raise PipelineError(f"PWIM task {task!r} is not in pwim.tasks {sorted(config['pwim']['tasks'])}")
+    own = {k: v for k, v in (runs[name] or {}).items() if k != "tasks"}
+    return {**config["pwim"]["train"], "padding": config["pwim"]["tasks"][task]["padding"], **own,
+            "name": name, "task": task, "seed": int(config["seed"])}

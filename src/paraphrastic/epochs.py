@@ -142,6 +142,9 @@ class Run:
     min_batch: int = 1  # smaller final batches are skipped (in-batch negatives need 2 pairs)
     # (order, epoch) -> the epoch's order rearranged (e.g. batching by length); deterministic, so resume is exact
     arrange: Callable[[np.ndarray, int], np.ndarray] | None = None
+    # (epoch, first item of the batch) before each batch: a learning-rate schedule (a resumed run calls it
+    # with the same arguments an uninterrupted one does, so the schedule resumes too)
+    schedule: Callable[[int, int], None] | None = None
     stopped_after: int | None = None  # the last epoch done when ``stop_after`` ended the loop
 
     @property
@@ -226,6 +229,8 @@ class Run:
                     batch = streams.order[start : start + self.batch_size]
                     if len(batch) < self.min_batch:
                         continue
+                    if self.schedule is not None:
+                        self.schedule(epoch, start)
                     loss = batch_loss(batch, streams)
                     if not torch.isfinite(loss):
                         raise TrainingDiverged(

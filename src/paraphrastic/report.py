@@ -39,8 +39,9 @@ class Document:
     def bullets(self, items: list[str]):
         self.blocks.append(("ul", items))
 
-    def table(self, frame: pd.DataFrame):
-        self.blocks.append(("table", frame))
+    def table(self, frame: pd.DataFrame, *, formatted: bool = False):
+        """``formatted``: the cells are already text (e.g. four decimals) and are printed as they are."""
+        self.blocks.append(("table", (frame, formatted)))
 
     def image(self, path: Path, alt: str):
         self.blocks.append(("img", (path, alt)))
@@ -55,7 +56,8 @@ class Document:
             elif kind == "ul":
                 out.append("\n".join(f"- {item}" for item in value))
             elif kind == "table":
-                out.append(value.to_markdown(index=False, floatfmt=".1f", missingval="–"))
+                frame, formatted = value
+                out.append(frame.to_markdown(index=False, floatfmt=".1f", missingval="–", disable_numparse=formatted))
             elif kind == "img":
                 path, alt = value
                 out.append(f"![{alt}]({path.relative_to(base).as_posix()})")
@@ -74,7 +76,7 @@ class Document:
             elif kind == "ul":
                 out.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in value) + "</ul>")
             elif kind == "table":
-                out.append(value.to_html(index=False, float_format=lambda v: f"{v:.1f}", na_rep="–"))
+                out.append(value[0].to_html(index=False, float_format=lambda v: f"{v:.1f}", na_rep="–"))
             elif kind == "img":
                 path, alt = value
                 data = base64.b64encode(path.read_bytes()).decode()
@@ -575,6 +577,11 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     supervised_metrics = supervised_section(doc, config, data_dir)
     error_section(doc, config, data_dir)
 
+    from .seed_systems_report import pwim_section, siamese_section
+
+    seed_system_metrics = {"siamese_cbow": siamese_section(doc, config, data_dir),
+                           "pwim": pwim_section(doc, config, data_dir)}
+
     doc.heading("Findings from this run")
     doc.bullets(findings(config, sel, baseline))
 
@@ -591,5 +598,6 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     metrics["supervised"] = supervised_metrics
     if reference_metrics:
         metrics["reference_encoder"] = reference_metrics
+    metrics.update(seed_system_metrics)
     write_json(out_dir / "metrics.json", metrics)
     return out_dir / "report.md"

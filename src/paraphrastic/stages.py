@@ -24,6 +24,9 @@ _SCORE = ("evaluate.py", "models.py", "recurrent.py", "batching.py", "vocab.py",
 _VOCAB = ("data/vocab/vocab.txt", "data/vocab/embeddings.npy")
 JOB_DIR = "{experiment}/seed{seed}"  # one training job: a run and one of its seeds
 SUP_DIR = "{task}/{sup_run}/seed{seed}"  # one supervised job: a task, a run and one of its seeds
+_SIAMESE_CORPUS = "data/siamese/corpus"
+_SIAMESE_INPUTS = tuple(f"{_SIAMESE_CORPUS}/{name}" for name in ("corpus.parquet", "words.parquet", "embeddings.npy"))
+_PWIM_JOB = "{pwim_task}/{pwim_run}"  # one PWIM job: a run on a task
 _SUPERVISED_CODE = ("supervised.py", "supervised_data.py", "epochs.py", "train.py", "objective.py", *_SCORE)
 
 
@@ -174,19 +177,74 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"results": Output("data/results/encoders.json", "metric")},
           params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS),
           code=("reference_encoder.py", "report.py", "grids.py", "train.py", "epochs.py", *_SCORE)),
+    # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
+    Stage("siamese_corpus",
+          f"siamese-corpus --raw data/raw --eval data/corpus/eval.parquet --out-dir {_SIAMESE_CORPUS}",
+          deps=("data/raw", "data/corpus/eval.parquet"),
+          outs={"corpus": Output("data/siamese/corpus/corpus.parquet"),
+                "words": Output("data/siamese/corpus/words.parquet"),
+                "embeddings": Output("data/siamese/corpus/embeddings.npy"),
+                "stats": Output("data/siamese/corpus/stats.json")},
+          params=("data_profile", "profiles", "siamese_cbow.corpus", "siamese_cbow.max_sentences"),
+          code=("siamese_cbow.py", "vocab.py", *_READ)),
+    Stage("train_siamese", f"train-siamese --run {{scbow_run}} --corpus-dir {_SIAMESE_CORPUS} "
+                           f"--eval data/corpus/eval.parquet --out-dir data/siamese/models/{{scbow_run}} "
+                           f"--checkpoints data/siamese/checkpoints/{{scbow_run}} --threads {{threads}}",
+          deps=(*_SIAMESE_INPUTS, "data/corpus/eval.parquet"),
+          outs={"model": Output("data/siamese/models/{scbow_run}/model.pt"),
+                "history": Output("data/siamese/models/{scbow_run}/history.csv", "plot",
+                                  {"x": "epoch", "y": "mean_pearson"}),
+                "history_json": Output("data/siamese/models/{scbow_run}/history.json"),
+                "info": Output("data/siamese/models/{scbow_run}/train.json")},
+          params=("siamese_cbow.train", "seed", "device", "evaluation.batch_size"),
+          code=("siamese_cbow.py", "train.py", "epochs.py", *_SCORE), foreach="siamese_jobs",
+          persistent=("data/siamese/checkpoints/{scbow_run}",), run_settings="siamese_runs"),
+    Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval data/corpus/eval.parquet "
+                      "--out-dir data/siamese/word2vec --threads {threads}",
+          deps=(f"{_SIAMESE_CORPUS}/corpus.parquet", "data/corpus/eval.parquet"),
+          outs={"cbow": Output("data/siamese/word2vec/cbow/model.pt"),
+                "skipgram": Output("data/siamese/word2vec/skipgram/model.pt"),
+                "results": Output("data/siamese/word2vec/results.json", "metric")},
+          params=("siamese_cbow.word2vec", "seed", "evaluation.batch_size"),
+          code=("word2vec_baseline.py", "siamese_cbow.py", "train.py", *_SCORE)),
+    # PWIM (He & Lin 2016): SICK, MSRvid and STS 2014 tables with their own frozen vectors; one job per run and task.
+    Stage("prepare_pwim", "prepare-pwim --raw data/raw --out-dir data/pwim",
+          deps=("data/raw",),
+          outs={**{task: Output(f"data/pwim/{task}.parquet") for task in ("sick", "msrvid", "sts2014")},
+                "words": Output("data/pwim/vocab.txt"), "embeddings": Output("data/pwim/embeddings.npy"),
+                "stats": Output("data/pwim/stats.json")},
+          params=("data_profile", "profiles", "pwim.tasks", "pwim.validation_fraction", "pwim.split_seed",
+                  "pwim.max_pairs"),
+          code=("pwim_data.py", "supervised_data.py", "vocab.py", "datasets.py", *_READ)),
+    Stage("train_pwim", f"train-pwim --run {{pwim_run}} --task {{pwim_task}} --data-dir data/pwim "
+                        f"--out-dir data/pwim/models/{_PWIM_JOB} --checkpoints data/pwim/checkpoints/{_PWIM_JOB} "
+                        "--threads {threads}",
+          deps=("data/pwim/{pwim_task}.parquet", "data/pwim/vocab.txt", "data/pwim/embeddings.npy"),
+          outs={"model": Output(f"data/pwim/models/{_PWIM_JOB}/model.pt"),
+                "history": Output(f"data/pwim/models/{_PWIM_JOB}/history.csv", "plot",
+                                  {"x": "epoch", "y": "validation_pearson"}),
+                "history_json": Output(f"data/pwim/models/{_PWIM_JOB}/history.json"),
+                "info": Output(f"data/pwim/models/{_PWIM_JOB}/train.json")},
+          params=("seed", "device"),
+          code=("pwim_train.py", "pwim.py", "pwim_data.py", "supervised.py", "epochs.py", "evaluate.py",
+                "vocab.py"),
+          foreach="pwim_jobs", persistent=(f"data/pwim/checkpoints/{_PWIM_JOB}",),
+          run_settings="pwim_runs.{pwim_task}.{pwim_run}"),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
           deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",
                 "data/vocab/coverage.json", "data/gates/analysis", "data/gates/sentences.json",
                 "data/stanza/scores.json", "data/supervised/stats.json", "data/supervised/models",
-                "data/error_analysis"),
+                "data/error_analysis", "data/siamese/corpus/stats.json", "data/siamese/models",
+                "data/siamese/word2vec/results.json", "data/pwim/stats.json", "data/pwim/models"),
           outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
                 "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
                 "gate_plot": Output("data/report/gate_norms_by_pos.png"),
                 "metrics": Output("data/report/metrics.json", "metric")},
           params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds",
-                  "supervised", "error_analysis"),
-          code=("report.py", "supervised_report.py", "supervised_data.py", "grids.py", "datasets.py")),
+                  "supervised", "error_analysis", "siamese_cbow", "pwim"),
+          code=("report.py", "supervised_report.py", "supervised_data.py", "grids.py", "datasets.py",
+                "seed_systems_report.py")),
 )}
 
 PACKAGE = "src/paraphrastic"
@@ -214,6 +272,7 @@ def param_value(config: dict, key: str):
 # ---- dvc.yaml -------------------------------------------------------------------------------------
 
 _DVC_PLACEHOLDERS = {"experiment": "${item.run}", "sup_run": "${item.run}", "task": "${item.task}",
+                     "scbow_run": "${item.run}", "pwim_run": "${item.run}", "pwim_task": "${item.task}",
                      "seed": "${item.seed}", "train_set": "${item.train_set}", "threads": "${threads}"}
 
 
@@ -227,7 +286,9 @@ def dvc_stage(stage: Stage) -> dict:
                   "deps": [_dvc(d) for d in stage.deps] + code_paths(stage.name)}
     params: list = []
     if stage.run_settings:
-        params.append({"workflow/runs.yaml": [f"{stage.run_settings}.${{item.run}}"]})
+        # a table of runs.yaml keyed by run, or a template naming the entry (PWIM: task, then run)
+        key = _dvc(stage.run_settings) if "{" in stage.run_settings else f"{stage.run_settings}.${{item.run}}"
+        params.append({"workflow/runs.yaml": [key]})
     params += list(stage.params)
     body["params"] = params
     outs: list = [_dvc(o.path) for o in stage.outs.values() if o.kind == "out"]

@@ -174,6 +174,18 @@ def load_scorer(path, device="cpu") -> tuple[PairScorer, Vocabulary, dict]:
     return scorer_from_payload(payload).to(device), Vocabulary(payload["vocab"]), payload
 
 
+def load_task(table_path, vocab_dir) -> tuple[Vocabulary, torch.Tensor, dict[str, pd.DataFrame]]:
+    """The vocabulary, initial word vectors and the train / validation / test rows of a task table."""
+    vocab_dir = Path(vocab_dir)
+    table = read_table(table_path)
+    frames = {s: table[table["split"] == s].reset_index(drop=True) for s in ("train", "validation", "test")}
+    if len(frames["train"]) < 1 or len(frames["validation"]) < 2 or len(frames["test"]) < 2:
+        raise PipelineError(f"{table_path}: the task table needs training pairs and at least 2 validation "
+                            "and 2 test pairs")
+    return (Vocabulary.load(vocab_dir / "vocab.txt"), torch.from_numpy(np.load(vocab_dir / "embeddings.npy")),
+            frames)
+
+
 def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir, init_path=None,
                      device: str = "auto", threads: int | None = None, progress: bool = True,
                      stop_after: int | None = None, eval_batch_size: int = 512) -> dict:
@@ -189,14 +201,9 @@ def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoi
     task = settings["task"]
     low, high = SCORE_RANGE[task]
     vocab_dir = Path(vocab_dir)
-    vocab = Vocabulary.load(vocab_dir / "vocab.txt")
-    embeddings = torch.from_numpy(np.load(vocab_dir / "embeddings.npy"))
-    table = read_table(table_path)
-    train_rows = table[table["split"] == "train"].reset_index(drop=True)
-    scored = {s: table[table["split"] == s].reset_index(drop=True) for s in ("validation", "test")}
-    if len(train_rows) < 1 or any(len(f) < 2 for f in scored.values()):
-        raise PipelineError(f"{table_path}: the {task} table needs training pairs and at least 2 validation "
-                            "and 2 test pairs")
+    vocab, embeddings, frames = load_task(table_path, vocab_dir)
+    train_rows = frames.pop("train")
+    scored = frames
     left = [vocab.ids(t) for t in train_rows["tokens1"]]
     right = [vocab.ids(t) for t in train_rows["tokens2"]]
     targets = target_distribution(torch.tensor(train_rows["score"].to_numpy()), low, high).float()

@@ -32,7 +32,7 @@ def _job_train_set(dep):
 # of which models they are and their dev scores. data/models: the rule lists the files it reads.
 STAND_INS = {"data/raw": "data/raw/FETCHED.json", "data/stanza/resources": "data/stanza/scores.json"}
 LISTED_BY_RULE = {"data/models", "data/results", "data/gates/analysis", "data/supervised/models",
-                  "data/supervised/universal", "data/error_analysis"}
+                  "data/supervised/universal", "data/error_analysis", "data/siamese/models", "data/pwim/models"}
 
 
 def stage_inputs(name):
@@ -57,6 +57,10 @@ def stage_params(name):
         params["run"] = lambda w: json.dumps(
             pconfig.experiment(config, w.experiment, RUN_TABLE, int(w.seed)), sort_keys=True
         )
+    elif stage.run_settings == "siamese_runs":
+        params["run"] = lambda w: json.dumps(pconfig.siamese_experiment(config, w.scbow_run), sort_keys=True)
+    elif stage.run_settings and stage.run_settings.startswith("pwim_runs"):
+        params["run"] = lambda w: json.dumps(pconfig.pwim_experiment(config, w.pwim_run, w.pwim_task), sort_keys=True)
     elif stage.run_settings == "supervised_runs":
         params["run"] = lambda w: json.dumps(
             pconfig.supervised_experiment(config, w.sup_run, w.task, int(w.seed), SUP_RUNS), sort_keys=True
@@ -66,12 +70,14 @@ def stage_params(name):
 
 def stage_shell(name):
     command = STAGES[name].command
-    for wildcard in ("experiment", "sup_run", "task", "seed"):
+    for wildcard in ("experiment", "sup_run", "task", "seed", "scbow_run", "pwim_run", "pwim_task"):
         command = command.replace(f"{{{wildcard}}}", f"{{wildcards.{wildcard}}}")
     return f"{CLI} {command}"
 
 
 def job_outputs(path, jobs):
-    """A per-job path for each (run, seed) or supervised (task, run, seed) job."""
-    return [path.format(experiment=j["run"], sup_run=j["run"], task=j.get("task"), seed=j["seed"])
+    """A per-job path for each (run, seed), supervised (task, run, seed), Siamese CBOW (run) or PWIM (task,
+    run) job."""
+    return [path.format(experiment=j["run"], sup_run=j["run"], scbow_run=j["run"], pwim_run=j["run"],
+                        task=j.get("task"), pwim_task=j.get("task"), seed=j.get("seed"))
             for j in jobs.values()]

@@ -20,6 +20,19 @@ rule report:
         ],
         errors=list(stage_outputs("error_analysis").values()),
         encoders=list(stage_outputs("compare_encoders").values()),
+        siamese=[
+            path
+            for key in ("history_json", "info")
+            for path in job_outputs(STAGES["train_siamese"].outs[key].path, SIAMESE_JOBS)
+        ],
+        siamese_corpus=STAGES["siamese_corpus"].outs["stats"].path,
+        word2vec=STAGES["word2vec"].outs["results"].path,
+        pwim=[
+            path
+            for key in ("history_json", "info")
+            for path in job_outputs(STAGES["train_pwim"].outs[key].path, PWIM_JOBS)
+        ],
+        pwim_stats=STAGES["prepare_pwim"].outs["stats"].path,
         code=code_paths("report"),
     output:
         **stage_outputs("report"),
