@@ -288,8 +288,14 @@ def cmd_compare_encoders(args) -> None:
               for label, o in result["ours"].items()) + f" ({result['threads']} threads) -> {args.out}")
 
 
+def _sts_2012_2015() -> list[str]:
+    """The 20 STS 2012-2015 sets Siamese CBOW is scored on (the supervised STS task's "all")."""
+    from .supervised_data import sts_sets
+
+    return [s.id for s in sts_sets("all")]
+
+
 def cmd_siamese_corpus(args) -> None:
-    from . import datasets
     from .corpus import read_table
     from .siamese_cbow import prepare
 
@@ -298,17 +304,11 @@ def cmd_siamese_corpus(args) -> None:
     siamese = config["siamese_cbow"]
     paths = [Path(args.raw) / prof["treebank"][part] for part in siamese["corpus"]]
     frame = read_table(args.eval)
-    frame = frame[frame["dataset"].isin([s.id for s in datasets.EVAL_SETS if s.format == "sts"])]
+    frame = frame[frame["dataset"].isin(_sts_2012_2015())]
     stats = prepare(paths, Path(args.raw) / prof["embeddings"], frame, args.out_dir,
                     max_sentences=siamese.get("max_sentences"))
     print(f"{stats['sentences']} sentences in {stats['documents']} documents, {stats['tokens']} tokens -> "
           f"{args.out_dir}")
-
-
-def _sts_2012_2015() -> list[str]:
-    from . import datasets
-
-    return [s.id for s in datasets.EVAL_SETS if s.format == "sts"]
 
 
 def cmd_train_siamese(args) -> None:

@@ -572,15 +572,16 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
 
     gate_section(doc, config, data_dir, out_dir)
 
-    from .supervised_report import error_section, supervised_section
+    from .supervised_report import SupervisedSelection, error_section, supervised_section
 
-    supervised_metrics = supervised_section(doc, config, data_dir)
+    supervised = SupervisedSelection(config, data_dir)
+    supervised_metrics = supervised_section(doc, config, data_dir, supervised)
     error_section(doc, config, data_dir)
 
     from .seed_systems_report import pwim_section, siamese_section
 
     seed_system_metrics = {"siamese_cbow": siamese_section(doc, config, data_dir),
-                           "pwim": pwim_section(doc, config, data_dir)}
+                           "pwim": pwim_section(doc, config, data_dir, sel, supervised)}
 
     doc.heading("Findings from this run")
     doc.bullets(findings(config, sel, baseline))

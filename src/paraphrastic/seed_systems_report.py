@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import datasets
 from .config import pwim_jobs, siamese_jobs
 from .pwim_data import PAPER_PAIRS, STS2014_TEST
 from .report import Document, Selection, paper_table
+from .supervised_data import sts_sets
 
 W2V_LABELS = {"cbow": "word2vec CBOW", "skipgram": "word2vec skip-gram"}
 TASK_LABELS = {"sick": "SICK 2014", "msrvid": "MSRvid (STS 2012)", "sts2014": "STS 2014"}
@@ -50,6 +50,7 @@ def siamese_section(doc: Document, config: dict, data_dir: Path) -> dict:
     histories = {run: _read(data_dir / "siamese" / "models" / run / "history.json") for run in infos}
     w2v = _read(data_dir / "siamese" / "word2vec" / "results.json")
     train = sc["train"]
+    steps = max(math.ceil(info["centre_sentences"] / train["batch_size"]) for info in infos.values())
 
     doc.heading("Siamese CBOW (Kenter et al. 2016): STS 2012-2015")
     doc.para("Word embeddings trained so that their average predicts the neighbouring sentences: a softmax over the "
@@ -65,13 +66,16 @@ def siamese_section(doc: Document, config: dict, data_dir: Path) -> dict:
         f"{stats['documents']:,} documents, {stats['sentences']:,} sentences, {stats['tokens']:,} tokens; "
         f"{stats['sentences_with_a_neighbour']:,} sentences have a neighbour in their document.",
         f"Embeddings: {stats['pretrained_dim']}-dimensional (the mirror's GloVe); the paper uses 300. The paper's "
-        "rate 1e-4 for one epoch means 740k steps on its corpus and nothing moves in our 145-step epoch; the rate "
-        "here was chosen, like the paper's, by the training loss (params.yaml lists the values tried).",
+        "rate 1e-4 for one epoch means 740k steps on its corpus and nothing moves in our "
+        f"{steps}-step epoch; the rate here was chosen, like the paper's, by the training loss (params.yaml lists "
+        "the values tried).",
         "The paper's Table 1 (per-set results) is not among the transcribed tables, so no paper values stand "
         "beside ours here.",
     ])
-    columns = {"GloVe (starting vectors)": infos[_pretrained_run(infos)]["initial"]["per_dataset"]
-               if _pretrained_run(infos) else None}
+    columns = {}
+    pretrained = _pretrained_run(infos)
+    if pretrained:
+        columns["GloVe (starting vectors)"] = infos[pretrained]["initial"]["per_dataset"]
     for run, info in infos.items():
         kind = "GloVe init" if info["settings"]["init"] == "pretrained" else "random init"
         if info["settings"]["init"] == "random":
@@ -79,8 +83,7 @@ def siamese_section(doc: Document, config: dict, data_dir: Path) -> dict:
         columns[f"Siamese CBOW, {kind} ({run})"] = info["final"]["per_dataset"]
     for arch, result in w2v["architectures"].items():
         columns[W2V_LABELS.get(arch, arch)] = result["final"]["per_dataset"]
-    columns = {k: v for k, v in columns.items() if v is not None}
-    sets = [s for s in datasets.EVAL_SETS if s.format == "sts" and s.id in next(iter(columns.values()))]
+    sets = [s for s in sts_sets("all") if s.id in next(iter(columns.values()))]
     rows = []
     for spec in sets:
         row = {"set": f"{spec.group[-4:]} {spec.paper_name}"}
@@ -169,32 +172,28 @@ def _pwim_infos(config: dict, data_dir: Path) -> dict[tuple[str, str], dict]:
             for j in pwim_jobs(config).values()}
 
 
-def _gran_rows(config: dict, data_dir: Path) -> tuple[dict | None, dict | None]:
-    """(our supervised GRAN row's SICK test scores, our transfer GRAN's per-set Pearson), where present."""
-    from .supervised_report import SupervisedSelection
-
+def _gran_rows(config: dict, transfer_sel: Selection, supervised_sel) -> tuple[dict | None, dict | None]:
+    """(our supervised GRAN row's SICK test scores, our transfer GRAN's per-set Pearson), where present,
+    from the report's own selections (``supervised_sel``: a supervised_report.SupervisedSelection)."""
     supervised = None
     row = (config["supervised"]["report"].get("table6") or [None])[0]
-    if row:
-        sel = SupervisedSelection(config, data_dir)
-        if (row, "sick") in sel.chosen:
-            scores = {k: sel.score(row, "sick", f"test_{k}") for k in ("pearson", "spearman", "mse")}
-            supervised = {"row": row, **scores}
+    if row and (row, "sick") in supervised_sel.chosen:
+        scores = {k: supervised_sel.score(row, "sick", f"test_{k}") for k in ("pearson", "spearman", "mse")}
+        supervised = {"row": row, **scores}
     transfer = None
     gran_row = config["report"]["table4"].get("gran")
-    if gran_row:
-        sel = Selection(config, data_dir, rows=[gran_row])
-        transfer = {"row": gran_row, **sel.first_seed(gran_row)[2]["per_dataset"]}
+    if gran_row in transfer_sel.chosen:
+        transfer = {"row": gran_row, **transfer_sel.first_seed(gran_row)[2]["per_dataset"]}
     return supervised, transfer
 
 
-def pwim_section(doc: Document, config: dict, data_dir: Path) -> dict:
+def pwim_section(doc: Document, config: dict, data_dir: Path, transfer_sel: Selection, supervised_sel) -> dict:
     """Tables 3, 4, 5, 8 and 9 of He & Lin (2016) with ours beside them; returns the metrics."""
     pw = config["pwim"]
     stats = _read(data_dir / "pwim" / "stats.json")
     infos = _pwim_infos(config, data_dir)
     full = "pwim"
-    gran_supervised, gran_transfer = _gran_rows(config, data_dir)
+    gran_supervised, gran_transfer = _gran_rows(config, transfer_sel, supervised_sel)
     train = pw["train"]
 
     doc.heading("PWIM (He & Lin 2016): pairwise word interactions, similarity focus and a 19-layer ConvNet")

@@ -49,7 +49,8 @@ class Stage:
     # Outputs that must survive a failed or killed job (checkpoints): a Snakemake param, not an output
     # (Snakemake deletes a failed job's outputs), and a persistent uncached DVC output.
     persistent: tuple[str, ...] = ()
-    run_settings: str | None = None  # also depends on the run's own settings: this table of workflow/runs.yaml
+    # also depends on the run's own settings: this entry of workflow/runs.yaml (its table, then the job's keys)
+    run_settings: str | None = None
     threads: str = "threads"  # the params.yaml key giving the stage's threads (its `{threads}`)
 
 
@@ -72,7 +73,7 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
                                              *(_SELECTION_PARAMS if universal else ())))),
                  # universal jobs choose their starting model with the report's selection
                  code=(*_SUPERVISED_CODE, *(("report.py", "grids.py") if universal else ())), foreach=foreach,
-                 persistent=(checkpoints,), run_settings="supervised_runs")
+                 persistent=(checkpoints,), run_settings="supervised_runs.{sup_run}")
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
@@ -110,7 +111,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "history_json": Output(f"data/models/{JOB_DIR}/history.json"),
                 "info": Output(f"data/models/{JOB_DIR}/train.json")},
           params=("train", "seed", "device", "evaluation"), code=("train.py", "epochs.py", "objective.py", *_SCORE),
-          foreach="jobs", persistent=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs"),
+          foreach="jobs", persistent=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{experiment}"),
     Stage("evaluate", f"evaluate --model data/models/{JOB_DIR}/model.pt --eval data/corpus/eval.parquet "
                       f"--out data/results/{JOB_DIR}.json --threads {{threads}}",
           deps=(f"data/models/{JOB_DIR}/model.pt", "data/corpus/eval.parquet"),
@@ -198,7 +199,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "info": Output("data/siamese/models/{scbow_run}/train.json")},
           params=("siamese_cbow.train", "seed", "device", "evaluation.batch_size"),
           code=("siamese_cbow.py", "train.py", "epochs.py", *_SCORE), foreach="siamese_jobs",
-          persistent=("data/siamese/checkpoints/{scbow_run}",), run_settings="siamese_runs"),
+          persistent=("data/siamese/checkpoints/{scbow_run}",), run_settings="siamese_runs.{scbow_run}"),
     Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval data/corpus/eval.parquet "
                       "--out-dir data/siamese/word2vec --threads {threads}",
           deps=(f"{_SIAMESE_CORPUS}/corpus.parquet", "data/corpus/eval.parquet"),
@@ -286,9 +287,7 @@ def dvc_stage(stage: Stage) -> dict:
                   "deps": [_dvc(d) for d in stage.deps] + code_paths(stage.name)}
     params: list = []
     if stage.run_settings:
-        # a table of runs.yaml keyed by run, or a template naming the entry (PWIM: task, then run)
-        key = _dvc(stage.run_settings) if "{" in stage.run_settings else f"{stage.run_settings}.${{item.run}}"
-        params.append({"workflow/runs.yaml": [key]})
+        params.append({"workflow/runs.yaml": [_dvc(stage.run_settings)]})
     params += list(stage.params)
     body["params"] = params
     outs: list = [_dvc(o.path) for o in stage.outs.values() if o.kind == "out"]

@@ -110,10 +110,9 @@ def supervised_findings(config: dict, sel: SupervisedSelection) -> list[str]:
     return lines
 
 
-def supervised_section(doc: Document, config: dict, data_dir: Path) -> dict:
+def supervised_section(doc: Document, config: dict, data_dir: Path, sel: SupervisedSelection) -> dict:
     """Tables 5, 6 and 8 and the data and selection behind them; returns their metrics."""
     sup = config["supervised"]
-    sel = SupervisedSelection(config, data_dir)
     stats = json.loads((Path(data_dir) / "supervised" / "stats.json").read_text(encoding="utf-8"))
     train = sup["train"]
     doc.heading("Supervised similarity: Tables 5, 6 and 8 (Sec. 4.3)")

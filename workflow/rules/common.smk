@@ -45,6 +45,15 @@ def stage_outputs(name):
     return {key: out.path for key, out in STAGES[name].outs.items()}
 
 
+# A job's run settings, by the workflow/runs.yaml table its stage depends on (Stage.run_settings).
+RUN_SETTINGS = {
+    "runs": lambda w: pconfig.experiment(config, w.experiment, RUN_TABLE, int(w.seed)),
+    "supervised_runs": lambda w: pconfig.supervised_experiment(config, w.sup_run, w.task, int(w.seed), SUP_RUNS),
+    "siamese_runs": lambda w: pconfig.siamese_experiment(config, w.scbow_run),
+    "pwim_runs": lambda w: pconfig.pwim_experiment(config, w.pwim_run, w.pwim_task),
+}
+
+
 def stage_params(name):
     """Rerun triggers: the params.yaml keys the stage reads, a digest of its code (edits rerun it
     without relying on mtimes, see the profiles' rerun-triggers) and, per job, the run's settings."""
@@ -53,18 +62,9 @@ def stage_params(name):
         "settings": json.dumps({k: param_value(config, k) for k in stage.params}, sort_keys=True),
         "code_digest": code_digest(name, workflow.basedir),
     }
-    if stage.run_settings == "runs":
-        params["run"] = lambda w: json.dumps(
-            pconfig.experiment(config, w.experiment, RUN_TABLE, int(w.seed)), sort_keys=True
-        )
-    elif stage.run_settings == "siamese_runs":
-        params["run"] = lambda w: json.dumps(pconfig.siamese_experiment(config, w.scbow_run), sort_keys=True)
-    elif stage.run_settings and stage.run_settings.startswith("pwim_runs"):
-        params["run"] = lambda w: json.dumps(pconfig.pwim_experiment(config, w.pwim_run, w.pwim_task), sort_keys=True)
-    elif stage.run_settings == "supervised_runs":
-        params["run"] = lambda w: json.dumps(
-            pconfig.supervised_experiment(config, w.sup_run, w.task, int(w.seed), SUP_RUNS), sort_keys=True
-        )
+    if stage.run_settings:
+        settings = RUN_SETTINGS[stage.run_settings.split(".")[0]]
+        params["run"] = lambda w: json.dumps(settings(w), sort_keys=True)
     return params
 
 
