@@ -6,7 +6,7 @@
 #   snakemake --profile workflow/profiles/default --configfile params.test.yaml   # the tiny config
 #   snakemake --cores 8 --profile workflow/profiles/slurm             # on a SLURM cluster
 #   snakemake -n --config data_profile=paper                          # the paper's data (upstream URLs)
-# The stage graph (commands, inputs, outputs, params) is src/paraphrastic/stages.py, which also
+# The stage graph (commands, inputs, outputs, params) is src/paraphrastic/pipeline/graph.py, which also
 # generates dvc.yaml.
 import re
 import sys
@@ -15,8 +15,8 @@ import yaml
 from snakemake.utils import min_version, validate
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-from paraphrastic import config as pconfig  # noqa: E402
-from paraphrastic import grids as pgrids  # noqa: E402
+from paraphrastic.experiments import config as pconfig  # noqa: E402
+from paraphrastic.experiments import grids as pgrids  # noqa: E402
 from paraphrastic.atomic import write_text  # noqa: E402
 
 min_version("9.18")  # checksums of updated inputs (idempotence after `dvc checkout`)

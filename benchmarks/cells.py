@@ -19,7 +19,7 @@ import time
 import torch
 from torch import nn
 
-from paraphrastic.recurrent import peephole_lstm_autograd
+from paraphrastic.models.recurrent import peephole_lstm_autograd
 
 
 class NaivePeepholeLSTM(nn.Module):

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from throughput import token_batches, train_seconds
 
-from paraphrastic.models import build_model
+from paraphrastic.models.encoders import build_model
 
 
 def main(argv=None) -> None:

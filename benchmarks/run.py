@@ -32,12 +32,12 @@ sys.path.insert(0, str(HERE))
 
 from throughput import batch_padding, measure, sample_batches  # noqa: E402
 
-from paraphrastic import config as cfg  # noqa: E402
-from paraphrastic import evaluate  # noqa: E402
-from paraphrastic.corpus import read_table  # noqa: E402
-from paraphrastic.reference_encoder import table4_models  # noqa: E402
-from paraphrastic.report import model_dir  # noqa: E402
-from paraphrastic.train import load_model  # noqa: E402
+from paraphrastic.data.corpus import read_table  # noqa: E402
+from paraphrastic.evaluation import similarity as evaluate  # noqa: E402
+from paraphrastic.evaluation.reference import table4_models  # noqa: E402
+from paraphrastic.experiments import config as cfg  # noqa: E402
+from paraphrastic.report.build import model_dir  # noqa: E402
+from paraphrastic.training.transfer import load_model  # noqa: E402
 
 CORES = ["naive", "autograd", "fused", "nn.LSTM"]
 BUCKET_WINDOW = 20  # batches per length-sorted window
@@ -91,7 +91,7 @@ def encoding_section(eval_path: Path, model_paths: dict[str, Path], minilm: bool
                      "transfer_pearson": summary["transfer_pearson"]})
     if minilm:
         try:
-            from paraphrastic.reference_encoder import MiniLM
+            from paraphrastic.evaluation.reference import MiniLM
         except ImportError as exc:
             print(f"  MiniLM skipped: {exc}")
             return rows

@@ -8,10 +8,10 @@ import numpy as np
 import torch
 from cells import gemm_shapes, time_gemms, with_core
 
-from paraphrastic.batching import length_bucketed, pad, padding_ratio
-from paraphrastic.epochs import adam
-from paraphrastic.models import build_model
-from paraphrastic.objective import margin_loss
+from paraphrastic.data.batching import length_bucketed, pad, padding_ratio
+from paraphrastic.losses.margin import margin_loss
+from paraphrastic.models.encoders import build_model
+from paraphrastic.training.epochs import adam
 
 
 def sample_batches(lengths: np.ndarray, pairs: int, count: int, rng: np.random.Generator,

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from paraphrastic import vocab as vocab_mod
-from paraphrastic.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, write_table
+from paraphrastic.data import vocab as vocab_mod
+from paraphrastic.data.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, write_table
 
 REPO = Path(__file__).resolve().parents[1]
 

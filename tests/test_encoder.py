@@ -8,13 +8,14 @@ import pytest
 import torch
 
 import paraphrastic
-from paraphrastic import cli, evaluate
+from paraphrastic.cli import main as cli
+from paraphrastic.data.tokenize import tokenize
+from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
-from paraphrastic.models import build_model
-from paraphrastic.supervised import PairScorer, SimilarityHead, save_scorer
-from paraphrastic.tokenize import tokenize
-from paraphrastic.train import save_model
-from paraphrastic.vocab import Vocabulary
+from paraphrastic.evaluation import similarity as evaluate
+from paraphrastic.models.encoders import build_model
+from paraphrastic.training.supervised import PairScorer, SimilarityHead, save_scorer
+from paraphrastic.training.transfer import save_model
 
 
 @pytest.fixture

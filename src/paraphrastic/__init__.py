@@ -1,6 +1,6 @@
 """Paraphrastic sentence embeddings (Wieting & Gimpel, ACL 2017) as an importable library.
 
-Every Snakemake rule and DVC stage is a thin call into :mod:`paraphrastic.cli`; nothing here
+Every Snakemake rule and DVC stage is a thin call into :mod:`paraphrastic.cli.main`; nothing here
 imports Snakemake or DVC.
 """
 
@@ -9,6 +9,6 @@ __version__ = "0.1.0"
 
 def load(path, device: str = "auto", batch_size: int = 256):
     """A trained model.pt as an encoder: ``paraphrastic.load(path).encode(["a sentence", ...])``."""
-    from .encoder import load as load_encoder
+    from paraphrastic.encoder import load as load_encoder
 
     return load_encoder(path, device=device, batch_size=batch_size)

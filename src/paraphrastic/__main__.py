@@ -1,3 +1,3 @@
-from .cli import main
+from paraphrastic.cli.main import main
 
 raise SystemExit(main())

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .epochs import resolve_device
-from .errors import PipelineError
-from .evaluate import encode
-from .tokenize import tokenize
-from .vocab import UNK, Vocabulary
+from paraphrastic.data.tokenize import tokenize
+from paraphrastic.data.vocab import UNK, Vocabulary
+from paraphrastic.errors import PipelineError
+from paraphrastic.evaluation.similarity import encode
+from paraphrastic.training.epochs import resolve_device
 
 
 class Encoder:
@@ -44,11 +44,11 @@ class Encoder:
             raise PipelineError(f"{path}: not a paraphrastic model file")
         device = resolve_device(device)
         if "head" in payload:  # supervised: keep the sentence encoder
-            from .supervised import scorer_from_payload
+            from paraphrastic.training.supervised import scorer_from_payload
 
             model = scorer_from_payload(payload).encoder
         else:
-            from .train import model_from_payload
+            from paraphrastic.training.transfer import model_from_payload
 
             model = model_from_payload(payload)
         return cls(model.to(device), Vocabulary(payload["vocab"]), device=device, batch_size=batch_size,
@@ -91,7 +91,7 @@ def read_sentences(path, column: int | None = None) -> list[str]:
     """One sentence per line of a text file, or the given 0-based column of a TSV file ('-' = stdin)."""
     import sys
 
-    from .errors import MalformedLine
+    from paraphrastic.errors import MalformedLine
 
     lines = sys.stdin.read().splitlines() if str(path) == "-" else Path(path).read_text(encoding="utf-8").splitlines()
     if column is None:

@@ -1,8 +1,8 @@
 # Helpers shared by the rule files. Every rule takes its inputs, outputs, params and command from
-# the one stage graph in src/paraphrastic/stages.py, which also generates dvc.yaml.
+# the one stage graph in src/paraphrastic/pipeline/graph.py, which also generates dvc.yaml.
 import json
 
-from paraphrastic.stages import STAGES, code_digest, code_paths, param_value  # noqa: E402
+from paraphrastic.pipeline.graph import STAGES, code_digest, code_paths, param_value  # noqa: E402
 
 
 def mirror_inputs(wildcards=None):

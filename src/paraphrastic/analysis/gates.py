@@ -1,0 +1,223 @@
+"""GRAN gate analysis (paper Sec. 5.2, Tables 9-11): gate L1 norms by POS tag and dependency label.
+
+The paper embeds 10,000 English Wikipedia sentences of at most 15 tokens with the oracle-selected
+GRAN, tags and parses them, and averages the L1 norm of the gate σ(W_x x_t + W_h h_t + b) at each
+token per Penn Treebank tag, per dependency label and per (tag, label) pair. Here the sentences are
+the Wikipedia (normal) side of SimpWiki, the parser is Stanza (UD labels rather than the paper's
+Stanford Dependencies; :func:`sd_label` maps them for the comparison).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import torch
+
+from paraphrastic.data.batching import pad
+from paraphrastic.data.tokenize import normalise
+from paraphrastic.data.vocab import Vocabulary, add_tags
+
+
+@torch.no_grad()
+def token_gate_norms(model, vocab: Vocabulary, sentences: list[list[str]], *, tags: str = "none",
+                     batch_size: int = 256, device: torch.device | str = "cpu") -> list[np.ndarray]:
+    """L1 norm of the GRAN gate at every word of every sentence (SOS/EOS positions dropped)."""
+    model.eval()
+    offset = 1 if tags in ("sos", "both") else 0
+    norms: list[np.ndarray] = []
+    for start in range(0, len(sentences), batch_size):
+        chunk = sentences[start : start + batch_size]
+        ids = [add_tags(vocab.ids(normalise(s)), tags) for s in chunk]
+        tokens, mask = pad(ids, device)
+        _, gate = model.gates(tokens, mask)
+        l1 = gate.abs().sum(-1).cpu().numpy()  # σ(...) > 0, so this is the plain sum of the gate
+        norms += [l1[row, offset : offset + len(s)] for row, s in enumerate(chunk)]
+    return norms
+
+
+# UD relation (+ word) -> the Stanford Dependencies label the paper's tables use, where one exists.
+UD_TO_SD = {"obj": "dobj", "compound": "nn", "nummod": "num", "nmod:poss": "poss", "aux:pass": "auxpass",
+            "nsubj:pass": "nsubjpass", "csubj:pass": "csubjpass", "acl:relcl": "rcmod", "acl": "vmod",
+            "compound:prt": "prt", "det:predet": "predet", "fixed": "mwe", "flat": "nn", "obl:npmod": "npadvmod",
+            "nmod:npmod": "npadvmod", "obl:tmod": "tmod", "nmod:tmod": "tmod", "obl": "pobj", "nmod": "pobj",
+            "cc:preconj": "preconj"}
+NEGATIONS = {"not", "n't", "never", "no"}
+
+
+def sd_label(deprel: str, xpos: str, word: str) -> str:
+    """The paper's Stanford Dependencies label for a UD arc (an approximation, stated in the report):
+    UD `case` is SD `possessive` on 's and `prep` on prepositions; a negating `advmod` is `neg`;
+    a number inside a number phrase (UD `compound` on CD) is `number`; an adjective as `xcomp` is
+    `acomp`; the rest by :data:`UD_TO_SD`, other UD subtypes as their base relation (mapped too)."""
+    if deprel == "case":
+        return "possessive" if xpos == "POS" else "prep"
+    if deprel == "advmod" and word.lower() in NEGATIONS:
+        return "neg"
+    if deprel == "compound" and xpos == "CD":
+        return "number"
+    if deprel == "xcomp" and xpos.startswith("JJ"):  # "looks beautiful": SD's adjectival complement
+        return "acomp"
+    base = deprel.split(":")[0]  # e.g. obl:unmarked -> obl -> pobj
+    return UD_TO_SD.get(deprel, UD_TO_SD.get(base, base))
+
+
+def token_table(parses: pd.DataFrame, norms: list[np.ndarray]) -> pd.DataFrame:
+    """One row per word: the parse (sentence, index, word, xpos, deprel, ...) and its gate norm."""
+    frame = parses.sort_values(["sentence", "index"]).reset_index(drop=True)
+    lengths = frame.groupby("sentence", sort=True).size()
+    if len(lengths) != len(norms) or any(len(n) != k for n, k in zip(norms, lengths, strict=True)):
+        raise ValueError("parses and gate norms disagree on the sentences or their lengths")
+    frame["norm"] = np.concatenate(norms) if norms else []
+    frame["sd_label"] = [sd_label(d, x, w) for d, x, w in zip(frame["deprel"], frame["xpos"], frame["word"],
+                                                                strict=True)]
+    return frame
+
+
+def aggregate(tokens: pd.DataFrame, keys: list[str], *, min_count: int) -> pd.DataFrame:
+    """Mean, sd and count of the gate norm per value of ``keys``; only groups seen ``min_count`` times."""
+    grouped = tokens.groupby(keys)["norm"].agg(mean="mean", sd="std", count="size").reset_index()
+    grouped = grouped[grouped["count"] >= min_count]
+    return grouped.sort_values("mean", ascending=False).reset_index(drop=True)
+
+
+def top_bottom(frame: pd.DataFrame, key: str, k: int = 10) -> tuple[list[str], list[str]]:
+    """Table 9's lists: the k highest (highest first) and k lowest (lowest first) means."""
+    ordered = frame.sort_values("mean", ascending=False)[key].tolist()
+    return ordered[:k], list(reversed(ordered))[:k]
+
+
+def rank_agreement(ours: pd.DataFrame, key: str, paper_top: list[str], paper_bottom: list[str]) -> dict:
+    """How our ranking agrees with the paper's Table 9 lists.
+
+    top/bottom overlap: how many of the paper's 10 are in our 10. Spearman: over the paper's 20
+    labels that we also observe, the paper's order (top 1..10, then bottom 10..1) against our means.
+    """
+    from scipy.stats import spearmanr
+
+    k = len(paper_top)
+    top, bottom = top_bottom(ours, key, k)
+    means = dict(zip(ours[key], ours["mean"], strict=True))
+    paper_order = list(paper_top) + list(reversed(paper_bottom))  # highest norm first
+    shared = [label for label in paper_order if label in means]
+    rho = math.nan
+    if len(shared) >= 3:
+        rho = float(spearmanr([-paper_order.index(label) for label in shared], [means[label] for label in shared])[0])
+    return {"top_overlap": len(set(top) & set(paper_top)), "bottom_overlap": len(set(bottom) & set(paper_bottom)),
+            "k": k, "shared_labels": len(shared), "spearman": rho}
+
+
+# ---- the pipeline's gate stage -----------------------------------------------------------------
+
+PARSE_COLUMNS = ["sentence", "index", "word", "lemma", "upos", "xpos", "head", "deprel"]
+
+
+def analysed_run(config: dict, data_dir, row: str) -> tuple[str, int, dict]:
+    """The GRAN the paper analyses: the oracle-selected run of ``row`` (Table 3's GRAN), first seed.
+
+    Its ``model.pt`` is that job's STS-2016-selected epoch (the oracle epoch's weights are only in
+    the uncached checkpoints); the returned dict says which run, seed and epochs were chosen.
+    """
+    from pathlib import Path
+
+    from paraphrastic.errors import PipelineError
+    from paraphrastic.report.build import Selection
+
+    try:
+        sel = Selection(config, Path(data_dir), rows=[row])
+    except PipelineError as exc:
+        raise PipelineError(f"gates.gran_row: {exc}") from exc
+    for run in sel.rows[row]:
+        if sel.runs[run]["model"] not in ("gran", "gran2"):
+            raise PipelineError(f"gates.gran_row {row!r}: run {run} is a {sel.runs[run]['model']}, not a GRAN "
+                                "(per-token gates are defined for GRAN and GRAN-2)")
+    run, seed, epoch = sel.first_seed(row, "oracle")
+    return run, seed, {"row": row, "run": run, "seed": seed, "oracle_epoch": int(epoch["epoch"]),
+                       "transfer_pearson": float(epoch["transfer_pearson"]),
+                       "runs_in_row": len(sel.rows[row])}
+
+
+def norm_plot(by_pos: pd.DataFrame, path, *, dim: int) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from paraphrastic.atomic import atomic_path
+
+    frame = by_pos.sort_values("mean", ascending=False)
+    fig, ax = plt.subplots(figsize=(max(6, 0.32 * len(frame)), 4))
+    sem = frame["sd"] / np.sqrt(frame["count"])
+    ax.bar(frame["xpos"], frame["mean"], yerr=frame["sd"], color="#4c72b0", ecolor="#999", capsize=2,
+           label="mean ± sd")
+    ax.errorbar(frame["xpos"], frame["mean"], yerr=1.96 * sem, fmt="none", ecolor="black", capsize=3,
+                label="95% CI of the mean")
+    ax.set_ylabel(f"gate L1 norm (of {dim} dims)")
+    ax.set_title("Mean GRAN gate L1 norm by Penn Treebank tag")
+    ax.tick_params(axis="x", rotation=90)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    plt.close(fig)
+
+
+def paper_lists(config: dict) -> dict | None:
+    """Table 9's four lists and Tables 10/11 from the papers' CSVs (None when they are not there)."""
+    from pathlib import Path
+
+    root = Path(config["paper_tables"])
+    if not (root / "wieting2017_table9.csv").is_file():
+        return None
+    t9 = pd.read_csv(root / "wieting2017_table9.csv").sort_values("position")
+    lists = {(kind, which): t9[(t9["feature_type"] == kind) & (t9["list"] == which)]["label"].tolist()
+             for kind in ("POS", "Dep. Label") for which in ("top 10", "bot. 10")}
+    return {"pos_top": lists[("POS", "top 10")], "pos_bottom": lists[("POS", "bot. 10")],
+            "label_top": lists[("Dep. Label", "top 10")], "label_bottom": lists[("Dep. Label", "bot. 10")],
+            "table10": pd.read_csv(root / "wieting2017_table10.csv"),
+            "table11": pd.read_csv(root / "wieting2017_table11.csv")}
+
+
+def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto") -> dict:
+    """Gate norms of the analysed GRAN over the parsed sentences, aggregated; writes ``out_dir``/*."""
+    from pathlib import Path
+
+    from paraphrastic.atomic import atomic_path, write_json
+    from paraphrastic.report.build import model_dir
+    from paraphrastic.training.transfer import load_model, resolve_device
+
+    settings = config["gates"]
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    run, seed, chosen = analysed_run(config, data_dir, settings["gran_row"])
+    device = resolve_device(device)
+    model, vocab, payload = load_model(model_dir(Path(data_dir), run, seed) / "model.pt", device)
+    parses = pd.read_parquet(parses_path)
+    ordered = parses.sort_values(["sentence", "index"])
+    sentences = [group["word"].tolist() for _, group in ordered.groupby("sentence", sort=True)]
+    norms = token_gate_norms(model, vocab, sentences, tags=payload["options"].get("tags") or "none",
+                             batch_size=settings["batch_size"], device=device)
+    tokens = token_table(ordered, norms)
+    low = settings["min_count"]
+    tables = {"by_pos": aggregate(tokens, ["xpos"], min_count=low),
+              "by_label": aggregate(tokens, ["sd_label"], min_count=low),
+              "by_ud_label": aggregate(tokens, ["deprel"], min_count=low),
+              "by_pos_label": aggregate(tokens, ["xpos", "sd_label"], min_count=settings["min_pair_count"])}
+    with atomic_path(out_dir / "tokens.parquet") as tmp:
+        tokens.to_parquet(tmp, index=False)
+    for name, frame in tables.items():
+        with atomic_path(out_dir / f"{name}.csv") as tmp:
+            frame.to_csv(tmp, index=False)
+    norm_plot(tables["by_pos"], out_dir / "norms_by_pos.png", dim=model.dim)
+    paper = paper_lists(config)
+    agreement = None
+    if paper is not None:
+        agreement = {"pos": rank_agreement(tables["by_pos"], "xpos", paper["pos_top"], paper["pos_bottom"]),
+                     "label": rank_agreement(tables["by_label"], "sd_label", paper["label_top"],
+                                             paper["label_bottom"])}
+    summary = {"model": chosen, "gate_dim": model.dim, "sentences": len(sentences), "tokens": len(tokens),
+               "min_count": low, "min_pair_count": settings["min_pair_count"], "agreement": agreement,
+               "mean_norm": float(tokens["norm"].mean()), "label_mapping": dict(sorted(UD_TO_SD.items()))}
+    write_json(out_dir / "summary.json", summary)
+    return summary

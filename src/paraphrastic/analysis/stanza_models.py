@@ -1,0 +1,215 @@
+"""Stanza models for the gate analysis: trained offline from UD English EWT, or pretrained ones.
+
+Stanza's pretrained English models come from a model hub that is unreachable on the build
+machines, so by default the tagger, the dictionary lemmatizer and the dependency parser are
+trained with Stanza's own training entry points (``python -m stanza.models.tagger`` ...) on the
+UD English EWT treebank, with step budgets from params (``gates.stanza``). No word vectors are
+available offline, so every model is trained ``--no_pretrain``. The models are assembled into a
+``stanza_resources`` folder (``resources.json`` naming them as the ``default`` package) that
+``stanza.Pipeline(..., dir=..., download_method=None)`` loads. With ``gates.stanza.pretrained``
+(a ``stanza_resources`` folder) or ``gates.stanza.download: true`` (a machine with internet)
+those models are used instead. Either way the dev-set UPOS/XPOS accuracy and LAS are measured
+with the assembled pipeline and recorded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from paraphrastic.atomic import write_json
+from paraphrastic.errors import PipelineError
+
+PACKAGE = "ewt_offline"  # the package name the trained models get in resources.json
+PROCESSORS = "tokenize,pos,lemma,depparse"
+
+
+def conllu_sentences(path: Path, limit: int | None = None) -> list[str]:
+    """The sentence blocks of a .conllu (or .conllu.gz) file, the first ``limit`` of them."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    blocks, current = [], []
+    with opener(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                current.append(line)
+            elif current:
+                blocks.append("".join(current))
+                current = []
+                if limit and len(blocks) >= limit:
+                    return blocks
+    if current:
+        blocks.append("".join(current))
+    if not blocks:
+        raise PipelineError(f"{path}: no sentences (not a CoNLL-U file?)")
+    return blocks[:limit] if limit else blocks
+
+
+def write_conllu(blocks: list[str], path: Path) -> Path:
+    # Stanza's CoNLL reader takes plain files, not .gz
+    path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
+    return path
+
+
+def run_stanza(module: str, args: list[str], log: Path, threads: int) -> None:
+    """One of Stanza's training or prediction entry points, its output in ``log``."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    started = time.time()
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write(f"$ python -m {module} {' '.join(args)}\n")
+        handle.flush()
+        proc = subprocess.run([sys.executable, "-m", module, *args], stdout=handle, stderr=subprocess.STDOUT,
+                              env=env)
+    if proc.returncode != 0:
+        tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:])
+        raise PipelineError(f"python -m {module} failed (exit {proc.returncode}); last lines of {log}:\n{tail}")
+    print(f"{module}: {time.time() - started:.0f} s")
+
+
+def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: int) -> dict[str, Path]:
+    """Tagger, dictionary lemmatizer and parser, each trained on gold EWT and selected on gold dev."""
+    models = {name: work / name for name in ("pos", "lemma", "depparse")}
+    logs = work / "logs"
+    for path in [*models.values(), logs]:
+        path.mkdir(parents=True, exist_ok=True)
+    common = ["--train_file", str(train), "--eval_file", str(dev), "--shorthand", "en_ewt", "--cpu"]
+    interval = str(budget["eval_interval"])
+    run_stanza("stanza.models.tagger", [
+        "--mode", "train", *common, "--lang", "en", "--no_pretrain", "--share_hid", "--char_hidden_dim", "100",
+        "--batch_size", str(budget["tagger_batch_size"]), "--max_steps", str(budget["tagger_steps"]),
+        "--eval_interval", interval, "--fix_eval_interval", "--log_step", interval,
+        "--save_dir", str(models["pos"]), "--save_name", "model.pt"], logs / "tagger.log", threads)
+    run_stanza("stanza.models.lemmatizer", [
+        "--mode", "train", "--dict_only", *common,
+        "--save_dir", str(models["lemma"]), "--save_name", "model.pt"], logs / "lemmatizer.log", threads)
+    # --no_checkpoint: otherwise Stanza writes a resumable checkpoint beside the model and silently
+    # resumes from it on the next run with the same save name
+    run_stanza("stanza.models.parser", [
+        "--mode", "train", *common, "--lang", "en", "--no_pretrain", "--char_hidden_dim", "100",
+        "--hidden_dim", "200", "--deep_biaff_hidden_dim", "200", "--batch_size", str(budget["parser_batch_size"]),
+        "--max_steps", str(budget["parser_steps"]), "--eval_interval", interval, "--log_step", interval,
+        "--no_checkpoint", "--save_dir", str(models["depparse"]), "--save_name", "model.pt"],
+        logs / "parser.log", threads)
+    return {name: path / "model.pt" for name, path in models.items()}
+
+
+def assemble_resources(models: dict[str, Path], out: Path) -> Path:
+    """A ``stanza_resources`` folder: en/<processor>/<PACKAGE>.pt and a resources.json naming them
+    the default package. ``tokenize`` needs no model with ``tokenize_pretokenized=True``."""
+    for name, model in models.items():
+        (out / "en" / name).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(model, out / "en" / name / f"{PACKAGE}.pt")
+    processors = {p: PACKAGE for p in ("tokenize", *models)}
+    resources = {"en": {"lang_name": "English", **{p: {PACKAGE: {}} for p in processors},
+                        "default_processors": processors, "packages": {"default": processors}}}
+    write_json(out / "resources.json", resources)
+    return out
+
+
+def load_pipeline(resources: Path, device: str = "cpu"):
+    import stanza
+
+    try:
+        return stanza.Pipeline("en", processors=PROCESSORS, tokenize_pretokenized=True, dir=str(resources),
+                               download_method=None, device=device, logging_level="WARN")
+    except Exception as exc:  # Stanza raises assorted errors for a missing or partial folder
+        raise PipelineError(f"cannot load Stanza models from {resources}: {exc}") from exc
+
+
+def parse(pipeline, sentences: list[list[str]], *, batch_size: int = 500, progress: bool = True) -> pd.DataFrame:
+    """Tag and parse pre-tokenized sentences; one row per word (1-based index and head, 0 = root)."""
+    from tqdm import tqdm
+
+    rows = []
+    bar = tqdm(total=len(sentences), unit="sentence", desc="stanza parse", disable=not progress,
+               mininterval=0.5 if sys.stderr.isatty() else 30.0)
+    for start in range(0, len(sentences), batch_size):
+        chunk = sentences[start : start + batch_size]
+        doc = pipeline(chunk)
+        if len(doc.sentences) != len(chunk):
+            raise PipelineError(f"Stanza returned {len(doc.sentences)} sentences for {len(chunk)} (batch at {start})")
+        for offset, (sentence, words) in enumerate(zip(doc.sentences, chunk, strict=True)):
+            if len(sentence.words) != len(words):
+                raise PipelineError(f"sentence {start + offset}: Stanza returned {len(sentence.words)} words "
+                                    f"for {len(words)} (it must not re-tokenize pretokenized input)")
+            rows += [{"sentence": start + offset, "index": int(w.id), "word": w.text, "lemma": w.lemma or "",
+                      "upos": w.upos or "", "xpos": w.xpos or "", "head": int(w.head or 0), "deprel": w.deprel or ""}
+                     for w in sentence.words]
+        bar.update(len(chunk))
+    bar.close()
+    return pd.DataFrame(rows)
+
+
+def dev_scores(pipeline, dev_blocks: list[str]) -> dict:
+    """UPOS/XPOS accuracy and UAS/LAS (universal relation, CoNLL 2018 style) of the pipeline on gold
+    words of the dev set, in %. Multiword-token lines and empty nodes are skipped (syntactic words only)."""
+    gold = []
+    for block in dev_blocks:
+        words = []
+        for line in block.splitlines():
+            if line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != 10 or "-" in cols[0] or "." in cols[0]:
+                continue
+            words.append((cols[1], cols[3], cols[4], int(cols[6]), cols[7].split(":")[0]))
+        gold.append(words)
+    frame = parse(pipeline, [[w[0] for w in words] for words in gold], progress=False)
+    truth = pd.DataFrame([w for words in gold for w in words], columns=["word", "upos", "xpos", "head", "deprel"])
+    predicted_rel = frame["deprel"].str.split(":").str[0]
+    heads = frame["head"].to_numpy() == truth["head"].to_numpy()
+    return {"words": len(truth), "sentences": len(gold),
+            "upos": 100 * float((frame["upos"].to_numpy() == truth["upos"].to_numpy()).mean()),
+            "xpos": 100 * float((frame["xpos"].to_numpy() == truth["xpos"].to_numpy()).mean()),
+            "uas": 100 * float(heads.mean()),
+            "las": 100 * float((heads & (predicted_rel.to_numpy() == truth["deprel"].to_numpy())).mean())}
+
+
+def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, threads: int = 1) -> dict:
+    """``out_dir``/resources (a stanza_resources folder; training logs in its training-logs/) and
+    ``out_dir``/scores.json (where the models came from, their dev scores)."""
+    out_dir = Path(out_dir)
+    resources = out_dir / "resources"
+    work = out_dir / "work"
+    for stale in (resources, work):
+        shutil.rmtree(stale, ignore_errors=True)
+    started = time.time()
+    dev_blocks = conllu_sentences(dev_file, settings.get("dev_sentences"))
+    if settings.get("pretrained"):
+        source = Path(settings["pretrained"])
+        if not (source / "resources.json").is_file():
+            raise PipelineError(f"gates.stanza.pretrained: {source} is not a stanza_resources folder "
+                                "(no resources.json)")
+        shutil.copytree(source, resources)
+        origin = {"source": "pretrained", "path": str(source)}
+    elif settings.get("download"):
+        import stanza
+
+        stanza.download("en", model_dir=str(resources), processors=PROCESSORS)
+        origin = {"source": "downloaded", "stanza_version": stanza.__version__}
+    else:
+        work.mkdir(parents=True)
+        train_blocks = conllu_sentences(train_file, settings.get("train_sentences"))
+        train = write_conllu(train_blocks, work / "train.conllu")
+        dev = write_conllu(dev_blocks, work / "dev.conllu")
+        models = train_models(train, dev, work, settings, threads=threads)
+        assemble_resources(models, resources)
+        shutil.copytree(work / "logs", resources / "training-logs")
+        origin = {"source": "trained offline from UD English EWT with Stanza's training entry points",
+                  "package": PACKAGE, "train_sentences": len(train_blocks),
+                  "budget": {k: settings[k] for k in ("tagger_steps", "parser_steps", "eval_interval",
+                                                      "tagger_batch_size", "parser_batch_size")}}
+        shutil.rmtree(work)
+    import stanza
+
+    pipeline = load_pipeline(resources)
+    scores = dev_scores(pipeline, dev_blocks)
+    summary = {**origin, "stanza_version": stanza.__version__, "dev": scores, "seconds": time.time() - started}
+    write_json(out_dir / "scores.json", summary)
+    return summary

@@ -1,0 +1,124 @@
+"""Tokenised tables (parquet, fixed schema) for training corpora and evaluation sets, and the
+token-matched PPDB/SimpWiki sample of Sec. 4.1.2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from paraphrastic.data import readers
+from paraphrastic.atomic import atomic_path
+from paraphrastic.data.datasets import EvalSet
+from paraphrastic.errors import PipelineError
+from paraphrastic.data.tokenize import tokenize
+
+TOKENS = pa.list_(pa.string())
+TRAIN_SCHEMA = pa.schema([
+    ("source", pa.string()),  # file:line the pair came from
+    ("s1", pa.string()),
+    ("s2", pa.string()),
+    ("tokens1", TOKENS),
+    ("tokens2", TOKENS),
+    ("n_tokens", pa.int32()),  # len(tokens1) + len(tokens2)
+])
+EVAL_SCHEMA = pa.schema([
+    ("dataset", pa.string()),
+    ("group", pa.string()),
+    ("line", pa.int32()),
+    ("s1", pa.string()),
+    ("s2", pa.string()),
+    ("score", pa.float64()),
+    ("tokens1", TOKENS),
+    ("tokens2", TOKENS),
+])
+
+
+def write_table(frame: pd.DataFrame, schema: pa.Schema, path) -> None:
+    table = pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+
+
+def read_table(path) -> pd.DataFrame:
+    return pq.read_table(path).to_pandas()
+
+
+def _tokenised(records, *, pretokenized: bool) -> pd.DataFrame:
+    frame = pd.DataFrame(records)
+    frame["tokens1"] = [tokenize(s, pretokenized=pretokenized) for s in frame["s1"]]
+    frame["tokens2"] = [tokenize(s, pretokenized=pretokenized) for s in frame["s2"]]
+    return frame
+
+
+def build_eval_table(sets: list[EvalSet], raw_root) -> pd.DataFrame:
+    raw_root = Path(raw_root)
+    frames = []
+    for spec in sets:
+        paths = [raw_root / f for f in spec.files]
+        if spec.format == "sts":
+            pairs = readers.read_sts(*paths, fields=2)
+        elif spec.format == "sts2016":
+            pairs = readers.read_sts(*paths, fields=4)
+        elif spec.format == "sick":
+            pairs = readers.read_sick(*paths)
+        elif spec.format == "twitter":
+            pairs = readers.read_twitter(*paths)
+        else:  # pragma: no cover - EvalSet formats are a closed set
+            raise PipelineError(f"unknown evaluation format {spec.format!r}")
+        frame = _tokenised([{"s1": p.s1, "s2": p.s2, "score": p.score, "line": p.line} for p in pairs],
+                           pretokenized=False)
+        frame["dataset"], frame["group"] = spec.id, spec.group
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def build_train_table(pairs: list[readers.TextPair], *, max_pairs: int | None, seed: int) -> pd.DataFrame:
+    """Whitespace-tokenise (SimpWiki and PPDB ship PTB-tokenised) and lower-case once."""
+    frame = _tokenised([{"s1": p.s1, "s2": p.s2, "source": p.source} for p in pairs], pretokenized=True)
+    if max_pairs is not None and len(frame) > max_pairs:
+        keep = np.sort(np.random.default_rng(seed).permutation(len(frame))[:max_pairs])
+        frame = frame.iloc[keep].reset_index(drop=True)
+    frame["n_tokens"] = frame["tokens1"].map(len) + frame["tokens2"].map(len)
+    return frame
+
+
+def sample_to_tokens(frame: pd.DataFrame, target_tokens: int, seed: int) -> pd.DataFrame:
+    """Shuffle with ``seed`` and take pairs until their token count reaches ``target_tokens``."""
+    order = np.random.default_rng(seed).permutation(len(frame))
+    cumulative = np.cumsum(frame["n_tokens"].to_numpy()[order])
+    take = int(np.searchsorted(cumulative, target_tokens) + 1)
+    return frame.iloc[order[: min(take, len(frame))]].reset_index(drop=True)
+
+
+def token_match(simpwiki: pd.DataFrame, ppdb: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Paper Sec. 4.1.2: a PPDB sample with as many tokens as the SimpWiki training set.
+
+    When PPDB is the smaller corpus (as in the offline mirror, which holds only the 26,456
+    human-scored pairs), the match runs the other way: SimpWiki is sampled down to PPDB's count.
+    """
+    sw_tokens, pp_tokens = int(simpwiki["n_tokens"].sum()), int(ppdb["n_tokens"].sum())
+    if pp_tokens >= sw_tokens:
+        direction = "ppdb_sampled_to_simpwiki"
+        simpwiki_m, ppdb_m = simpwiki, sample_to_tokens(ppdb, sw_tokens, seed)
+    else:
+        direction = "simpwiki_sampled_to_ppdb"
+        simpwiki_m, ppdb_m = sample_to_tokens(simpwiki, pp_tokens, seed), ppdb
+    summary = {
+        "direction": direction,
+        "seed": seed,
+        "full": {"simpwiki": {"pairs": len(simpwiki), "tokens": sw_tokens},
+                 "ppdb": {"pairs": len(ppdb), "tokens": pp_tokens}},
+        "matched": {"simpwiki": {"pairs": len(simpwiki_m), "tokens": int(simpwiki_m["n_tokens"].sum())},
+                    "ppdb": {"pairs": len(ppdb_m), "tokens": int(ppdb_m["n_tokens"].sum())}},
+    }
+    return simpwiki_m, ppdb_m, summary
+
+
+def token_stats(frame: pd.DataFrame) -> dict:
+    lengths = np.concatenate([frame["tokens1"].map(len).to_numpy(), frame["tokens2"].map(len).to_numpy()])
+    return {"pairs": len(frame), "tokens": int(lengths.sum()), "mean_sentence_tokens": float(lengths.mean()),
+            "max_sentence_tokens": int(lengths.max())}

@@ -1,0 +1,112 @@
+"""Vocabulary and initial embedding matrix from a word-vector text file (GloVe / PARAGRAM format)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from paraphrastic.atomic import atomic_path, write_text
+from paraphrastic.errors import MalformedLine, PipelineError
+from paraphrastic.data.readers import iter_lines
+
+PAD, UNK, SOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
+PAD_ID, UNK_ID, SOS_ID, EOS_ID = 0, 1, 2, 3
+SPECIAL = [PAD, UNK, SOS, EOS]
+TAGS = ("none", "sos", "eos", "both")
+
+
+def add_tags(ids: list[int], tags: str) -> list[int]:
+    """SOS/EOS tags around a sentence (footnote 4 of the paper tunes none/SOS/EOS/both)."""
+    if tags not in TAGS:
+        raise ValueError(f"tags must be one of {TAGS}")
+    start = [SOS_ID] if tags in ("sos", "both") else []
+    end = [EOS_ID] if tags in ("eos", "both") else []
+    return start + ids + end
+
+
+class Vocabulary:
+    def __init__(self, words: list[str]):
+        if words[: len(SPECIAL)] != SPECIAL:
+            raise PipelineError(f"a vocabulary starts with {SPECIAL}")
+        self.words = words
+        self.index = {w: i for i, w in enumerate(words)}
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def ids(self, tokens: Iterable[str], tags: str = "none") -> list[int]:
+        get = self.index.get
+        ids = [get(t, UNK_ID) for t in tokens]
+        # An empty sentence still gets one (unknown) token so every embedding is defined.
+        return add_tags(ids or [UNK_ID], tags)
+
+    def save(self, path) -> None:
+        write_text(path, "\n".join(self.words) + "\n")
+
+    @classmethod
+    def load(cls, path) -> Vocabulary:
+        return cls(Path(path).read_text(encoding="utf-8").rstrip("\n").split("\n"))
+
+
+def read_vectors(path, wanted: set[str]) -> tuple[dict[str, np.ndarray], int]:
+    """Vectors for ``wanted`` words only (a 400k x 300 file need not be held in memory)."""
+    vectors: dict[str, np.ndarray] = {}
+    dim = None
+    for number, line in iter_lines(path):
+        word, _, rest = line.partition(" ")
+        if dim is None:
+            dim = len(rest.split(" "))
+            if dim == 1 and word.isdigit():
+                raise MalformedLine(path, number, "looks like a word2vec header (count dim); expected GloVe text "
+                                    "format, one `word v1 ... vd` per line", line)
+        if word not in wanted or word in vectors:
+            continue
+        values = rest.split(" ")
+        if len(values) != dim:
+            raise MalformedLine(path, number, f"expected {dim} values after the word, got {len(values)}",
+                                line[:80])
+        try:
+            vectors[word] = np.asarray(values, dtype=np.float32)
+        except ValueError:
+            raise MalformedLine(path, number, "non-numeric vector value", line[:80]) from None
+    if dim is None:
+        raise PipelineError(f"{path}: empty word-vector file")
+    return vectors, dim
+
+
+def build(token_lists: Iterable[list[str]], vectors_path) -> tuple[Vocabulary, np.ndarray]:
+    """Words of the corpora that have a pretrained vector, most frequent first, after the special rows.
+
+    Restricting to corpus words is equivalent to loading the whole file: a word that never occurs
+    gets no gradient and, under the λ_w penalty, stays at its initial value. Unknown words share
+    one row; it and the SOS/EOS rows start at zero (adding nothing to an average until trained).
+    """
+    counts: Counter[str] = Counter()
+    for tokens in token_lists:
+        counts.update(tokens)
+    vectors, dim = read_vectors(vectors_path, set(counts))
+    words = SPECIAL + sorted((w for w in vectors if w not in SPECIAL), key=lambda w: (-counts[w], w))
+    matrix = np.zeros((len(words), dim), dtype=np.float32)
+    for i, word in enumerate(words[len(SPECIAL):], start=len(SPECIAL)):
+        matrix[i] = vectors[word]
+    return Vocabulary(words), matrix
+
+
+def coverage(vocab: Vocabulary, token_lists: Iterable[list[str]]) -> dict:
+    tokens = found = 0
+    types: set[str] = set()
+    for seq in token_lists:
+        tokens += len(seq)
+        found += sum(1 for t in seq if t in vocab.index)
+        types.update(seq)
+    found_types = sum(1 for t in types if t in vocab.index)
+    return {"tokens": tokens, "token_coverage": found / max(tokens, 1),
+            "types": len(types), "type_coverage": found_types / max(len(types), 1)}
+
+
+def save_matrix(path, matrix: np.ndarray) -> None:
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        np.save(handle, matrix)

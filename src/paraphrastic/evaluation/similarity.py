@@ -1,0 +1,91 @@
+"""Cosine-similarity scoring on the STS-style sets: Pearson and Spearman ×100, group and overall means."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from scipy import stats
+
+from paraphrastic.data import datasets
+from paraphrastic.data.batching import pad
+from paraphrastic.data.vocab import Vocabulary
+
+
+@torch.no_grad()
+def encode(model, vocab: Vocabulary, sentences: list[list[str]], *, batch_size: int = 512,
+           device: torch.device | str = "cpu") -> torch.Tensor:
+    """Embed tokenised sentences; sorted by length so batches carry little padding."""
+    was_training = model.training
+    model.eval()
+    ids = [vocab.ids(s, getattr(model, "tags", "none")) for s in sentences]
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    out = torch.empty(len(ids), model.output_dim)
+    for start in range(0, len(order), batch_size):
+        chunk = order[start : start + batch_size]
+        tokens, mask = pad([ids[i] for i in chunk], device)
+        out[chunk] = model(tokens, mask).float().cpu()
+    model.train(was_training)
+    return out
+
+
+def correlations(predicted: np.ndarray, gold: np.ndarray) -> dict:
+    if np.ptp(predicted) == 0:  # a constant predictor has no defined correlation
+        return {"pearson": math.nan, "spearman": math.nan, "pairs": len(gold)}
+    return {
+        "pearson": 100 * float(stats.pearsonr(predicted, gold).statistic),
+        "spearman": 100 * float(stats.spearmanr(predicted, gold).statistic),
+        "pairs": len(gold),
+    }
+
+
+def pair_embeddings(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> tuple[torch.Tensor, torch.Tensor]:
+    """(g(s1), g(s2)) for every row; each distinct sentence is encoded once."""
+    keys = {}
+    for tokens in list(frame["tokens1"]) + list(frame["tokens2"]):
+        keys.setdefault(tuple(tokens), len(keys))
+    embedded = encode(model, vocab, [list(k) for k in keys], **kw)
+    return embedded[[keys[tuple(t)] for t in frame["tokens1"]]], embedded[[keys[tuple(t)] for t in frame["tokens2"]]]
+
+
+def cosine_scores(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> np.ndarray:
+    """cos(g(s1), g(s2)) for every row."""
+    return F.cosine_similarity(*pair_embeddings(model, vocab, frame, **kw)).numpy()
+
+
+def per_set_correlations(frame: pd.DataFrame, predicted: np.ndarray) -> dict[str, dict]:
+    """Correlations of ``predicted`` (one score per row of ``frame``, positional) with gold, per dataset."""
+    gold = frame["score"].to_numpy()
+    return {name: correlations(predicted[rows], gold[rows])
+            for name, rows in frame.groupby("dataset", sort=False).indices.items()}
+
+
+def score_sets(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> dict[str, dict]:
+    """Per-dataset correlations for every dataset in ``frame`` (the eval parquet table)."""
+    frame = frame.reset_index(drop=True)
+    return per_set_correlations(frame, cosine_scores(model, vocab, frame, **kw))
+
+
+def summarize(results: dict[str, dict], selection: list[str]) -> dict:
+    """Group means, the transfer mean over the sets present (22 in a full run) and the selection mean."""
+    def mean(ids, key="pearson"):
+        values = [results[i][key] for i in ids if i in results]
+        return float(np.mean(values)) if values else math.nan
+
+    present = [s for s in datasets.EVAL_SETS if s.id in results]
+    groups = {}
+    for spec in present:
+        groups.setdefault(spec.group, []).append(spec.id)
+    transfer = [s.id for s in present if s.transfer]
+    return {
+        "transfer_sets": len(transfer),
+        "transfer_pearson": mean(transfer),
+        "transfer_spearman": mean(transfer, "spearman"),
+        "selection_sets": len([i for i in selection if i in results]),
+        "selection_pearson": mean(selection),
+        "groups": {g: {"pearson": mean(ids), "spearman": mean(ids, "spearman"), "sets": len(ids)}
+                   for g, ids in groups.items()},
+    }

@@ -1,0 +1,174 @@
+"""Experiment grids: the paper's tuning spaces, expanded into one training run per configuration.
+
+A grid row (``grids:`` in params.yaml) names a model, a training set, fixed settings and a search
+space. Each search axis is a list of values; a value that is a mapping sets several keys at once
+(e.g. "scrambling with either word dropout or dropout" is one axis whose values are
+``{dropout: 0.2}``, ``{word_dropout: 0.4}``...). ``grid_thinning`` keeps a subset of the values
+for a data profile (the offline profile cannot afford the full grids); the report says so.
+
+Each run is named ``<row id>__<hash of its settings>`` and the row/settings manifest is written
+by the report, so every number can be traced to its run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+
+from paraphrastic.errors import PipelineError
+
+
+def _allowed(value, key: str, keep: dict) -> bool:
+    if isinstance(value, dict):
+        return all(_allowed(v, k, keep) for k, v in value.items())
+    if key not in keep:
+        return True
+    return any(value == k or (isinstance(value, float) and isinstance(k, float) and math.isclose(value, k))
+               for k in keep[key])
+
+
+def row_points(row: dict, keep: dict) -> list[dict]:
+    """Every configuration of one grid row, after thinning."""
+    axes = row.get("search", {})
+    values = []
+    for key, options in axes.items():
+        chosen = [v for v in options if _allowed(v, key, keep)]
+        if not chosen:
+            raise PipelineError(f"grid row {row['id']}: thinning leaves no value for {key} (had {options})")
+        values.append([(key, v) for v in chosen])
+    points = []
+    for combo in itertools.product(*values):
+        # supervised rows have no train_set (a run trains on each task) and may give no epochs
+        settings = {k: row[k] for k in ("model", "train_set", "epochs", "init") if k in row}
+        settings.update(row.get("fixed", {}))
+        for key, value in combo:
+            if isinstance(value, dict):
+                settings.update(value)
+            else:
+                settings[key] = value
+        points.append(settings)
+    return points
+
+
+def run_name(row_id: str, settings: dict) -> str:
+    # Seeds are replicas of a run, not part of its identity: adding one renames nothing.
+    identity = {k: v for k, v in settings.items() if k not in ("seed", "seeds")}
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{row_id}__{digest}"
+
+
+def _expand_rows(grid_rows: list[dict], keep: dict, runs: dict, rows: dict, *, what: str) -> None:
+    """Add each row's points to ``runs`` (by name) and their names to ``rows``. A row's ``seeds`` and
+    ``tasks`` travel with its runs but are not part of their names (they are replicas, not settings)."""
+    for row in grid_rows:
+        if row["id"] in rows:
+            raise PipelineError(f"{what} row id {row['id']!r} is used twice (or is also an experiment name)")
+        names = []
+        for settings in row_points(row, keep):
+            name = run_name(row["id"], settings)
+            settings.update({key: row[key] for key in ("seeds", "tasks") if key in row})
+            runs[name] = settings
+            names.append(name)
+        rows[row["id"]] = names
+
+
+def expand(config: dict) -> tuple[dict[str, dict], dict[str, list[str]]]:
+    """(runs, rows): every training run by name, and the run names of each selection row.
+
+    Explicit ``experiments`` are rows of one run each, under their own name.
+    """
+    runs = {name: dict(settings) for name, settings in config["experiments"].items()}
+    rows = {name: [name] for name in config["experiments"]}
+    keep = (config.get("grid_thinning") or {}).get(config["data_profile"]) or {}
+    _expand_rows(config.get("grids") or [], keep, runs, rows, what="grid")
+    return runs, rows
+
+
+def expand_supervised(config: dict) -> tuple[dict[str, dict], dict[str, list[str]]]:
+    """(runs, rows) of the supervised grids (Sec. 4.3, Tables 5, 6 and 8), thinned by
+    ``supervised.thinning`` for the data profile. A run is trained once per task and seed."""
+    sup = config["supervised"]
+    keep = (sup.get("thinning") or {}).get(config["data_profile"]) or {}
+    runs, rows = {}, {}
+    _expand_rows(sup.get("grids") or [], keep, runs, rows, what="supervised grid")
+    return runs, rows
+
+
+def runs_file(config: dict, runs: dict[str, dict]) -> str:
+    """workflow/runs.yaml from :func:`expand`'s runs: the settings of each run (DVC params) and the
+    training jobs, one per run and seed, that dvc.yaml's train stage iterates over (and the jobs of
+    the explicit experiments, which its evaluate stage scores)."""
+    import yaml
+
+    from paraphrastic.experiments.config import (
+        jobs,
+        pwim_experiment,
+        pwim_jobs,
+        siamese_experiment,
+        siamese_jobs,
+        supervised_jobs,
+    )
+
+    header = ("# Generated by `paraphrastic grids --write workflow/runs.yaml` from params.yaml; do not edit.\n"
+              "# dvc.yaml's train stage iterates over `jobs` (tests check this file is up to date).\n")
+    class NoAliases(yaml.SafeDumper):
+        def ignore_aliases(self, data):
+            return True
+
+    every = jobs(config, runs)
+    evaluated = {key: job for key, job in every.items() if job["run"] in config["experiments"]}
+    supervised = expand_supervised(config)[0]
+    supervised_every = supervised_jobs(config, supervised)
+    # A run's settings without its seeds: DVC tracks runs.<name>, and adding a seed must not make
+    # the run's finished jobs stale (nor, for a supervised run, adding a task).
+    settings = {name: {k: v for k, v in s.items() if k != "seeds"} for name, s in runs.items()}
+    supervised_settings = {name: {k: v for k, v in s.items() if k not in ("seeds", "tasks")}
+                           for name, s in supervised.items()}
+    doc = {"runs": settings, "jobs": every, "experiment_jobs": evaluated, "supervised_runs": supervised_settings,
+           "supervised_jobs": {k: j for k, j in supervised_every.items() if not j["init"]},
+           "universal_jobs": {k: j for k, j in supervised_every.items() if j["init"]},
+           # issue 8: Siamese CBOW runs and PWIM jobs (a run on a task), with their full settings
+           "siamese_runs": {name: siamese_experiment(config, name) for name in siamese_jobs(config)},
+           "siamese_jobs": siamese_jobs(config), "pwim_jobs": pwim_jobs(config),
+           "pwim_runs": {task: {j["run"]: pwim_experiment(config, j["run"], task)
+                                for j in pwim_jobs(config).values() if j["task"] == task}
+                         for task in dict.fromkeys(j["task"] for j in pwim_jobs(config).values())}}
+    return header + yaml.dump(doc, Dumper=NoAliases, sort_keys=True)
+
+
+def row_labels(config: dict) -> dict[str, dict]:
+    """Display labels of each row: model and regularisation as the paper's tables print them."""
+    labels = {name: {"model": s["model"], "regularization": s.get("label", "")}
+              for name, s in config["experiments"].items()}
+    for row in config.get("grids") or []:
+        labels[row["id"]] = {"model": row.get("display", row["model"]), "regularization": row.get("label", "")}
+    return labels
+
+
+def select(histories: dict[tuple[str, int], list[dict]], names: list[str], seeds: dict[str, list[int]],
+           criterion: str) -> tuple[str, dict[int, dict]]:
+    """Model selection within one row: the run whose seeds score best on average, each seed at its best epoch.
+
+    ``histories[(run, seed)]`` is a job's per-epoch history. ``criterion="selection_pearson"`` is the
+    paper's "test" selection (mean of the 5 STS 2016 sets); ``"transfer_pearson"`` is "oracle"
+    selection (mean of the 22 evaluation sets). With one seed per run this is the paper's search
+    over every (run, epoch) pair. A run with a seed that never scored (a collapsed model: NaN) is
+    not eligible. Returns the run and, per seed, the selected epoch's history entry.
+    """
+    best = None
+    for name in names:
+        epochs = {}
+        for seed in seeds[name]:
+            scored = [e for e in histories[(name, seed)] if not math.isnan(e[criterion])]
+            if scored:
+                epochs[seed] = max(scored, key=lambda e: e[criterion])
+        if not epochs or len(epochs) < len(seeds[name]):
+            continue
+        mean = sum(e[criterion] for e in epochs.values()) / len(epochs)
+        if best is None or mean > best[2]:
+            best = (name, epochs, mean)
+    if best is None:
+        raise PipelineError(f"no run among {names} has a scored epoch for every seed")
+    return best[0], best[1]

@@ -1,0 +1,82 @@
+"""The margin objective of Eq. 2-4 with in-batch negatives: MAX (Eq. 5), MIX or RAND (Wieting et al. 2016)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from paraphrastic.models.encoders import SentenceEncoder
+
+NEGATIVE_SAMPLING = ("max", "mix", "rand")
+
+
+def _own_pair_mask(batch: int, device) -> torch.Tensor:
+    own = torch.arange(2 * batch, device=device) % batch
+    return own.unsqueeze(0) == own.unsqueeze(1)  # 2B x 2B: True where both are of the same pair
+
+
+def hardest_negatives(g1: torch.Tensor, g2: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """MAX: indices (into cat[g1, g2]) of the most cosine-similar sentence from *another* pair.
+
+    Candidates are both sentences of every other pair in the mini-batch; a pair's own two
+    sentences are excluded. One similarity matrix per batch, no loop over pairs. Selection is not
+    differentiated (argmax), but the chosen negatives' embeddings are, as in the original code.
+    """
+    batch = g1.shape[0]
+    with torch.no_grad():
+        pool = F.normalize(torch.cat([g1, g2]), dim=1)
+        sims = pool @ pool.T
+        sims.masked_fill_(_own_pair_mask(batch, g1.device), float("-inf"))
+        best = sims.argmax(dim=1)
+    return best[:batch], best[batch:]
+
+
+def random_negatives(g1: torch.Tensor, generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """RAND: a uniformly random sentence from another pair of the mini-batch, for each side."""
+    batch = g1.shape[0]
+    # Draw among the 2B - 2 candidates, then skip over the pair's own two positions.
+    draw = torch.randint(0, 2 * batch - 2, (2 * batch,), generator=generator).to(g1.device)
+    own = torch.arange(2 * batch, device=g1.device) % batch
+    pick = draw + (draw >= own).long()  # skip position `own` (first sentence of the pair)
+    pick = pick + (pick >= own + batch).long()  # and `own + batch` (its paraphrase)
+    return pick[:batch], pick[batch:]
+
+
+def margin_loss(g1: torch.Tensor, g2: torch.Tensor, margin: float, *, sampling: str = "max",
+                generator: torch.Generator | None = None) -> torch.Tensor:
+    """mean over pairs of max(0, δ − cos(g1,g2) + cos(g1,t1)) + max(0, δ − cos(g1,g2) + cos(g2,t2)).
+
+    ``sampling``: "max" (hardest negatives), "rand", or "mix" (MAX with probability 0.5 for the
+    mini-batch, RAND otherwise). ``generator`` makes RAND/MIX draws reproducible across a resume.
+    """
+    if g1.shape[0] < 2:
+        raise ValueError("in-batch negatives need at least 2 pairs in a batch")
+    if sampling not in NEGATIVE_SAMPLING:
+        raise ValueError(f"sampling must be one of {NEGATIVE_SAMPLING}")
+    if sampling == "mix":
+        sampling = "max" if torch.rand((), generator=generator).item() < 0.5 else "rand"
+    n1, n2 = hardest_negatives(g1, g2) if sampling == "max" else random_negatives(g1, generator)
+    pool = torch.cat([g1, g2])
+    positive = F.cosine_similarity(g1, g2)
+    loss = F.relu(margin - positive + F.cosine_similarity(g1, pool[n1])) + F.relu(
+        margin - positive + F.cosine_similarity(g2, pool[n2])
+    )
+    return loss.mean()
+
+
+def regularization(model: SentenceEncoder, lambda_c: float, lambda_w: float) -> torch.Tensor:
+    """λ_c‖W_c‖² + λ_w‖W_w,initial − W_w‖² (Eq. 4; the original Theano code scaled both by ½).
+
+    The identity-RNN regularises W_c towards its initial (identity) values instead (2016, Sec. 3).
+    """
+    total = model.embedding.weight.new_zeros(())
+    if lambda_c:
+        params = model.compositional_parameters()
+        if model.regularize_to_initial:
+            total = total + lambda_c * sum((p - p0).pow(2).sum()
+                                           for p, p0 in zip(params, model.initial_compositional(), strict=True))
+        else:
+            total = total + lambda_c * sum(p.pow(2).sum() for p in params)
+    if lambda_w:
+        total = total + lambda_w * (model.embedding.weight - model.initial_embeddings).pow(2).sum()
+    return total

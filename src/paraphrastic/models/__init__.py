@@ -1,0 +1,1 @@
+"""Models: the sentence encoders of both papers, their recurrent cells, PWIM, and model files."""

@@ -1,0 +1,296 @@
+"""Sentence encoders g(s): Wieting & Gimpel (2017) Sec. 3.1 and Wieting et al. (2016) Sec. 3.
+
+Inputs are right-padded id matrices ``tokens`` (B x T) with a float ``mask`` (B x T, 1 = real
+token). Every encoder owns the word embeddings W_w; everything else is the compositional W_c.
+A model is chosen by name from :data:`MODELS`; its options travel with it in model.pt.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from paraphrastic.models.recurrent import ElmanRNN, PeepholeLSTM, reverse_padded
+
+
+class SentenceEncoder(nn.Module):
+    """Word embeddings with the input regularisers of Sec. 4.2 (dropout and word dropout).
+
+    ``tags`` adds SOS/EOS tokens around every sentence (footnote 4); the vocabulary supplies them.
+    """
+
+    #: iRNN regularises W_c towards its initial values instead of towards zero.
+    regularize_to_initial = False
+
+    def __init__(self, embeddings: torch.Tensor, *, dropout: float = 0.0, word_dropout: float = 0.0,
+                 tags: str = "none"):
+        super().__init__()
+        self.embedding = nn.Embedding.from_pretrained(embeddings.clone(), freeze=False, padding_idx=0)
+        # W_w,initial for the λ_w penalty; kept in checkpoints so a resumed job regularises identically.
+        self.register_buffer("initial_embeddings", embeddings.clone())
+        self.dropout = dropout
+        self.word_dropout = word_dropout
+        self.tags = tags
+
+    @property
+    def dim(self) -> int:
+        """Word-vector dimension."""
+        return self.embedding.embedding_dim
+
+    @property
+    def output_dim(self) -> int:
+        """Sentence-embedding dimension (an LSTM's hidden size may differ from the word vectors')."""
+        return self.dim
+
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        x = self.embedding(tokens)
+        if self.training and self.word_dropout:
+            # Word dropout (Iyyer et al., 2015): drop whole word vectors.
+            keep = torch.rand(tokens.shape, device=x.device) >= self.word_dropout
+            x = x * keep.unsqueeze(-1)
+        if self.training and self.dropout:
+            x = F.dropout(x, self.dropout, training=True)
+        return x
+
+    def compositional_parameters(self) -> list[nn.Parameter]:
+        return [p for name, p in self.named_parameters() if not name.startswith("embedding.")]
+
+    def remember_initial_compositional(self) -> None:
+        for name, p in self.named_parameters():
+            if not name.startswith("embedding."):
+                self.register_buffer("initial_" + name.replace(".", "_"), p.detach().clone())
+
+    def initial_compositional(self) -> list[torch.Tensor]:
+        return [getattr(self, "initial_" + name.replace(".", "_")) for name, _ in self.named_parameters()
+                if not name.startswith("embedding.")]
+
+
+def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return (values * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1.0)
+
+
+def last_state(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    last = mask.sum(1).long().clamp(min=1) - 1
+    return states[torch.arange(states.shape[0], device=states.device), last]
+
+
+def _glorot(layer: nn.Linear) -> nn.Linear:
+    # Lasagne's DenseLayer default, as in the original code.
+    nn.init.xavier_uniform_(layer.weight)
+    if layer.bias is not None:
+        nn.init.zeros_(layer.bias)
+    return layer
+
+
+class WordAveraging(SentenceEncoder):
+    """avg (PARAGRAM-PHRASE): the mean of the word embeddings."""
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return masked_mean(self.embed(tokens), mask)
+
+
+class Projection(SentenceEncoder):
+    """proj: W_p (mean of the word embeddings) + b."""
+
+    def __init__(self, embeddings: torch.Tensor, **kw):
+        super().__init__(embeddings, **kw)
+        self.projection = _glorot(nn.Linear(self.dim, self.dim))
+
+    def forward(self, tokens, mask):
+        return self.projection(masked_mean(self.embed(tokens), mask))
+
+
+class DeepAveraging(SentenceEncoder):
+    """dan (Iyyer et al., 2015): the mean of the word embeddings through 1-2 nonlinear layers."""
+
+    def __init__(self, embeddings: torch.Tensor, *, layers: int = 1, activation: str = "tanh", **kw):
+        super().__init__(embeddings, **kw)
+        if layers not in (1, 2) or activation not in ("tanh", "relu"):
+            raise ValueError("dan takes layers 1 or 2 and activation tanh or relu")
+        self.layers = nn.ModuleList(_glorot(nn.Linear(self.dim, self.dim)) for _ in range(layers))
+        self.activation = torch.tanh if activation == "tanh" else torch.relu
+
+    def forward(self, tokens, mask):
+        h = masked_mean(self.embed(tokens), mask)
+        for layer in self.layers:
+            h = self.activation(layer(h))
+        return h
+
+
+class RecurrentNetwork(SentenceEncoder):
+    """rnn: the last hidden state of h_t = f(W_x x_t + W_h h_{t-1} + b), f tanh or ReLU."""
+
+    def __init__(self, embeddings: torch.Tensor, *, activation: str = "tanh", hidden_dim: int | None = None, **kw):
+        super().__init__(embeddings, **kw)
+        if activation not in ("tanh", "relu"):
+            raise ValueError("rnn takes activation tanh or relu")
+        self.rnn = ElmanRNN(self.dim, hidden_dim or self.dim, activation=activation)
+
+    @property
+    def output_dim(self) -> int:
+        return self.rnn.hidden_dim
+
+    def forward(self, tokens, mask):
+        return last_state(self.rnn(self.embed(tokens)), mask)
+
+
+class IdentityRNN(SentenceEncoder):
+    """irnn: identity-initialised weights, zero bias, identity activation, final state / length.
+
+    Untrained it is exactly avg; its W_c is regularised towards those initial values.
+    """
+
+    regularize_to_initial = True
+
+    def __init__(self, embeddings: torch.Tensor, **kw):
+        super().__init__(embeddings, **kw)
+        self.rnn = ElmanRNN(self.dim, self.dim, activation="identity", identity_init=True)
+        self.remember_initial_compositional()
+
+    def forward(self, tokens, mask):
+        return last_state(self.rnn(self.embed(tokens)), mask) / mask.sum(1, keepdim=True).clamp(min=1.0)
+
+
+class _Contextual(SentenceEncoder):
+    """Shared by the LSTM models: h_t from a (bi)directional peephole LSTM.
+
+    For Bi-models the forward and backward states are combined at each step, by their sum or by
+    one tanh feed-forward layer over their concatenation (the two ways the paper tunes).
+    """
+
+    def __init__(self, embeddings: torch.Tensor, *, hidden_dim: int | None = None, output_gate: bool = True,
+                 bidirectional: bool = False, combine: str = "sum", **kw):
+        super().__init__(embeddings, **kw)
+        hidden = hidden_dim or self.dim
+        self.lstm = PeepholeLSTM(self.dim, hidden, output_gate=output_gate)
+        self.bidirectional = bidirectional
+        if bidirectional:
+            if combine not in ("sum", "ff"):
+                raise ValueError("combine must be sum or ff")
+            self.backward_lstm = PeepholeLSTM(self.dim, hidden, output_gate=output_gate)
+            self.combine = combine
+            if combine == "ff":
+                self.combiner = _glorot(nn.Linear(2 * hidden, hidden))
+
+    @property
+    def hidden_dim(self) -> int:
+        return self.lstm.hidden_dim
+
+    def states(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        forward = self.lstm(x, mask)
+        if not self.bidirectional:
+            return forward
+        backward = reverse_padded(self.backward_lstm(reverse_padded(x, mask), mask), mask)
+        if self.combine == "sum":
+            return forward + backward
+        return torch.tanh(self.combiner(torch.cat([forward, backward], dim=-1)))
+
+
+class LSTMEncoder(_Contextual):
+    """lstm (final hidden state h_{-1}), lstmavg / bilstmavg (mean of all hidden states)."""
+
+    def __init__(self, embeddings: torch.Tensor, *, average: bool = False, **kw):
+        super().__init__(embeddings, **kw)
+        self.average = average
+
+    @property
+    def output_dim(self) -> int:
+        return self.hidden_dim
+
+    def forward(self, tokens, mask):
+        states = self.states(self.embed(tokens), mask)
+        return masked_mean(states, mask) if self.average else last_state(states, mask)
+
+
+class GatedRecurrentAveraging(_Contextual):
+    """GRAN and its variants (Sec. 3.1); h_t comes from a peephole LSTM over the same words.
+
+    1: a_t = x_t ⊙ σ(W_x x_t + W_h h_t + b), averaged (Eq. 1). With the gate forced open this is avg.
+    2: a_t = h_t ⊙ σ(W_x x_t + W_h h_t + b), averaged.
+    3: a_t = x_t ⊙ σ(W_x1 x_t + W_h1 h_t + b_1) + a_{t-1} ⊙ σ(W_x2 x_t + W_h2 h_t + b_2); a_{-1} / length.
+    4: as 3, with W_a a_{t-1} inside both gates.
+    5: a_t = x_t ⊙ σ(W_x1 x_t + W_h1 h_t + b_1) + h_t ⊙ σ(W_x2 x_t + W_h2 h_t + b_2), averaged.
+    bigran: variant 1 over bidirectional states.
+    """
+
+    def __init__(self, embeddings: torch.Tensor, *, variant: int = 1, **kw):
+        super().__init__(embeddings, **kw)
+        if variant not in (1, 2, 3, 4, 5):
+            raise ValueError("GRAN variants are 1-5")
+        if variant == 2 and self.hidden_dim != self.dim:
+            raise ValueError("GRAN-2 gates h_t with a word-sized gate: hidden_dim must equal the vector size")
+        if variant == 5 and self.hidden_dim != self.dim:
+            raise ValueError("GRAN-5 sums gated x_t and h_t: hidden_dim must equal the vector size")
+        self.variant = variant
+        gates = 1 if variant in (1, 2) else 2
+        self.gate_x = nn.ModuleList(nn.Linear(self.dim, self.dim, bias=True) for _ in range(gates))
+        self.gate_h = nn.ModuleList(nn.Linear(self.hidden_dim, self.dim, bias=False) for _ in range(gates))
+        if variant == 4:
+            self.gate_a = nn.ModuleList(nn.Linear(self.dim, self.dim, bias=False) for _ in range(gates))
+
+    @property
+    def output_dim(self) -> int:
+        return self.dim
+
+    def gates(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(x, σ(W_x x_t + W_h h_t + b)) at every position for GRAN-1/2; used by the gate analysis."""
+        if self.variant not in (1, 2):
+            raise ValueError("per-token gates are defined for GRAN-1 and GRAN-2")
+        mask = torch.ones(tokens.shape, device=tokens.device) if mask is None else mask
+        x = self.embed(tokens)
+        states = self.states(x, mask)
+        return x, torch.sigmoid(self.gate_x[0](x) + self.gate_h[0](states))
+
+    def forward(self, tokens, mask):
+        x = self.embed(tokens)
+        states = self.states(x, mask)
+        if self.variant in (1, 2):
+            gate = torch.sigmoid(self.gate_x[0](x) + self.gate_h[0](states))
+            return masked_mean((x if self.variant == 1 else states) * gate, mask)
+        pre = [gx(x) + gh(states) for gx, gh in zip(self.gate_x, self.gate_h, strict=True)]
+        if self.variant == 5:
+            return masked_mean(x * torch.sigmoid(pre[0]) + states * torch.sigmoid(pre[1]), mask)
+        # GRAN-3/4: a running gated sum of the words, read at each sequence's last token.
+        a = x.new_zeros(x.shape[0], self.dim)
+        outputs = []
+        for t in range(x.shape[1]):
+            g = [p[:, t] for p in pre]
+            if self.variant == 4:
+                g = [gi + ga(a) for gi, ga in zip(g, self.gate_a, strict=True)]
+            a = x[:, t] * torch.sigmoid(g[0]) + a * torch.sigmoid(g[1])
+            outputs.append(a)
+        return last_state(torch.stack(outputs, dim=1), mask) / mask.sum(1, keepdim=True).clamp(min=1.0)
+
+
+MODEL_OPTIONS = {"hidden_dim", "output_gate", "combine", "layers", "activation", "dropout", "word_dropout", "tags"}
+_COMMON = ("dropout", "word_dropout", "tags")
+
+MODELS = {
+    "avg": (WordAveraging, {}, ()),
+    "proj": (Projection, {}, ()),
+    "dan": (DeepAveraging, {}, ("layers", "activation")),
+    "rnn": (RecurrentNetwork, {}, ("activation", "hidden_dim")),
+    "irnn": (IdentityRNN, {}, ()),
+    "lstm": (LSTMEncoder, {"average": False}, ("hidden_dim", "output_gate")),
+    "lstmavg": (LSTMEncoder, {"average": True}, ("hidden_dim", "output_gate")),
+    "bilstmavg": (LSTMEncoder, {"average": True, "bidirectional": True}, ("hidden_dim", "output_gate", "combine")),
+    "gran": (GatedRecurrentAveraging, {"variant": 1}, ("hidden_dim",)),
+    "gran2": (GatedRecurrentAveraging, {"variant": 2}, ()),
+    "gran3": (GatedRecurrentAveraging, {"variant": 3}, ("hidden_dim",)),
+    "gran4": (GatedRecurrentAveraging, {"variant": 4}, ("hidden_dim",)),
+    "gran5": (GatedRecurrentAveraging, {"variant": 5}, ()),
+    "bigran": (GatedRecurrentAveraging, {"variant": 1, "bidirectional": True}, ("hidden_dim", "combine")),
+}
+
+
+def build_model(name: str, embeddings: torch.Tensor, **options) -> SentenceEncoder:
+    """Build a registered encoder; options a model does not take are ignored, unknown ones rejected."""
+    if name not in MODELS:
+        raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
+    unknown = set(options) - MODEL_OPTIONS
+    if unknown:
+        raise KeyError(f"unknown model option(s) {sorted(unknown)}; known: {sorted(MODEL_OPTIONS)}")
+    cls, fixed, accepted = MODELS[name]
+    chosen = {k: v for k, v in options.items() if v is not None and (k in accepted or k in _COMMON)}
+    return cls(embeddings, **fixed, **chosen)

@@ -1,0 +1,334 @@
+"""The pipeline's stage graph, defined once: Snakemake's rules and dvc.yaml are both built from it.
+
+Each :class:`Stage` gives the CLI command a stage runs, the files it reads and writes, the
+params.yaml keys it depends on and the library modules it runs. The Snakemake rules
+(workflow/rules/*.smk) take their inputs, outputs, rerun-trigger params and shell command from
+here; dvc.yaml is generated from here by ``python -m paraphrastic dvc-yaml --write dvc.yaml``
+(a test fails when the committed file is stale), so the two tools cannot drift apart.
+
+Placeholders in commands and paths: ``{experiment}`` and ``{seed}`` are the wildcards of a
+per-job stage (a run and one of its seeds; DVC's ``${item.run}``/``${item.seed}``),
+``{train_set}`` is the job's training set and ``{threads}`` the torch threads of a job. A supervised
+job is a run (``{sup_run}``, DVC's ``${item.run}``), a task (``{task}``) and a seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_READ = ("data/readers.py", "data/tokenize.py", "data/corpus.py")
+_SCORE = ("evaluation/similarity.py", "models/encoders.py", "models/recurrent.py", "data/batching.py",
+          "data/vocab.py", "data/corpus.py", "data/datasets.py")
+_VOCAB = ("data/vocab/vocab.txt", "data/vocab/embeddings.npy")
+JOB_DIR = "{experiment}/seed{seed}"  # one training job: a run and one of its seeds
+SUP_DIR = "{task}/{sup_run}/seed{seed}"  # one supervised job: a task, a run and one of its seeds
+_SIAMESE_CORPUS = "data/siamese/corpus"
+_SIAMESE_INPUTS = tuple(f"{_SIAMESE_CORPUS}/{name}" for name in ("corpus.parquet", "words.parquet", "embeddings.npy"))
+_PWIM_JOB = "{pwim_task}/{pwim_run}"  # one PWIM job: a run on a task
+_SUPERVISED_CODE = ("training/supervised.py", "data/supervised_tasks.py", "training/epochs.py",
+                    "training/transfer.py", "losses/margin.py", *_SCORE)
+
+
+@dataclass(frozen=True)
+class Output:
+    path: str
+    kind: str = "out"  # out | metric (a JSON metrics file) | plot (a CSV plotted per epoch)
+    plot: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    command: str  # arguments of `python -m paraphrastic`
+    deps: tuple[str, ...]  # data the stage reads
+    outs: dict[str, Output]  # named outputs (Snakemake's output names)
+    params: tuple[str, ...]  # params.yaml keys the stage reads (dotted paths)
+    code: tuple[str, ...]  # library modules the stage runs (cli/config/atomic/errors are shared plumbing)
+    foreach: str | None = None  # a per-job stage: `jobs` (every run x seed) or `experiment_jobs`
+    # Outputs that must survive a failed or killed job (checkpoints): a Snakemake param, not an output
+    # (Snakemake deletes a failed job's outputs), and a persistent uncached DVC output.
+    persistent: tuple[str, ...] = ()
+    # also depends on the run's own settings: this entry of workflow/runs.yaml (its table, then the job's keys)
+    run_settings: str | None = None
+    threads: str = "threads"  # the params.yaml key giving the stage's threads (its `{threads}`)
+
+
+# What choosing a transfer row's model reads (report.Selection): its runs, their seeds and settings.
+_SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "seeds", "seed", "train")
+
+
+def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> Stage:
+    # Universal jobs sit in their own subfolder of the same models folder, which the report depends on.
+    job = f"data/supervised/models/{'universal/' if universal else ''}{SUP_DIR}"
+    checkpoints = f"data/supervised/checkpoints/{'universal/' if universal else ''}{SUP_DIR}"
+    command = (f"train-supervised --experiment {{sup_run}} --task {{task}} --seed {{seed}} --out-dir {job} "
+               f"--checkpoints {checkpoints} --threads {{threads}}" + (" --data-dir data" if universal else ""))
+    deps = ("data/supervised/{task}.parquet", *_VOCAB, *(("data/models",) if universal else ()))
+    return Stage(name, command, deps=deps,
+                 outs={"model": Output(f"{job}/model.pt"),
+                       "history": Output(f"{job}/history.csv", "plot", {"x": "epoch", "y": "validation_pearson"}),
+                       "history_json": Output(f"{job}/history.json"), "info": Output(f"{job}/train.json")},
+                 params=tuple(dict.fromkeys(("supervised.train", "seed", "device", "evaluation.batch_size",
+                                             *(_SELECTION_PARAMS if universal else ())))),
+                 # universal jobs choose their starting model with the report's selection
+                 code=(*_SUPERVISED_CODE, *(("report/build.py", "experiments/grids.py") if universal else ())),
+    foreach=foreach,
+                 persistent=(checkpoints,), run_settings="supervised_runs.{sup_run}")
+
+
+STAGES: dict[str, Stage] = {s.name: s for s in (
+    Stage("fetch", "fetch --manifest workflow/sources.yaml --out data/raw",
+          deps=("workflow/sources.yaml",), outs={"raw": Output("data/raw")},
+          params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra"),
+          code=("data/fetch.py",)),
+    Stage("prepare_eval",
+          "prepare-eval --raw data/raw --out data/corpus/eval.parquet --stats data/corpus/eval_stats.json",
+          deps=("data/raw",),
+          outs={"table": Output("data/corpus/eval.parquet"), "stats": Output("data/corpus/eval_stats.json")},
+          params=("evaluation",), code=(*_READ, "data/datasets.py")),
+    Stage("prepare_train", "prepare-train --raw data/raw --out-dir data/corpus",
+          deps=("data/raw",),
+          outs={"simpwiki": Output("data/corpus/simpwiki.parquet"), "ppdb": Output("data/corpus/ppdb.parquet"),
+                "stats": Output("data/corpus/train_stats.json")},
+          params=("data_profile", "profiles", "data", "seed"), code=_READ),
+    Stage("match", "match --corpus data/corpus",
+          deps=("data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet"),
+          outs={"simpwiki": Output("data/corpus/simpwiki_matched.parquet"),
+                "ppdb": Output("data/corpus/ppdb_matched.parquet"),
+                "summary": Output("data/corpus/match_summary.json")},
+          params=("data",), code=("data/corpus.py",)),
+    Stage("vocab", "vocab --raw data/raw --corpus data/corpus --out-dir data/vocab",
+          deps=("data/raw", "data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet", "data/corpus/eval.parquet"),
+          outs={"words": Output("data/vocab/vocab.txt"), "embeddings": Output("data/vocab/embeddings.npy"),
+                "coverage": Output("data/vocab/coverage.json")},
+          params=("data_profile", "profiles"), code=("data/vocab.py", "data/readers.py", "data/corpus.py")),
+    Stage("train", f"train --experiment {{experiment}} --seed {{seed}} --out-dir data/models/{JOB_DIR} "
+                   f"--checkpoints data/checkpoints/{JOB_DIR} --threads {{threads}}",
+          deps=("data/corpus/{train_set}.parquet", *_VOCAB, "data/corpus/eval.parquet"),
+          outs={"model": Output(f"data/models/{JOB_DIR}/model.pt"),
+                "history": Output(f"data/models/{JOB_DIR}/history.csv", "plot",
+                                  {"x": "epoch", "y": "selection_pearson"}),
+                "history_json": Output(f"data/models/{JOB_DIR}/history.json"),
+                "info": Output(f"data/models/{JOB_DIR}/train.json")},
+          params=("train", "seed", "device", "evaluation"), code=("training/transfer.py", "training/epochs.py",
+                                                                  "losses/margin.py", *_SCORE),
+          foreach="jobs", persistent=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{experiment}"),
+    Stage("evaluate", f"evaluate --model data/models/{JOB_DIR}/model.pt --eval data/corpus/eval.parquet "
+                      f"--out data/results/{JOB_DIR}.json --threads {{threads}}",
+          deps=(f"data/models/{JOB_DIR}/model.pt", "data/corpus/eval.parquet"),
+          outs={"results": Output(f"data/results/{JOB_DIR}.json", "metric")},
+          params=("evaluation",), code=("training/transfer.py", "training/epochs.py", *_SCORE),
+    foreach="experiment_jobs"),
+    Stage("baseline", "evaluate --baseline --vocab-dir data/vocab --eval data/corpus/eval.parquet "
+                      "--out data/results/baseline.json --threads {threads}",
+          deps=(*_VOCAB, "data/corpus/eval.parquet"),
+          outs={"results": Output("data/results/baseline.json", "metric")},
+          params=("evaluation",), code=_SCORE),
+    # Gate analysis (Sec. 5.2): Stanza models, sentences, parses (cached: the analysis never re-parses), norms.
+    Stage("stanza_models", "stanza-models --raw data/raw --out-dir data/stanza --threads {threads}",
+          deps=("data/raw",),
+          outs={"resources": Output("data/stanza/resources"), "scores": Output("data/stanza/scores.json", "metric")},
+          params=("data_profile", "profiles", "gates.stanza"), code=("analysis/stanza_models.py",),
+          threads="gates.stanza.threads"),
+    Stage("gate_sentences", "gate-sentences --corpus data/corpus --out data/gates/sentences.parquet "
+                            "--stats data/gates/sentences.json",
+          deps=("data/corpus/simpwiki.parquet", "data/corpus/eval.parquet"),
+          outs={"sentences": Output("data/gates/sentences.parquet"), "stats": Output("data/gates/sentences.json")},
+          params=("gates.sentences", "gates.max_tokens", "gates.seed", "evaluation.selection"),
+          code=("data/gate_sentences.py", "data/tokenize.py", "data/corpus.py")),
+    Stage("parse", "parse --sentences data/gates/sentences.parquet --models data/stanza/resources "
+                   "--out data/gates/parses.parquet --threads {threads}",
+          deps=("data/gates/sentences.parquet", "data/stanza/resources"),
+          outs={"parses": Output("data/gates/parses.parquet")},
+          params=("gates.parse_batch_size", "device"), code=("analysis/stanza_models.py",)),
+    # Snakemake reads only the analysed row's jobs (workflow/rules/gates.smk); DVC hashes data/models.
+    Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet --out-dir data/gates/analysis "
+                   "--threads {threads}",
+          deps=("data/gates/parses.parquet", "data/models"),
+          outs={"tokens": Output("data/gates/analysis/tokens.parquet"),
+                "by_pos": Output("data/gates/analysis/by_pos.csv"),
+                "by_label": Output("data/gates/analysis/by_label.csv"),
+                "by_ud_label": Output("data/gates/analysis/by_ud_label.csv"),
+                "by_pos_label": Output("data/gates/analysis/by_pos_label.csv"),
+                "plot": Output("data/gates/analysis/norms_by_pos.png"),
+                "summary": Output("data/gates/analysis/summary.json", "metric")},
+          params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size", "grids",
+                  "grid_thinning", "experiments", "seeds", "seed", "train", "paper_tables", "device"),
+          code=("analysis/gates.py", "report/build.py", "experiments/grids.py", "training/transfer.py",
+                "training/epochs.py", "models/encoders.py", "models/recurrent.py",
+                "data/batching.py", "data/vocab.py", "data/tokenize.py")),
+    # Supervised similarity (Sec. 4.3, Tables 5-8): STS split 40/10/50 and SICK; one job per task, run and seed.
+    Stage("prepare_supervised", "prepare-supervised --raw data/raw --out-dir data/supervised",
+          deps=("data/raw",),
+          outs={"sts": Output("data/supervised/sts.parquet"), "sick": Output("data/supervised/sick.parquet"),
+                "stats": Output("data/supervised/stats.json")},
+          params=("supervised.sts_sets", "supervised.split", "supervised.max_pairs"),
+          code=(*_READ, "data/datasets.py", "data/supervised_tasks.py")),
+    _supervised_stage("train_supervised", "supervised_jobs"),
+    # Universal (Table 8): starts from the STS-2016-selected transfer model of the run's `init` row.
+    _supervised_stage("train_universal", "universal_jobs", universal=True),
+    # Error analysis (Sec. 5.1, Table 7): avg and LSTMavg cosines against gold on the STS 2012-2015 sets.
+    Stage("error_analysis", "error-analysis --data-dir data --out-dir data/error_analysis --threads {threads}",
+          deps=("data/corpus/eval.parquet", "data/models"),
+          outs={"pairs": Output("data/error_analysis/pairs.parquet"),
+                "examples": Output("data/error_analysis/examples.csv"),
+                "summary": Output("data/error_analysis/summary.json", "metric")},
+          params=("error_analysis", *_SELECTION_PARAMS, "device"),
+          code=("analysis/error_analysis.py", "report/build.py", "experiments/grids.py", "training/transfer.py",
+                "training/epochs.py", *_SCORE)),
+    # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
+    Stage("compare_encoders", "compare-encoders --data-dir data --out data/results/encoders.json --threads {threads}",
+          deps=("data/corpus/eval.parquet", "data/models"),
+          outs={"results": Output("data/results/encoders.json", "metric")},
+          params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS),
+          code=("evaluation/reference.py", "report/build.py", "experiments/grids.py", "training/transfer.py",
+                "training/epochs.py", *_SCORE)),
+    # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
+    Stage("siamese_corpus",
+          f"siamese-corpus --raw data/raw --eval data/corpus/eval.parquet --out-dir {_SIAMESE_CORPUS}",
+          deps=("data/raw", "data/corpus/eval.parquet"),
+          outs={"corpus": Output("data/siamese/corpus/corpus.parquet"),
+                "words": Output("data/siamese/corpus/words.parquet"),
+                "embeddings": Output("data/siamese/corpus/embeddings.npy"),
+                "stats": Output("data/siamese/corpus/stats.json")},
+          params=("data_profile", "profiles", "siamese_cbow.corpus", "siamese_cbow.max_sentences"),
+          code=("training/siamese_cbow.py", "data/vocab.py", *_READ)),
+    Stage("train_siamese", f"train-siamese --run {{scbow_run}} --corpus-dir {_SIAMESE_CORPUS} "
+                           f"--eval data/corpus/eval.parquet --out-dir data/siamese/models/{{scbow_run}} "
+                           f"--checkpoints data/siamese/checkpoints/{{scbow_run}} --threads {{threads}}",
+          deps=(*_SIAMESE_INPUTS, "data/corpus/eval.parquet"),
+          outs={"model": Output("data/siamese/models/{scbow_run}/model.pt"),
+                "history": Output("data/siamese/models/{scbow_run}/history.csv", "plot",
+                                  {"x": "epoch", "y": "mean_pearson"}),
+                "history_json": Output("data/siamese/models/{scbow_run}/history.json"),
+                "info": Output("data/siamese/models/{scbow_run}/train.json")},
+          params=("siamese_cbow.train", "seed", "device", "evaluation.batch_size"),
+          code=("training/siamese_cbow.py", "training/transfer.py", "training/epochs.py", *_SCORE),
+    foreach="siamese_jobs",
+          persistent=("data/siamese/checkpoints/{scbow_run}",), run_settings="siamese_runs.{scbow_run}"),
+    Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval data/corpus/eval.parquet "
+                      "--out-dir data/siamese/word2vec --threads {threads}",
+          deps=(f"{_SIAMESE_CORPUS}/corpus.parquet", "data/corpus/eval.parquet"),
+          outs={"cbow": Output("data/siamese/word2vec/cbow/model.pt"),
+                "skipgram": Output("data/siamese/word2vec/skipgram/model.pt"),
+                "results": Output("data/siamese/word2vec/results.json", "metric")},
+          params=("siamese_cbow.word2vec", "seed", "evaluation.batch_size"),
+          code=("training/word2vec.py", "training/siamese_cbow.py", "training/transfer.py", *_SCORE)),
+    # PWIM (He & Lin 2016): SICK, MSRvid and STS 2014 tables with their own frozen vectors; one job per run and task.
+    Stage("prepare_pwim", "prepare-pwim --raw data/raw --out-dir data/pwim",
+          deps=("data/raw",),
+          outs={**{task: Output(f"data/pwim/{task}.parquet") for task in ("sick", "msrvid", "sts2014")},
+                "words": Output("data/pwim/vocab.txt"), "embeddings": Output("data/pwim/embeddings.npy"),
+                "stats": Output("data/pwim/stats.json")},
+          params=("data_profile", "profiles", "pwim.tasks", "pwim.validation_fraction", "pwim.split_seed",
+                  "pwim.max_pairs"),
+          code=("data/pwim_tasks.py", "data/supervised_tasks.py", "data/vocab.py", "data/datasets.py", *_READ)),
+    Stage("train_pwim", f"train-pwim --run {{pwim_run}} --task {{pwim_task}} --data-dir data/pwim "
+                        f"--out-dir data/pwim/models/{_PWIM_JOB} --checkpoints data/pwim/checkpoints/{_PWIM_JOB} "
+                        "--threads {threads}",
+          deps=("data/pwim/{pwim_task}.parquet", "data/pwim/vocab.txt", "data/pwim/embeddings.npy"),
+          outs={"model": Output(f"data/pwim/models/{_PWIM_JOB}/model.pt"),
+                "history": Output(f"data/pwim/models/{_PWIM_JOB}/history.csv", "plot",
+                                  {"x": "epoch", "y": "validation_pearson"}),
+                "history_json": Output(f"data/pwim/models/{_PWIM_JOB}/history.json"),
+                "info": Output(f"data/pwim/models/{_PWIM_JOB}/train.json")},
+          params=("seed", "device"),
+          code=("training/pwim.py", "models/pwim.py", "data/pwim_tasks.py", "training/supervised.py",
+                "training/epochs.py", "evaluation/similarity.py",
+                "data/vocab.py"),
+          foreach="pwim_jobs", persistent=(f"data/pwim/checkpoints/{_PWIM_JOB}",),
+          run_settings="pwim_runs.{pwim_task}.{pwim_run}"),
+    # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
+    Stage("report", "report --data-dir data --out-dir data/report",
+          deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",
+                "data/vocab/coverage.json", "data/gates/analysis", "data/gates/sentences.json",
+                "data/stanza/scores.json", "data/supervised/stats.json", "data/supervised/models",
+                "data/error_analysis", "data/siamese/corpus/stats.json", "data/siamese/models",
+                "data/siamese/word2vec/results.json", "data/pwim/stats.json", "data/pwim/models"),
+          outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
+                "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
+                "gate_plot": Output("data/report/gate_norms_by_pos.png"),
+                "metrics": Output("data/report/metrics.json", "metric")},
+          params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds",
+                  "supervised", "error_analysis", "siamese_cbow", "pwim"),
+          code=("report/build.py", "report/supervised.py", "data/supervised_tasks.py", "experiments/grids.py",
+                "data/datasets.py",
+                "report/seed_systems.py")),
+)}
+
+PACKAGE = "src/paraphrastic"
+
+
+def code_paths(stage: str) -> list[str]:
+    return [f"{PACKAGE}/{module}" for module in dict.fromkeys(STAGES[stage].code)]
+
+
+def code_digest(stage: str, root: Path | str = ".") -> str:
+    """sha256 over a stage's modules: a Snakemake param, so an edit reruns the stage without mtimes."""
+    digest = hashlib.sha256()
+    for path in code_paths(stage):
+        digest.update(path.encode() + b"\0" + (Path(root) / path).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def param_value(config: dict, key: str):
+    value = config
+    for part in key.split("."):
+        value = value[part]
+    return value
+
+
+# ---- dvc.yaml -------------------------------------------------------------------------------------
+
+_DVC_PLACEHOLDERS = {"experiment": "${item.run}", "sup_run": "${item.run}", "task": "${item.task}",
+                     "scbow_run": "${item.run}", "pwim_run": "${item.run}", "pwim_task": "${item.task}",
+                     "seed": "${item.seed}", "train_set": "${item.train_set}", "threads": "${threads}"}
+
+
+def _dvc(text: str, threads: str = "threads") -> str:
+    placeholders = dict(_DVC_PLACEHOLDERS, threads=f"${{{threads}}}")
+    return re.sub(r"\{(\w+)\}", lambda m: placeholders[m.group(1)], text)
+
+
+def dvc_stage(stage: Stage) -> dict:
+    body: dict = {"cmd": f"python -m paraphrastic {_dvc(stage.command, stage.threads)}",
+                  "deps": [_dvc(d) for d in stage.deps] + code_paths(stage.name)}
+    params: list = []
+    if stage.run_settings:
+        params.append({"workflow/runs.yaml": [_dvc(stage.run_settings)]})
+    params += list(stage.params)
+    body["params"] = params
+    outs: list = [_dvc(o.path) for o in stage.outs.values() if o.kind == "out"]
+    # Checkpoints survive a killed run (persist) so `dvc repro` resumes; not cached (large, transient).
+    outs += [{_dvc(p): {"persist": True, "cache": False}} for p in stage.persistent]
+    if outs:
+        body["outs"] = outs
+    metrics = [_dvc(o.path) for o in stage.outs.values() if o.kind == "metric"]
+    if metrics:
+        body["metrics"] = metrics
+    plots = [{_dvc(o.path): dict(o.plot)} for o in stage.outs.values() if o.kind == "plot"]
+    if plots:
+        body["plots"] = plots
+    if stage.foreach:
+        return {"foreach": f"${{{stage.foreach}}}", "do": body}
+    return body
+
+
+def dvc_yaml() -> str:
+    import yaml
+
+    header = (
+        "# Generated from src/paraphrastic/pipeline/graph.py by `python -m paraphrastic dvc-yaml --write dvc.yaml`;\n"
+        "# do not edit (tests/pipeline/test_graph.py fails when it is stale). The same stages as the Snakemake\n"
+        "# rules: `dvc repro` runs the commands Snakemake runs, reading params.yaml through `vars`.\n"
+    )
+    doc = {
+        # workflow/runs.yaml: the runs and jobs (run x seed) that params.yaml's experiments and grids expand
+        # to, generated by `python -m paraphrastic grids --write workflow/runs.yaml`.
+        "vars": ["params.yaml", "workflow/runs.yaml"],
+        "stages": {name: dvc_stage(stage) for name, stage in STAGES.items()},
+    }
+    return header + yaml.safe_dump(doc, sort_keys=False, width=1000)

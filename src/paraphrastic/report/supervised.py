@@ -1,0 +1,206 @@
+"""The report's supervised sections: Tables 5, 6 and 8 (Sec. 4.3) and the error analysis of Table 7 (Sec. 5.1)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from paraphrastic.data.supervised_tasks import TASKS
+from paraphrastic.experiments import grids
+from paraphrastic.experiments.config import seeds_of, supervised_jobs
+from paraphrastic.report.build import Document, paper_rows, paper_table
+
+TASK_LABELS = {"sts": "STS", "sick": "SICK"}
+
+
+def supervised_dir(data_dir: Path, task: str, run: str, seed: int, universal: bool) -> Path:
+    """Where one supervised job writes model.pt, history and train.json (universal runs in a subfolder)."""
+    models = Path(data_dir) / "supervised" / "models"
+    return (models / "universal" if universal else models) / task / run / f"seed{seed}"
+
+
+class SupervisedSelection:
+    """Model selection within each supervised row and task: the run (and epoch) with the best validation
+    Pearson, its seeds averaged; the score reported is the selected epochs' test Pearson."""
+
+    def __init__(self, config: dict, data_dir: Path):
+        self.runs, self.rows = grids.expand_supervised(config)
+        self.labels = {row["id"]: {"model": row.get("display", row["model"]), "regularization": row.get("label", "")}
+                       for row in config["supervised"]["grids"]}
+        self.seeds = {name: seeds_of(config, settings) for name, settings in self.runs.items()}
+        self.jobs = supervised_jobs(config, self.runs)
+        self.histories, self.trains = {}, {}
+        for job in self.jobs.values():
+            folder = supervised_dir(data_dir, job["task"], job["run"], job["seed"], bool(job["init"]))
+            key = (job["task"], job["run"], job["seed"])
+            self.histories[key] = json.loads((folder / "history.json").read_text(encoding="utf-8"))
+            self.trains[key] = json.loads((folder / "train.json").read_text(encoding="utf-8"))
+        self.chosen = {}
+        for row, names in self.rows.items():
+            for task in TASKS:
+                trained = [n for n in names if any(j["run"] == n and j["task"] == task for j in self.jobs.values())]
+                if trained:
+                    histories = {(run, seed): h for (t, run, seed), h in self.histories.items() if t == task}
+                    self.chosen[(row, task)] = grids.select(histories, trained, self.seeds, "validation_pearson")
+
+    def scores(self, row: str, task: str, metric: str = "test_pearson") -> list[float]:
+        if (row, task) not in self.chosen:
+            return []
+        return [epoch[metric] for _, epoch in sorted(self.chosen[(row, task)][1].items())]
+
+    def score(self, row: str, task: str, metric: str = "test_pearson") -> float:
+        values = self.scores(row, task, metric)
+        return float(np.mean(values)) if values else math.nan
+
+    def shown(self, row: str, task: str) -> str:
+        values = self.scores(row, task)
+        if not values:
+            return "–"
+        if len(values) > 1:
+            return f"{np.mean(values):.1f} ± {np.std(values, ddof=1):.1f}"
+        return f"{values[0]:.1f}"
+
+
+def _paper_value(found, column: str) -> float:
+    return math.nan if found is None or column not in found else float(found[column])
+
+
+def results_table(sel: SupervisedSelection, row_ids: list[str], paper: pd.DataFrame | None, *,
+                  with_regularization: bool = True, with_average: bool = True) -> pd.DataFrame:
+    rows = []
+    for row in row_ids:
+        label = sel.labels[row]
+        match = {"model": label["model"], **({"regularization": label["regularization"]} if with_regularization
+                                             else {})}
+        found = paper_rows(paper, **match)
+        entry = dict(match)
+        entry["runs"] = len(sel.rows[row])
+        for task in TASKS:
+            entry[f"{TASK_LABELS[task]} (ours)"] = sel.shown(row, task)
+            entry[f"{TASK_LABELS[task]} (paper)"] = _paper_value(found, task)
+        if with_average:
+            entry["Avg. (ours)"] = float(np.mean([sel.score(row, t) for t in TASKS]))
+            entry["Avg. (paper)"] = _paper_value(found, "avg")
+        rows.append(entry)
+    return pd.DataFrame(rows)
+
+
+def supervised_findings(config: dict, sel: SupervisedSelection) -> list[str]:
+    """The paper's claims about Tables 5, 6 and 8, checked against this run's test scores."""
+    lines = []
+    table5 = config["supervised"]["report"]["table5"]
+    for task in TASKS:
+        scored = {row: sel.score(row, task) for row in table5 if not math.isnan(sel.score(row, task))}
+        if scored:
+            best = max(scored, key=scored.get)
+            label = sel.labels[best]
+            lines.append(f"Table 5, {TASK_LABELS[task]}: the best row is {label['model']} ({label['regularization']}) "
+                         f"with {scored[best]:.1f}; the paper's best is GRAN on both datasets.")
+    for base, universal in config["supervised"]["report"]["table8"]:
+        for task in TASKS:
+            a, b = sel.score(base, task), sel.score(universal, task)
+            if not (math.isnan(a) or math.isnan(b)):
+                lines.append(f"Table 8, {sel.labels[base]['model']} on {TASK_LABELS[task]}: universal "
+                             f"initialisation and regularisation {'helps' if b > a else 'does not help'} here "
+                             f"({a:.1f} -> {b:.1f}, {b - a:+.1f}); in the paper it helps every model.")
+    return lines
+
+
+def supervised_section(doc: Document, config: dict, data_dir: Path, sel: SupervisedSelection) -> dict:
+    """Tables 5, 6 and 8 and the data and selection behind them; returns their metrics."""
+    sup = config["supervised"]
+    stats = json.loads((Path(data_dir) / "supervised" / "stats.json").read_text(encoding="utf-8"))
+    train = sup["train"]
+    doc.heading("Supervised similarity: Tables 5, 6 and 8 (Sec. 4.3)")
+    doc.para("Each encoder is trained under Tai et al.'s (2015) head (h× = hL ⊙ hR, h+ = |hL − hR|, a "
+             f"{train['head_dim']}-unit sigmoid layer, a softmax over the integer scores) with KL(p ‖ p̂) against "
+             f"the sparse target p; {train['epochs']} epochs, batch {train['batch_size']}, Adam "
+             f"{train['learning_rate']}. A row's model is the run and epoch with the best validation Pearson; "
+             "the numbers are its test Pearson × 100. Universal rows start from the transfer row's "
+             "STS-2016-selected model and regularise back to it.")
+    keep = (sup.get("thinning") or {}).get(config["data_profile"]) or {}
+    if keep:
+        full = len(grids.expand_supervised(dict(config, supervised=dict(sup, thinning={})))[0])
+        doc.para(f"Tuning grids thinned for this profile to {len(sel.runs)} of the paper's {full:,} runs (per task), "
+                 "keeping only: " + ", ".join(f"{k} {v}" for k, v in keep.items()) + ".")
+    rows = []
+    for task in TASKS:
+        for split, count in stats[task]["splits"].items():
+            rows.append({"task": TASK_LABELS[task], "split": split, "pairs (ours)": f"{count:,}",
+                         "pairs (paper)": f"{stats[task]['paper'][split]:,}"})
+    doc.para(f"Data: STS pools {len(stats['sts']['sets'])} STS 2012-2015 sets, each shuffled with seed "
+             f"{sup['split']['seed']} and split {sup['split']['train']:.0%} / {sup['split']['validation']:.0%} / rest; "
+             "SICK uses its official train / trial / test files. Words outside the transfer vocabulary map to <unk> "
+             "(the universal rows need the transfer models' word ids).")
+    doc.table(pd.DataFrame(rows))
+
+    doc.heading("Table 5: supervised training (test Pearson × 100)", 3)
+    doc.table(results_table(sel, sup["report"]["table5"], paper_table(config, "wieting2017_table5")))
+    doc.heading("Table 6: GRAN variants, supervised", 3)
+    doc.table(results_table(sel, sup["report"]["table6"], paper_table(config, "wieting2017_table6"),
+                            with_regularization=False))
+    doc.heading("Table 8: initialising and regularising toward the universal (transfer) models", 3)
+    doc.table(results_table(sel, [r for pair in sup["report"]["table8"] for r in pair],
+                            paper_table(config, "wieting2017_table8"), with_average=False))
+
+    doc.heading("Supervised model selection per row and task", 3)
+    rows = []
+    for (row, task), (run, epochs) in sel.chosen.items():
+        rows.append({"row": row, "task": TASK_LABELS[task], "runs": len(sel.rows[row]), "selected run": run,
+                     "epoch": ",".join(str(e["epoch"]) for _, e in sorted(epochs.items())),
+                     "validation r": sel.score(row, task, "validation_pearson"), "test r": sel.score(row, task),
+                     "test ρ": sel.score(row, task, "test_spearman"),
+                     "test MSE": f"{sel.score(row, task, 'test_mse'):.3f}",
+                     "train s": float(np.mean([sel.trains[(task, run, s)]["train_seconds_total"] for s in epochs]))})
+    doc.table(pd.DataFrame(rows))
+    training = sum(t["train_seconds_total"] for t in sel.trains.values())
+    calls = sum(t["wall_seconds_this_call"] for t in sel.trains.values())
+    doc.para(f"{len(sel.jobs)} supervised jobs: {training / 60:.1f} min of training passes in all, "
+             f"{calls / 60:.1f} min of wall time in the calls that finished them (a job resumed after an "
+             "interruption counts only its last call; per-epoch scoring is in the wall time, not the passes).")
+    doc.bullets(supervised_findings(config, sel))
+    return {f"{row}.{task}": {"test": sel.score(row, task), "validation": sel.score(row, task, "validation_pearson")}
+            for (row, task) in sel.chosen}
+
+
+def error_section(doc: Document, config: dict, data_dir: Path) -> None:
+    """Table 7: pairs where avg or LSTMavg over- or underestimates gold relative to the other."""
+    folder = Path(data_dir) / "error_analysis"
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    examples = pd.read_csv(folder / "examples.csv", keep_default_na=False)
+    names = list(summary["models"])
+    doc.heading("Table 7: error analysis of avg and LSTMavg (Sec. 5.1)")
+    models = "; ".join(f"{name}: run {m['run']} (seed {m['seed']}, epoch {m['epoch']}), row {m['row']}"
+                       for name, m in summary["models"].items())
+    scaling = {"minmax": "each model's lowest cosine -> 0 and highest -> 5",
+               "linear": "5 (cos + 1) / 2"}[summary["scaling"]]
+    doc.para(f"{summary['pairs']:,} pairs of the {summary['datasets']} STS 2012-2015 sets, scored by the "
+             f"STS-2016-selected transfer models ({models}). Cosines are scaled to [0, 5] ({scaling}; the paper "
+             "does not say how it scaled). A pair's category names the model further from gold and whether its "
+             "prediction lies above or below the other model's.")
+    rows = []
+    for name, c in summary["categories"].items():
+        rows.append({"category": name, "pairs": c["pairs"], "share %": 100 * c["share"],
+                     "mean gap": c["mean_gap"], "mean gold": c["mean_gold"],
+                     "word overlap %": None if c["mean_overlap"] is None else 100 * c["mean_overlap"],
+                     "length ratio %": None if c["mean_length_ratio"] is None else 100 * c["mean_length_ratio"]})
+    doc.table(pd.DataFrame(rows))  # empty categories (None) print as "–"
+    accuracy = summary["accuracy"]
+    doc.para("Over all pairs: " + "; ".join(f"{n} Pearson {a['pearson']:.1f}, mean |error| {a['mean_abs_error']:.2f}"
+                                            for n, a in accuracy.items())
+             + f"; the two models correlate at {summary['model_correlation']:.1f}. Word overlap is the Jaccard "
+             "index of the two sentences' tokens (the paper: avg overestimates pairs with much word overlap).")
+    doc.para(f"Our examples: the {config['error_analysis']['examples']} pairs with the largest gap between the two "
+             "models' errors in each category.")
+    shown = examples[["category", "s1", "s2", names[1], names[0], "gold"]].copy()
+    for column in (names[1], names[0], "gold"):
+        shown[column] = [f"{v:.2f}" for v in shown[column]]
+    doc.table(shown)
+    paper = paper_table(config, "wieting2017_table7")
+    if paper is not None:
+        doc.para("The paper's Table 7 (LSTMavg, avg, gold):")
+        doc.table(paper.astype(str))

@@ -1,0 +1,132 @@
+"""Training PWIM (He & Lin 2016, Sec. 8) on one task: KL loss against Tai et al.'s sparse target
+(Eq. 11, the same target and loss as the supervised GRAN runs), RMSProp with a learning rate fixed to
+1e-4, frozen word vectors. Each epoch is scored on validation; model.pt holds the epoch with the best
+validation Pearson, and train.json its test Pearson, Spearman and MSE, scored once (per set and the
+pair-weighted mean for STS 2014, as the paper's Table 5) and the seconds each epoch took (Table 9).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from paraphrastic.atomic import atomic_path, write_json, write_text
+from paraphrastic.data.batching import pad
+from paraphrastic.data.pwim_tasks import SCORE_RANGE
+from paraphrastic.evaluation.similarity import per_set_correlations
+from paraphrastic.models.pwim import PairwiseWordInteraction
+from paraphrastic.training.epochs import Run, Streams, fingerprint, resolve_device, seed_everything
+from paraphrastic.training.supervised import kl_loss, load_task, split_scores, target_distribution
+
+MODEL_KEYS = ("hidden_dim", "padding", "context", "focus", "fc_dim")
+
+
+def padded(sequences: list[list[int]], limit: int, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """(tokens, lengths) of sentences cut to their first ``limit`` words (Sec. 7) and right-padded."""
+    tokens, mask = pad([s[:limit] for s in sequences], device)
+    return tokens, mask.sum(dim=1).long()
+
+
+def build(settings: dict, embeddings: torch.Tensor) -> PairwiseWordInteraction:
+    low, high = SCORE_RANGE[settings["task"]]
+    return PairwiseWordInteraction(embeddings, high - low + 1, hidden_dim=int(settings["hidden_dim"]),
+                                   padding=int(settings["padding"]), context=bool(settings["context"]),
+                                   focus=bool(settings["focus"]), fc_dim=int(settings["fc_dim"]))
+
+
+@torch.no_grad()
+def predict(model: PairwiseWordInteraction, left: list[list[int]], right: list[list[int]], low: int, *,
+            batch_size: int, device) -> np.ndarray:
+    """ŷ = rᵀp̂ for every pair, r = [low .. high]."""
+    was_training = model.training
+    model.eval()
+    out = []
+    for start in range(0, len(left), batch_size):
+        a, la = padded(left[start:start + batch_size], model.padding, device)
+        b, lb = padded(right[start:start + batch_size], model.padding, device)
+        probabilities = model(a, la, b, lb).exp()
+        classes = torch.arange(low, low + probabilities.shape[1], dtype=probabilities.dtype, device=device)
+        out.append((probabilities @ classes).cpu())
+    model.train(was_training)
+    return torch.cat(out).numpy() if out else np.zeros(0)
+
+
+def scores_with_sets(frame: pd.DataFrame, predicted: np.ndarray) -> dict:
+    """Pearson, Spearman (×100) and MSE of the test split, with per-set Pearson and its pair-weighted
+    mean where the split pools several sets (STS 2014: Table 5's "Wt. Mean")."""
+    scores = split_scores(predicted, frame["score"].to_numpy())
+    per_set = per_set_correlations(frame.reset_index(drop=True), predicted)
+    if len(per_set) > 1:
+        scores["per_set"] = per_set
+        pairs = np.array([r["pairs"] for r in per_set.values()])
+        scores["weighted_mean_pearson"] = float(np.average([r["pearson"] for r in per_set.values()], weights=pairs))
+    return scores
+
+
+def train_pwim(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir, device: str = "auto",
+               threads: int | None = None, progress: bool = True, stop_after: int | None = None,
+               eval_batch_size: int = 100) -> dict:
+    started = time.time()
+    if threads:
+        torch.set_num_threads(threads)
+    device = resolve_device(device)
+    task = settings["task"]
+    low, high = SCORE_RANGE[task]
+    vocab_dir = Path(vocab_dir)
+    vocab, embeddings, frames = load_task(table_path, vocab_dir)
+    ids = {s: ([vocab.ids(t) for t in f["tokens1"]], [vocab.ids(t) for t in f["tokens2"]]) for s, f in frames.items()}
+    left, right = ids["train"]
+    targets = target_distribution(torch.tensor(frames["train"]["score"].to_numpy()), low, high).float().to(device)
+
+    seed = int(settings["seed"])
+    seed_everything(seed)
+    model = build(settings, embeddings).to(device)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    # Sec. 8: "RMSProp ... with a learning rate fixed to 10^-4"
+    optimizer = torch.optim.RMSprop(trainable, lr=float(settings["learning_rate"]))
+    inputs = [Path(table_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy"]
+    run = Run(f"pwim/{task}/{settings['name']}", model, optimizer, Path(checkpoint_dir),
+              fingerprint(settings, inputs, []), seed, int(settings["epochs"]), int(settings["batch_size"]))
+
+    def batch_loss(batch: np.ndarray, streams: Streams) -> torch.Tensor:
+        a, la = padded([left[i] for i in batch], model.padding, device)
+        b, lb = padded([right[i] for i in batch], model.padding, device)
+        return kl_loss(model(a, la, b, lb), targets[torch.as_tensor(batch, device=device)])
+
+    def score_epoch() -> dict:
+        # Validation only: it chooses the epoch, and scoring the test split every epoch would cost as much
+        # as a SICK epoch's training; the chosen epoch is scored on test once, at the end.
+        predicted = predict(model, *ids["validation"], low, batch_size=eval_batch_size, device=device)
+        scores = split_scores(predicted, frames["validation"]["score"].to_numpy())
+        return {f"validation_{k}": v for k, v in scores.items()}
+
+    def describe(row: dict) -> str:
+        return f"validation r {row['validation_pearson']:.2f}"
+
+    history = run.epochs_loop(len(left), batch_loss, score_epoch, describe, progress=progress, stop_after=stop_after)
+    if history is None:
+        return {"stopped_after_epoch": run.stopped_after}
+    best = run.restore_best(history, "validation_pearson")
+    predicted = predict(model, *ids["test"], low, batch_size=eval_batch_size, device=device)
+    epoch_seconds = [h["train_seconds"] for h in history]
+    info = {"run": settings["name"], "task": task, "settings": settings, "selected_epoch": best["epoch"],
+            "validation": {k.removeprefix("validation_"): best[k] for k in best if k.startswith("validation_")},
+            "test": scores_with_sets(frames["test"], predicted),
+            "pairs": {s: len(f) for s, f in frames.items()}, "parameters": model.parameter_count(),
+            "epoch_seconds": epoch_seconds, "mean_epoch_seconds": float(np.mean(epoch_seconds)),
+            "device": str(device), "threads": torch.get_num_threads(),
+            "wall_seconds_this_call": time.time() - started}
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out_dir / "model.pt") as tmp:
+        torch.save({"model": "pwim", "options": {k: settings[k] for k in MODEL_KEYS}, "task": task,
+                    "vocab": vocab.words, "settings": settings, "epoch": best["epoch"],
+                    "state_dict": {k: v.cpu() for k, v in model.state_dict().items()}}, tmp)
+    write_text(out_dir / "history.csv", pd.DataFrame(history).to_csv(index=False))
+    write_json(out_dir / "history.json", history)
+    write_json(out_dir / "train.json", info)
+    return info

@@ -1,0 +1,149 @@
+"""Training with the margin objective: Adam, per-epoch evaluation on the similarity sets, checkpoints
+and exact resume (the loop itself is :mod:`paraphrastic.training.epochs`)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from paraphrastic.atomic import atomic_path, write_json, write_text
+from paraphrastic.data.batching import length_bucketed, pad
+from paraphrastic.data.corpus import read_table
+from paraphrastic.data.vocab import Vocabulary, add_tags
+from paraphrastic.evaluation import similarity as evaluate
+from paraphrastic.losses.margin import margin_loss, regularization
+from paraphrastic.models.encoders import MODEL_OPTIONS, SentenceEncoder, build_model
+from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, resolve_device, seed_everything
+
+__all__ = ["load_model", "resolve_device", "save_model", "scramble_pairs", "train"]
+
+
+def save_model(path, model: SentenceEncoder, model_name: str, options: dict, vocab: Vocabulary,
+               extra: dict) -> None:
+    """A self-contained model file: architecture name and options, vocabulary and weights."""
+    payload = {"model": model_name, "options": options, "vocab": vocab.words,
+               "state_dict": {k: v.cpu() for k, v in model.state_dict().items()},
+               **extra}
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)
+
+
+def model_from_payload(payload: dict) -> SentenceEncoder:
+    """The encoder a loaded model.pt describes (its architecture, options and weights)."""
+    shape = payload["state_dict"]["embedding.weight"].shape
+    model = build_model(payload["model"], torch.zeros(shape), **payload["options"])
+    model.load_state_dict(payload["state_dict"])
+    return model
+
+
+def load_model(path, device: torch.device | str = "cpu") -> tuple[SentenceEncoder, Vocabulary, dict]:
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    return model_from_payload(payload).to(device), Vocabulary(payload["vocab"]), payload
+
+
+def scramble_pairs(first: list[list[int]], second: list[list[int]], rate: float,
+                   rng: np.random.Generator) -> tuple[list[list[int]], list[list[int]]]:
+    """Sec. 4.2: with probability ``rate`` per pair, shuffle the words of both its sentences.
+
+    Done before negatives are chosen, so the negatives are scrambled sentences too.
+    """
+    first, second = list(first), list(second)
+    for j in np.flatnonzero(rng.random(len(first)) < rate):
+        first[j] = [int(t) for t in rng.permutation(first[j])]
+        second[j] = [int(t) for t in rng.permutation(second[j])]
+    return first, second
+
+
+def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[str], out_dir, checkpoint_dir,
+          device: str = "auto", threads: int | None = None, progress: bool = True, stop_after: int | None = None,
+          eval_batch_size: int = 512) -> dict:
+    """Train one experiment; write model.pt (STS-2016-selected epoch), history.csv and train.json.
+
+    ``stop_after`` ends the run after that many epochs in this call (for resume tests) without
+    writing the final outputs, exactly as if the job had been killed after its checkpoint.
+    """
+    started = time.time()
+    if threads:
+        torch.set_num_threads(threads)
+    device = resolve_device(device)
+    out_dir, checkpoint_dir = Path(out_dir), Path(checkpoint_dir)
+    checkpoint_dir.mkdir(parents=True, exist_ok=True)
+
+    vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
+    embeddings = torch.from_numpy(np.load(Path(vocab_dir) / "embeddings.npy"))
+    corpus = read_table(train_path)
+    if settings.get("max_pairs"):
+        corpus = corpus.iloc[: settings["max_pairs"]]
+    left = [vocab.ids(t) for t in corpus["tokens1"]]  # tags are added per batch, after scrambling
+    right = [vocab.ids(t) for t in corpus["tokens2"]]
+    eval_frame = read_table(eval_path)
+
+    seed = int(settings["seed"])
+    seed_everything(seed)
+    options = {k: settings[k] for k in MODEL_OPTIONS if settings.get(k) is not None}
+    model = build_model(settings["model"], embeddings, **options)
+    model.to(device)
+    optimizer = adam(model.parameters(), settings["learning_rate"])
+    vocab_dir = Path(vocab_dir)
+    stamp = fingerprint(settings, [Path(train_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy",
+                                   Path(eval_path)], selection)
+    batch_size = int(settings["batch_size"])
+    arrange = None
+    if settings.get("length_buckets"):
+        # a batch pads to its longest sentence, of either side of a pair
+        lengths = np.maximum([len(s) for s in left], [len(s) for s in right])
+
+        def arrange(order: np.ndarray, epoch: int) -> np.ndarray:
+            return length_bucketed(order, lengths, batch_size, int(settings["length_buckets"]),
+                                   np.random.default_rng([seed, epoch, 3]))
+
+    run = Run(settings["name"], model, optimizer, checkpoint_dir, stamp, seed, int(settings["epochs"]),
+              batch_size, min_batch=2, arrange=arrange)  # a lone pair has no in-batch negative
+
+    tags = settings.get("tags") or "none"
+    scramble = float(settings.get("scramble") or 0.0)
+    sampling = settings.get("sampling") or "max"
+
+    def batch_loss(batch: np.ndarray, streams: Streams) -> torch.Tensor:
+        first, second = [left[i] for i in batch], [right[i] for i in batch]
+        if scramble:
+            first, second = scramble_pairs(first, second, scramble, streams.scrambler)
+        tokens, mask = pad([add_tags(s, tags) for s in first + second], device)
+        embedded = model(tokens, mask)
+        loss = margin_loss(embedded[: len(batch)], embedded[len(batch):], settings["margin"],
+                           sampling=sampling, generator=streams.negatives)
+        return loss + regularization(model, settings["lambda_c"], settings["lambda_w"])
+
+    def score_epoch() -> dict:
+        results = evaluate.score_sets(model, vocab, eval_frame, batch_size=eval_batch_size, device=device)
+        summary = evaluate.summarize(results, selection)
+        return {"selection_pearson": summary["selection_pearson"], "transfer_pearson": summary["transfer_pearson"],
+                "per_dataset": {k: v["pearson"] for k, v in results.items()},
+                "per_dataset_spearman": {k: v["spearman"] for k, v in results.items()}}
+
+    def describe(row: dict) -> str:
+        return f"STS16 {row['selection_pearson']:.2f}, transfer {row['transfer_pearson']:.2f}"
+
+    history = run.epochs_loop(len(left), batch_loss, score_epoch, describe, progress=progress,
+                              stop_after=stop_after)
+    if history is None:
+        return {"stopped_after_epoch": run.stopped_after}
+    # "test" model selection (Sec. 4.1.2): the epoch with the best mean Pearson on STS 2016.
+    best = run.restore_best(history, "selection_pearson")
+    info = {"experiment": settings["name"], "settings": settings, "selected_epoch": best["epoch"],
+            "selection_pearson": best["selection_pearson"], "transfer_pearson": best["transfer_pearson"],
+            "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
+            "wall_seconds_this_call": time.time() - started,
+            "train_seconds_total": float(sum(h["train_seconds"] for h in history))}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    save_model(out_dir / "model.pt", model, settings["model"], options, vocab,
+               {"settings": settings, "epoch": best["epoch"]})
+    flat = pd.DataFrame([{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in history])
+    write_text(out_dir / "history.csv", flat.to_csv(index=False))
+    write_json(out_dir / "history.json", history)
+    write_json(out_dir / "train.json", info)
+    return info

@@ -1,0 +1,58 @@
+"""Stanza models trained offline: the training rule on a tiny treebank slice, loading, parsing, errors."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from paraphrastic.analysis import stanza_models
+from paraphrastic.errors import PipelineError
+
+TINY = {"pretrained": None, "download": False, "train_sentences": 40, "dev_sentences": 12, "tagger_steps": 2,
+        "parser_steps": 2, "eval_interval": 2, "tagger_batch_size": 50, "parser_batch_size": 500, "threads": 2}
+
+
+def test_conllu_blocks_from_plain_and_gzip_files(tmp_path):
+    text = "# sent_id = 1\n1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n\n1\tOk\tok\tINTJ\tUH\t_\t0\troot\t_\t_\n"
+    (tmp_path / "a.conllu").write_text(text)
+    with gzip.open(tmp_path / "a.conllu.gz", "wt") as handle:
+        handle.write(text)
+    for name in ("a.conllu", "a.conllu.gz"):
+        blocks = stanza_models.conllu_sentences(tmp_path / name)
+        assert len(blocks) == 2 and blocks[0].startswith("# sent_id = 1")
+    assert len(stanza_models.conllu_sentences(tmp_path / "a.conllu", 1)) == 1
+    (tmp_path / "empty.conllu").write_text("\n\n")
+    with pytest.raises(PipelineError, match="empty.conllu: no sentences"):
+        stanza_models.conllu_sentences(tmp_path / "empty.conllu")
+
+
+def test_a_folder_that_is_not_stanza_resources_is_refused(tmp_path, mirror):
+    settings = dict(TINY, pretrained=str(tmp_path / "nothing-here"))
+    with pytest.raises(PipelineError, match="not a stanza_resources folder"):
+        stanza_models.build(settings, train_file=mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz",
+                            dev_file=mirror / "ud-english-ewt/en_ewt-ud-dev.conllu", out_dir=tmp_path / "out")
+
+
+@pytest.mark.integration
+def test_training_rule_on_a_tiny_treebank_slice_gives_a_loadable_pipeline(tmp_path, mirror):
+    summary = stanza_models.build(TINY, train_file=mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz",
+                                  dev_file=mirror / "ud-english-ewt/en_ewt-ud-dev.conllu", out_dir=tmp_path / "stanza",
+                                  threads=2)
+    resources = tmp_path / "stanza" / "resources"
+    assert json.loads((resources / "resources.json").read_text())["en"]["default_processors"]["depparse"] == \
+        stanza_models.PACKAGE
+    assert {p.parent.name for p in resources.glob("en/*/*.pt")} == {"pos", "lemma", "depparse"}
+    assert (resources / "training-logs" / "parser.log").is_file()
+    scores = json.loads((tmp_path / "stanza" / "scores.json").read_text())
+    assert scores == summary and scores["train_sentences"] == 40 and scores["budget"]["parser_steps"] == 2
+    assert scores["dev"]["sentences"] == 12 and 0 <= scores["dev"]["las"] <= scores["dev"]["uas"] <= 100
+    assert not (tmp_path / "stanza" / "work").exists()
+    # the assembled folder loads offline and parses pre-tokenized input, one row per given word
+    pipeline = stanza_models.load_pipeline(resources)
+    frame = stanza_models.parse(pipeline, [["The", "dog", "barked", "."], ["New", "York", "is", "big", "."]],
+                                batch_size=1, progress=False)
+    assert list(frame["sentence"]) == [0] * 4 + [1] * 5
+    assert list(frame["word"]) == ["The", "dog", "barked", ".", "New", "York", "is", "big", "."]
+    assert frame["head"].between(0, 5).all() and (frame["deprel"] != "").all()

@@ -1,0 +1,34 @@
+import pandas as pd
+import pyarrow.parquet as pq
+
+from paraphrastic.data.corpus import TRAIN_SCHEMA, build_train_table, sample_to_tokens, token_match, write_table
+from paraphrastic.data.readers import TextPair
+
+
+def corpus(n: int, length: int) -> pd.DataFrame:
+    words = " ".join(["w"] * length)
+    return build_train_table([TextPair(words, words, f"f:{i}") for i in range(n)], max_pairs=None, seed=0)
+
+
+def test_sample_reaches_target_token_count():
+    frame = corpus(100, 5)  # 10 tokens per pair
+    sample = sample_to_tokens(frame, 95, seed=1)
+    assert len(sample) == 10 and sample["n_tokens"].sum() == 100
+    assert list(sample_to_tokens(frame, 95, seed=1)["source"]) == list(sample["source"])  # seeded
+
+
+def test_token_match_samples_the_larger_corpus():
+    simpwiki, ppdb = corpus(10, 20), corpus(500, 2)  # 400 vs 2000 tokens: PPDB is larger (paper case)
+    sw, pp, summary = token_match(simpwiki, ppdb, seed=0)
+    assert summary["direction"] == "ppdb_sampled_to_simpwiki"
+    assert len(sw) == 10 and pp["n_tokens"].sum() == 400
+    sw, pp, summary = token_match(corpus(500, 20), ppdb, seed=0)  # PPDB smaller (offline case)
+    assert summary["direction"] == "simpwiki_sampled_to_ppdb"
+    assert len(pp) == 500 and sw["n_tokens"].sum() == 2000
+
+
+def test_max_pairs_cap_and_stable_schema(tmp_path):
+    frame = build_train_table([TextPair("A b", "c D", f"f:{i}") for i in range(50)], max_pairs=7, seed=3)
+    assert len(frame) == 7 and list(frame["tokens1"][0]) == ["a", "b"]
+    write_table(frame, TRAIN_SCHEMA, tmp_path / "t.parquet")
+    assert pq.read_schema(tmp_path / "t.parquet").remove_metadata() == TRAIN_SCHEMA

@@ -1,0 +1,45 @@
+import numpy as np
+import pytest
+
+from paraphrastic.data import vocab
+from paraphrastic.errors import MalformedLine
+
+
+def test_build_restricts_to_corpus_words_with_zero_unknown_row(tmp_path):
+    path = tmp_path / "v.txt"
+    path.write_text("the 1 2\ncat 3 4\ndog 5 6\nunused 7 8\n")
+    voc, matrix = vocab.build([["the", "cat", "the"], ["zebra"]], path)
+    assert voc.words == ["<pad>", "<unk>", "<s>", "</s>", "the", "cat"]
+    np.testing.assert_array_equal(matrix, [[0, 0], [0, 0], [0, 0], [0, 0], [1, 2], [3, 4]])
+    assert voc.ids(["cat", "zebra"]) == [5, vocab.UNK_ID]
+    assert voc.ids(["cat"], "both") == [vocab.SOS_ID, 5, vocab.EOS_ID]
+    assert voc.ids(["cat"], "eos") == [5, vocab.EOS_ID]
+    assert voc.ids([]) == [vocab.UNK_ID]
+    cov = vocab.coverage(voc, [["the", "cat", "the"], ["zebra"]])
+    assert cov["token_coverage"] == 0.75 and cov["type_coverage"] == 2 / 3
+
+
+def test_malformed_vector_line(tmp_path):
+    path = tmp_path / "v.txt"
+    path.write_text("the 1 2\ncat 3\n")
+    with pytest.raises(MalformedLine, match=r"v.txt:2: expected 2 values"):
+        vocab.build([["cat"]], path)
+
+
+def test_word2vec_header_and_truncated_gzip(tmp_path):
+    path = tmp_path / "w2v.txt"
+    path.write_text("2 2\nthe 1 2\n")
+    with pytest.raises(MalformedLine, match=r"w2v.txt:1: looks like a word2vec header"):
+        vocab.build([["the"]], path)
+    import gzip
+
+    data = gzip.compress(("".join(f"w{i} 1 2\n" for i in range(5000))).encode())
+    (tmp_path / "v.txt.gz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(MalformedLine, match=r"v.txt.gz:\d+: corrupt or truncated gzip"):
+        vocab.build([["w1"]], tmp_path / "v.txt.gz")
+
+
+def test_roundtrip(tmp_path):
+    voc = vocab.Vocabulary(vocab.SPECIAL + ["a"])
+    voc.save(tmp_path / "vocab.txt")
+    assert vocab.Vocabulary.load(tmp_path / "vocab.txt").words == voc.words

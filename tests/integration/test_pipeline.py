@@ -1,0 +1,278 @@
+"""Integration: the real pipeline on the tiny config over ../shared/data, under Snakemake and DVC.
+
+Each test works in a scratch copy of the repository whose params.yaml is params.test.yaml, so
+`snakemake` and `dvc repro` read the same tiny config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.integration
+
+REPO = Path(__file__).resolve().parents[2]
+COPIED = ["Snakefile", "dvc.yaml", "params.yaml", "params.test.yaml", "pyproject.toml", ".dvcignore", "workflow", "src",
+          ".dvc/config", ".gitignore"]
+
+
+def scratch_checkout(root: Path, mirror: Path) -> tuple[Path, dict]:
+    root.mkdir(parents=True)
+    for name in COPIED:
+        source = REPO / name
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        elif source.exists():
+            shutil.copy2(source, target)
+    config = yaml.safe_load((REPO / "params.test.yaml").read_text())
+    config["mirror"] = str(mirror)
+    config["paper_tables"] = str(REPO.parent / "shared" / "papers" / "tables")
+    (root / "params.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    env = dict(os.environ, PYTHONPATH=str(root / "src"),
+               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    env.pop(MIRROR_ENV, None)
+    # dvc.yaml iterates over the expanded grid runs of *this* params.yaml
+    subprocess.run([sys.executable, "-m", "paraphrastic", "grids", "--write", "workflow/runs.yaml"], cwd=root,
+                   env=env, check=True, capture_output=True)
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
+                ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "scratch"]):
+        subprocess.run(cmd, cwd=root, check=True, env=env)
+    return root, env
+
+
+MIRROR_ENV = "PARAPHRASTIC_MIRROR"
+# What the README tells users to run locally (the profile sets the rerun triggers).
+SNAKEMAKE = ["snakemake", "--profile", "workflow/profiles/default"]
+
+
+def sh(cmd: list[str], cwd: Path, env: dict, timeout: int = 900) -> str:
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    return proc.stdout + proc.stderr
+
+
+def artifacts(root: Path) -> dict[str, Path]:
+    data = root / "data"
+    return {p.relative_to(data).as_posix(): p for p in data.rglob("*")
+            if p.is_file() and not p.name.startswith(".") and "checkpoints" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def snakemake_run(tmp_path_factory, mirror):
+    root, env = scratch_checkout(tmp_path_factory.mktemp("snake") / "repo", mirror)
+    log = sh(SNAKEMAKE, root, env)
+    return root, env, log
+
+
+@pytest.fixture(scope="module")
+def dvc_run(tmp_path_factory, mirror):
+    root, env = scratch_checkout(tmp_path_factory.mktemp("dvc") / "repo", mirror)
+    log = sh(["dvc", "repro"], root, env)
+    return root, env, log
+
+
+def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
+    root, _, _ = snakemake_run
+    report = (root / "data/report/report.md").read_text()
+    for heading in ("Data deviations from the paper", "Table 1", "Table 2", "Table 3", "Table 4", "Learning curves",
+                    "Model selection", "wall time per job"):
+        assert heading in report
+    assert "thinned for this profile to 7 of the paper's 9 runs" in report
+    runs = (root / "data/report/runs.csv").read_text().splitlines()
+    assert len(runs) == 1 + 5 + 2 * 2 and sum(line.startswith("t-lstmavg-reg__") for line in runs) == 4
+    # the two-seed grid row is reported as mean ± sd
+    metrics = json.loads((root / "data/report/metrics.json").read_text())
+    assert metrics["t-lstmavg-reg"]["seeds"] == 2 and metrics["t-lstmavg-reg"]["test_sd"] >= 0
+    assert "Seed variation" in report and " ± " in report
+    assert (root / "data/report/report.html").read_text().count("<img") == 2  # learning curves, gate norms
+    assert "Tables 9-11: GRAN gate analysis" in report
+    # supervised Tables 5, 6, 8 and the error analysis of Table 7
+    for heading in ("Table 5: supervised training", "Table 6: GRAN variants", "Table 8: initialising",
+                    "Table 7: error analysis"):
+        assert heading in report
+    sup = json.loads((root / "data/supervised/stats.json").read_text())
+    assert sup["sts"]["sets"] == ["sts12.MSRvid", "sts14.images"] and sup["sick"]["paper"]["test"] == 4927
+    assert sup["sts"]["splits"] == {"train": 120, "validation": 120, "test": 120}  # capped by max_pairs
+    assert sup["sick"]["splits"] == {"train": 120, "validation": 120, "test": 120}
+    universal = json.loads((root / "data/supervised/models/universal/sick/s-gran-universal__8759c33f/seed1/"
+                                    "train.json").read_text())
+    assert universal["init"] == "data/models/gran-simpwiki/seed1/model.pt"
+    assert universal["settings"]["lambda_w"] == 1e-3 and -100 < universal["test_pearson"] <= 100
+    assert not (root / "data/supervised/models/sick/s-lstmavg__8e73523f").exists()  # that row trains on STS only
+    assert metrics["supervised"]["s-lstmavg.sts"]["test"] > -100 and "s-lstmavg.sick" not in metrics["supervised"]
+    # all-MiniLM-L6-v2 beside the Table 4 models, same sets and scorer
+    assert "What a user would pick instead: all-MiniLM-L6-v2" in report
+    encoders = json.loads((root / "data/results/encoders.json").read_text())
+    assert encoders["reference"]["summary"]["transfer_sets"] == 2 and encoders["reference"]["sentences"] > 100
+    assert set(encoders["ours"]) == {"lstmavg", "avg", "gran"}
+    gran = json.loads((root / "data/results/gran-simpwiki/seed1.json").read_text())
+    assert encoders["ours"]["gran"]["per_dataset"] == gran["datasets"]  # the same model, scored the same way
+    # issue 8: Siamese CBOW (with its word2vec baseline) and PWIM (with an ablation) in the same graph
+    for heading in ("Siamese CBOW (Kenter et al. 2016)", "PWIM (He & Lin 2016)", "Table 3: SICK test",
+                    "Table 5: STS 2014 test sets", "Table 8: ablations on SICK", "Table 9: parameters"):
+        assert heading in report
+    scbow = json.loads((root / "data/siamese/models/scbow-random/train.json").read_text())
+    assert scbow["corpus_sentences"] == 400 and set(scbow["final"]["per_dataset"]) == {"sts12.MSRvid", "sts14.images"}
+    w2v = json.loads((root / "data/siamese/word2vec/results.json").read_text())
+    assert set(w2v["architectures"]) == {"cbow", "skipgram"} and w2v["corpus_sentences"] == 400
+    pwim = json.loads((root / "data/pwim/models/sts2014/pwim/train.json").read_text())
+    assert pwim["pairs"]["test"] == 40 and pwim["settings"]["padding"] == 48 and "weighted_mean_pearson" in pwim["test"]
+    assert not (root / "data/pwim/models/msrvid").exists()  # no run of the tiny config trains on MSRvid
+    assert -100 <= metrics["pwim"]["sick"]["pearson"] <= 100 and "pwim-no-context" in metrics["pwim"]["ablations"]
+    assert set(metrics["siamese_cbow"]["runs"]) == {"scbow-pretrained", "scbow-random"}
+    errors = json.loads((root / "data/error_analysis/summary.json").read_text())
+    assert errors["pairs"] == 1500 and errors["sets"] == ["sts12.MSRvid", "sts14.images"]
+    assert sum(c["pairs"] for c in errors["categories"].values()) == 1500
+    gates = json.loads((root / "data/gates/analysis/summary.json").read_text())
+    assert gates["model"]["row"] == "gran-simpwiki" and gates["tokens"] > 1000 and gates["sentences"] == 200
+    stanza = json.loads((root / "data/stanza/scores.json").read_text())
+    assert stanza["source"].startswith("trained offline") and stanza["dev"]["sentences"] == 50
+    results = json.loads((root / "data/results/lstmavg-simpwiki/seed1.json").read_text())
+    assert set(results["datasets"]) == {"sts12.MSRvid", "sts14.images", "sts16.headlines"}
+    assert results["summary"]["transfer_sets"] == 2
+    baseline = json.loads((root / "data/results/baseline.json").read_text())
+    assert baseline["trained"] is False and -100 < baseline["summary"]["transfer_pearson"] < 100
+    stats = json.loads((root / "data/corpus/train_stats.json").read_text())
+    assert stats["simpwiki"]["pairs"] == 2000 and stats["ppdb"]["pairs"] == 2000
+    assert json.loads((root / "data/corpus/match_summary.json").read_text())["direction"] == \
+        "simpwiki_sampled_to_ppdb"
+
+
+def test_second_snakemake_run_has_nothing_to_do(snakemake_run):
+    root, env, _ = snakemake_run
+    assert "Nothing to be done" in sh(SNAKEMAKE, root, env)
+
+
+def dvc_outputs(root: Path, env: dict) -> list[str]:
+    """Every output path of every DVC stage, relative to the repository."""
+    code = ("import json; from dvc.repo import Repo; repo = Repo('.'); "
+            "print(json.dumps([str(o.fs_path) for o in repo.index.outs]))")
+    paths = json.loads(sh([sys.executable, "-c", code], root, env).strip().splitlines()[-1])
+    return [Path(p).relative_to(root).as_posix() for p in paths]
+
+
+def assert_every_artifact_is_a_dvc_output(root: Path, env: dict):
+    outs = dvc_outputs(root, env)
+    assert len(outs) == len(set(outs)), "two stages declare the same output"
+    files = [p.relative_to(root).as_posix() for p in (root / "data").rglob("*") if p.is_file()]
+    assert files
+    unversioned = [f for f in files if not any(f == o or f.startswith(o + "/") for o in outs)]
+    assert not unversioned, f"artifacts no DVC stage declares: {unversioned[:10]}"
+
+
+def test_nothing_to_do_after_dvc_checkout_rewrites_the_artifacts(snakemake_run):
+    root, env, _ = snakemake_run
+    # DVC takes over what Snakemake built: same graph, so nothing is stale for DVC either
+    sh(["dvc", "commit", "--force"], root, env)
+    assert "up to date" in sh(["dvc", "status"], root, env)
+    assert_every_artifact_is_a_dvc_output(root, env)
+    victims = [root / "data/vocab/embeddings.npy", root / "data/corpus/eval.parquet",
+               root / "data/models/lstm-simpwiki/seed1/model.pt", root / "data/raw/FETCHED.json"]
+    for victim in victims:
+        victim.unlink()
+    sh(["dvc", "checkout", "--relink"], root, env)  # restores them and rewrites every cached file
+    assert all(v.exists() for v in victims)
+    # a copy (or `dvc pull`) gives upstream files the newest mtimes, with unchanged content
+    now = time.time() + 5
+    for upstream in ("data/raw/FETCHED.json", "data/corpus/simpwiki.parquet", "data/vocab/embeddings.npy"):
+        os.utime(root / upstream, (now, now))
+    assert "Nothing to be done" in sh([*SNAKEMAKE, "-n"], root, env)
+    # Without the profile, Snakemake checksums only inputs up to 1 MB, and these touched files are larger:
+    # it would retrain everything. The profile's max-checksum-file-size is what makes the difference.
+    assert "rule train" in sh(["snakemake", "-n", "--cores", "2"], root, env)
+
+
+def dry_run_with(root: Path, env: dict, section: str, key: str, value) -> str:
+    """What `snakemake -n` would run with one setting of params.yaml changed."""
+    config = yaml.safe_load((root / "params.yaml").read_text())
+    config[section][key] = value
+    changed = root / f"params.{section}-{key}.yaml"
+    changed.write_text(yaml.safe_dump(config, sort_keys=False))
+    return sh([*SNAKEMAKE, "-n", "--configfile", changed.name], root, env)
+
+
+def test_changed_training_setting_reruns_training_only(snakemake_run):
+    root, env, _ = snakemake_run
+    out = dry_run_with(root, env, "train", "margin", 0.6)
+    assert "rule train" in out and "rule report" in out
+    assert "rule fetch" not in out and "rule vocab" not in out
+
+
+def without_timings(doc):
+    """A results document without the measured times and speeds, which differ between two runs."""
+    if isinstance(doc, dict):
+        return {k: without_timings(v) for k, v in doc.items() if k not in ("seconds", "sentences_per_second")}
+    return doc
+
+
+def test_dvc_repro_produces_the_same_artifacts_and_metrics(snakemake_run, dvc_run):
+    snake_root, dvc_root = snakemake_run[0], dvc_run[0]
+    assert (dvc_root / "dvc.lock").exists()
+    snake, dvc = artifacts(snake_root), artifacts(dvc_root)
+    assert sorted(snake) == sorted(dvc)
+    for name in snake:
+        if name.startswith("results/") or name == "report/metrics.json":
+            a, b = json.loads(snake[name].read_text()), json.loads(dvc[name].read_text())
+            assert without_timings(a) == without_timings(b), name
+        elif name.endswith(".parquet") or name.startswith("vocab/"):
+            assert snake[name].read_bytes() == dvc[name].read_bytes(), name
+    status = sh(["dvc", "status"], dvc_root, dvc_run[1])
+    assert "up to date" in status
+    assert "Stage 'train@lstm-simpwiki.seed1' didn't change" in sh(["dvc", "repro"], dvc_root, dvc_run[1])
+    assert_every_artifact_is_a_dvc_output(dvc_root, dvc_run[1])
+
+
+def test_dvc_metrics_and_plots_show(dvc_run):
+    root, env, _ = dvc_run
+    metrics = json.loads(sh(["dvc", "metrics", "show", "--json"], root, env))
+    files = next(iter(metrics.values()))["data"]
+    assert files["data/results/lstmavg-simpwiki/seed1.json"]["data"]["summary"]["transfer_sets"] == 2
+    assert files["data/report/metrics.json"]["data"]["t-lstmavg-reg"]["seeds"] == 2
+    out = sh(["dvc", "plots", "show", "-o", "plots"], root, env)
+    page = (root / "plots" / "index.html").read_text()
+    assert "file://" in out or "index.html" in out
+    assert "data/models/lstm-simpwiki/seed1/history.csv" in page and "selection_pearson" in page
+
+
+def test_changed_supervised_setting_reruns_supervised_training_only(snakemake_run):
+    root, env, _ = snakemake_run
+    out = dry_run_with(root, env, "supervised", "split", {"train": 0.5, "validation": 0.1, "seed": 1})
+    assert "rule prepare_supervised" in out and "rule train_supervised" in out and "rule train_universal" in out
+    assert "rule report" in out and "rule train:" not in out and "rule vocab" not in out
+    for rule in ("fetch", "evaluate", "gates", "error_analysis", "stanza_models"):
+        assert f"rule {rule}:" not in out, rule
+    out = dry_run_with(root, env, "supervised", "sts_sets", ["sts12.MSRvid"])  # fetches nothing new
+    assert "rule prepare_supervised" in out and "rule fetch:" not in out and "rule stanza_models:" not in out
+
+
+def test_changed_gate_setting_reuses_the_cached_parses(snakemake_run):
+    root, env, _ = snakemake_run
+    out = dry_run_with(root, env, "gates", "min_count", 5)
+    assert "rule gates" in out and "rule report" in out
+    assert "rule parse" not in out and "rule stanza_models" not in out and "rule train" not in out
+
+
+def test_paper_profile_dry_run(snakemake_run):
+    root, env, _ = snakemake_run
+    out = sh(["snakemake", "-n", "--forceall", "--cores", "2", "--config", "data_profile=paper"], root, env)
+    assert "rule fetch" in out and "rule train" in out and "rule report" in out
+
+
+def test_bad_mirror_fails_with_a_clear_error(tmp_path, mirror):
+    root, env = scratch_checkout(tmp_path / "repo", mirror)
+    env[MIRROR_ENV] = str(tmp_path / "no-such-mirror")
+    proc = subprocess.run([sys.executable, "-m", "paraphrastic", "fetch"], cwd=root, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "offline mirror" in proc.stderr and "no-such-mirror" in proc.stderr
+    assert not (root / "data/raw/sts").exists()

@@ -1,0 +1,138 @@
+"""The SLURM profile against a real SLURM: a single-node cluster started on this machine.
+
+tests/slurm/local-cluster.sh starts munged, slurmctld and slurmd (with two fake GPUs, so the real
+profile's `gpu: 1` requests are scheduled as on a GPU partition) and stops them afterwards. The
+tiny pipeline runs through `--profile workflow/profiles/slurm` layered with the local-cluster
+settings in tests/slurm/profile. One training job is cancelled with `scancel` mid-training: the
+profile's retries resubmit it, it resumes from its checkpoint and ends with exactly the metrics of
+an uninterrupted run.
+
+Needs root and Debian's slurm-wlm and munge (`.ci/run` installs them). Skipped without them,
+except under CI (PARAPHRASTIC_REQUIRE_SLURM=1), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.integration.test_pipeline import scratch_checkout, sh
+
+pytestmark = [pytest.mark.integration, pytest.mark.slurm]
+
+REPO = Path(__file__).resolve().parents[2]
+CLUSTER = REPO / "tests" / "slurm" / "local-cluster.sh"
+PROFILES = ["--profile", "workflow/profiles/slurm", "--profile", "tests/slurm/profile"]
+VICTIM = "lstm-simpwiki"  # the training job that gets cancelled
+VICTIM_EPOCHS = 4
+
+
+@pytest.fixture(scope="module")
+def slurm():
+    missing = [t for t in ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel") if not shutil.which(t)]
+    # the daemons run as root; a non-root CI user starts them through passwordless sudo
+    as_root = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    no_root = bool(as_root) and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode != 0
+    if missing or no_root:
+        why = f"missing {missing}" if missing else "neither root nor passwordless sudo"
+        if os.environ.get("PARAPHRASTIC_REQUIRE_SLURM") == "1":
+            pytest.fail(f"PARAPHRASTIC_REQUIRE_SLURM=1 but cannot start SLURM: {why}")
+        pytest.skip(f"no local SLURM ({why}; apt-get install slurm-wlm munge, run as root)")
+    state = Path(tempfile.mkdtemp(prefix="slurm-", dir="/tmp"))  # short: munge/slurmd sockets live here
+    started = subprocess.run([*as_root, "bash", str(CLUSTER), "start", str(state)], capture_output=True, text=True)
+    assert started.returncode == 0, started.stdout + started.stderr
+    env = dict(os.environ, SLURM_CONF=str(state / "etc" / "slurm.conf"))
+    try:
+        yield env
+    finally:
+        subprocess.run([*as_root, "bash", str(CLUSTER), "stop", str(state)], capture_output=True, text=True)
+        subprocess.run([*as_root, "rm", "-rf", str(state)], capture_output=True)
+
+
+def running_job(env: dict, needle: str) -> str | None:
+    out = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-o", "%i %k"], env=env, capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        job_id, _, comment = line.partition(" ")
+        if needle in comment:
+            return job_id
+    return None
+
+
+@pytest.fixture(scope="module")
+def slurm_run(slurm, tmp_path_factory, mirror):
+    root, env = scratch_checkout(tmp_path_factory.mktemp("slurm") / "repo", mirror)
+    env.update({k: v for k, v in slurm.items() if k.startswith("SLURM")})
+    shutil.copytree(REPO / "tests/slurm/profile", root / "tests/slurm/profile")
+    config = yaml.safe_load((root / "params.yaml").read_text())
+    config["experiments"][VICTIM]["epochs"] = VICTIM_EPOCHS  # long enough to be caught mid-training
+    (root / "params.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    sh([sys.executable, "-m", "paraphrastic", "grids", "--write", "workflow/runs.yaml"], root, env)
+
+    log = open(root / "snakemake-slurm.log", "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(["snakemake", *PROFILES], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    checkpoint = root / f"data/checkpoints/{VICTIM}/seed1/epoch-1.pt"
+    cancelled, shown, deadline = None, "", time.time() + 900
+    while proc.poll() is None and time.time() < deadline and cancelled is None:
+        if checkpoint.exists():
+            cancelled = running_job(env, f"wildcards_{VICTIM}")
+            if cancelled:
+                shown = subprocess.run(["scontrol", "show", "job", cancelled], env=env, capture_output=True,
+                                       text=True).stdout
+                if subprocess.run(["scancel", cancelled], env=env).returncode != 0:
+                    cancelled = None  # it finished in between: the assertion below says so
+        time.sleep(0.2)
+    rc = proc.wait(timeout=max(deadline - time.time(), 1))
+    log.close()
+    text = (root / "snakemake-slurm.log").read_text(errors="replace")
+    assert rc == 0, text[-6000:]
+    return root, env, text, cancelled, shown
+
+
+def test_the_tiny_pipeline_runs_through_slurm_with_the_real_profile(slurm_run):
+    root, env, log, _, shown = slurm_run
+    assert (root / "data/report/report.md").exists()
+    runs = (root / "data/report/runs.csv").read_text().splitlines()
+    assert len(runs) == 1 + 9
+    # jobs went through SLURM: each has its SLURM log
+    assert len(list((root / ".snakemake/slurm_logs").rglob("*.log"))) >= 9
+    # a training job as SLURM saw it: the `gpu` partition, one GPU, 2 CPUs, 16 GB (the real profile)
+    assert "Partition=gpu" in shown and re.search(r"TresPerJob=gres[:/]gpu:1\b", shown), shown
+    assert re.search(r"CpusPerTres=gres[:/]gpu:2\b", shown) and "NumCPUs=2" in shown, shown
+    assert "MinMemoryNode=16000M" in shown and "TimeLimit=08:00:00" in shown, shown
+
+
+def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics(slurm_run):
+    root, env, log, cancelled, _ = slurm_run
+    assert cancelled, "the training job finished before it could be cancelled"
+    job_logs = "".join(p.read_text(errors="replace") for p in (root / ".snakemake/slurm_logs").rglob("*.log")
+                       if VICTIM in str(p))
+    # SLURM's SIGTERM reached the training process, which saved its place before the SIGKILL
+    assert "stopped by signal 15" in job_logs, job_logs[-3000:]
+    assert "resuming from" in job_logs, job_logs[-3000:]
+    # the uninterrupted reference: the same job run directly, outside SLURM
+    reference = Path(tempfile.mkdtemp(prefix="reference-"))
+    sh([sys.executable, "-m", "paraphrastic", "train", "--experiment", VICTIM, "--seed", "1",
+        "--out-dir", str(reference / "model"), "--checkpoints", str(reference / "ck"), "--threads", "2",
+        "--no-progress"], root, env)
+    ref = json.loads((reference / "model/history.json").read_text())
+    got = json.loads((root / f"data/models/{VICTIM}/seed1/history.json").read_text())
+    assert len(got) == VICTIM_EPOCHS
+    assert [h["loss"] for h in got] == [h["loss"] for h in ref]
+    assert [h["per_dataset"] for h in got] == [h["per_dataset"] for h in ref]
+    shutil.rmtree(reference)
+
+
+def test_second_run_through_slurm_has_nothing_to_do(slurm_run):
+    root, env, *_ = slurm_run
+    assert "Nothing to be done" in sh(["snakemake", *PROFILES], root, env)

@@ -1,0 +1,223 @@
+"""The defining identities of the encoders."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from paraphrastic.data.batching import pad
+from paraphrastic.models.encoders import MODELS, build_model
+from paraphrastic.models.recurrent import FusedPeepholeLSTM, PeepholeLSTM, peephole_lstm_autograd, reverse_padded
+
+
+def embeddings(vocab=12, dim=6, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    weights = torch.randn(vocab, dim, generator=g)
+    weights[0] = 0
+    return weights
+
+
+def reference_peephole_lstm(cell: PeepholeLSTM, x: torch.Tensor) -> torch.Tensor:
+    """Gers et al. (2003), written out gate by gate for one sequence (T x d)."""
+    hdim = cell.hidden_dim
+    wx, wh, b = cell.weight_x, cell.weight_h, cell.bias
+    w_ci, w_cf, w_co = cell.peephole
+    h, c = torch.zeros(hdim), torch.zeros(hdim)
+    out = []
+    for x_t in x:
+        z = x_t @ wx + h @ wh + b
+        zi, zf, zc, zo = z[:hdim], z[hdim:2 * hdim], z[2 * hdim:3 * hdim], z[3 * hdim:]
+        i = torch.sigmoid(zi + w_ci * c)
+        f = torch.sigmoid(zf + w_cf * c)
+        c = f * c + i * torch.tanh(zc)
+        o = torch.sigmoid(zo + w_co * c) if cell.output_gate else torch.ones_like(c)
+        h = o * torch.tanh(c)
+        out.append(h)
+    return torch.stack(out)
+
+
+@pytest.mark.parametrize("output_gate", [True, False])
+def test_peephole_lstm_matches_the_equations(output_gate):
+    torch.manual_seed(0)
+    cell = PeepholeLSTM(5, 4, output_gate=output_gate)
+    x = torch.randn(2, 7, 5)
+    batched = cell(x)
+    for row in range(2):
+        torch.testing.assert_close(batched[row], reference_peephole_lstm(cell, x[row]))
+
+
+@pytest.mark.parametrize("output_gate", [True, False])
+def test_fused_backward_passes_gradcheck(output_gate):
+    """The hand-written backward pass against finite differences, for the input and every parameter,
+    on a padded batch (lengths 5, 2, 4: the running prefix shrinks and reorders)."""
+    torch.manual_seed(2)
+    cell = PeepholeLSTM(3, 4, output_gate=output_gate).double()
+    with torch.no_grad():
+        cell.bias.normal_()  # nonzero biases and peepholes exercise every term
+    x = torch.randn(3, 5, 3, dtype=torch.double, requires_grad=True)
+    lengths = torch.tensor([5, 2, 4])
+    params = (cell.weight_x, cell.weight_h, cell.bias, cell.peephole)
+    assert torch.autograd.gradcheck(lambda x, *p: FusedPeepholeLSTM.apply(x, lengths, *p, output_gate), (x, *params))
+
+
+@pytest.mark.parametrize("output_gate", [True, False])
+def test_fused_kernel_matches_autograd_on_every_real_token_and_skips_padding(output_gate):
+    torch.manual_seed(3)
+    cell = PeepholeLSTM(6, 5, output_gate=output_gate)
+    lengths = [9, 3, 7, 1, 9, 0, 5]  # an empty row too: it never runs and its outputs stay 0
+    x = torch.randn(len(lengths), 9, 6)
+    mask = (torch.arange(9).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)).float()
+    x = (x * mask.unsqueeze(-1)).requires_grad_()
+    weights = torch.randn(len(lengths), 9, 5) * mask.unsqueeze(-1)  # a loss that reads every real state
+    grads = []
+    for fn in (lambda: cell(x, mask), lambda: peephole_lstm_autograd(x, cell.weight_x, cell.weight_h, cell.bias,
+                                                                     cell.peephole, output_gate)):
+        cell.zero_grad()
+        x.grad = None
+        out = fn()
+        (out * weights).sum().backward()
+        real = (out * mask.unsqueeze(-1)).detach()
+        grads.append((real, x.grad.clone(), *(p.grad.clone() for p in cell.parameters())))
+    for fused, reference in zip(*grads, strict=True):
+        torch.testing.assert_close(fused, reference, rtol=1e-5, atol=1e-6)
+    assert (cell(x, mask)[mask == 0] == 0).all()  # padding is not computed
+    empty = torch.zeros(2, 4, 6, requires_grad=True)  # a batch with no token at all
+    cell(empty, torch.zeros(2, 4)).sum().backward()
+    assert (empty.grad == 0).all()
+
+
+def _open(linear, value=100.0):
+    with torch.no_grad():
+        linear.weight.zero_()
+        if linear.bias is not None:
+            linear.bias.fill_(value)  # σ(±100) is exactly 1 / 0 in float32
+
+
+def test_gran_with_gate_forced_open_equals_avg():
+    emb = embeddings()
+    torch.manual_seed(1)
+    gran, avg = build_model("gran", emb), build_model("avg", emb)
+    _open(gran.gate_x[0])
+    _open(gran.gate_h[0])
+    tokens, mask = pad([[2, 3, 4], [5, 6]])
+    torch.testing.assert_close(gran(tokens, mask), avg(tokens, mask))
+    _, gate = gran.gates(tokens)
+    assert torch.all(gate == 1)
+
+
+def test_gran5_reduces_to_avg_or_to_lstmavg():
+    emb = embeddings()
+    torch.manual_seed(5)
+    gran5 = build_model("gran5", emb)
+    tokens, mask = pad([[2, 3, 4], [5, 6]])
+    for gate in (*gran5.gate_h, *gran5.gate_x):
+        _open(gate)
+    with torch.no_grad():
+        gran5.gate_x[1].bias.fill_(-100.0)  # first gate open, second shut: avg
+    torch.testing.assert_close(gran5(tokens, mask), build_model("avg", emb)(tokens, mask))
+    lstmavg = build_model("lstmavg", emb)
+    lstmavg.lstm.load_state_dict(gran5.lstm.state_dict())
+    with torch.no_grad():
+        gran5.gate_x[0].bias.fill_(-100.0)
+        gran5.gate_x[1].bias.fill_(100.0)  # first shut, second open: LSTMavg
+    torch.testing.assert_close(gran5(tokens, mask), lstmavg(tokens, mask))
+
+
+def test_gran3_open_gates_sum_the_words_then_divide_by_length():
+    emb = embeddings()
+    gran3 = build_model("gran3", emb)
+    for gate in (*gran3.gate_h, *gran3.gate_x):
+        _open(gate)
+    tokens, mask = pad([[2, 3, 4], [5, 6]])
+    torch.testing.assert_close(gran3(tokens, mask), build_model("avg", emb)(tokens, mask))
+
+
+def test_untrained_irnn_equals_avg():
+    emb = embeddings()
+    tokens, mask = pad([[2, 3, 4, 7], [5, 6]])
+    torch.testing.assert_close(build_model("irnn", emb)(tokens, mask), build_model("avg", emb)(tokens, mask))
+
+
+ALL = sorted(MODELS)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_padding_does_not_change_embeddings(name):
+    torch.manual_seed(2)
+    model = build_model(name, embeddings())
+    sentences = [[2, 3, 4, 5, 6], [7, 8], [9]]
+    tokens, mask = pad(sentences)
+    batched = model(tokens, mask)
+    assert batched.shape == (3, model.output_dim)
+    for row, sentence in enumerate(sentences):
+        torch.testing.assert_close(batched[row], model(*pad([sentence]))[0])
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_gradients_reach_embeddings_and_compositional_parameters(name):
+    torch.manual_seed(4)
+    model = build_model(name, embeddings())
+    tokens, mask = pad([[2, 3, 4], [5, 6]])
+    model(tokens, mask).sum().backward()
+    assert model.embedding.weight.grad[2:7].abs().sum() > 0
+    assert model.embedding.weight.grad[0].abs().sum() == 0  # padding row
+    for param in model.compositional_parameters():
+        assert param.grad is not None and param.grad.abs().sum() > 0
+    assert (name == "avg") == (model.compositional_parameters() == [])
+
+
+def test_bidirectional_states_read_each_sequence_backwards():
+    torch.manual_seed(6)
+    model = build_model("bilstmavg", embeddings(), combine="sum")
+    tokens, mask = pad([[2, 3, 4], [5, 6]])
+    x = model.embedding(tokens)
+    expected = model.lstm(x[1:, :2]) + model.backward_lstm(x[1:, :2].flip(1)).flip(1)
+    torch.testing.assert_close(model.states(x, mask)[1, :2], expected[0])
+
+
+def test_reverse_padded_is_its_own_inverse():
+    values = torch.arange(8.0).view(2, 4, 1)
+    mask = torch.tensor([[1, 1, 1, 0], [1, 1, 0, 0]], dtype=torch.float)
+    once = reverse_padded(values, mask)
+    assert once[:, :, 0].tolist() == [[2, 1, 0, 3], [5, 4, 6, 7]]
+    torch.testing.assert_close(reverse_padded(once, mask), values)
+
+
+@pytest.mark.parametrize("name", ["lstm", "lstmavg", "gran", "rnn"])
+def test_hidden_size_other_than_the_word_vectors(name):
+    from paraphrastic.data.vocab import SPECIAL, Vocabulary
+    from paraphrastic.evaluation.similarity import encode
+
+    model = build_model(name, embeddings(dim=6), hidden_dim=9)
+    out = encode(model, Vocabulary(SPECIAL + [f"w{i}" for i in range(8)]), [["w1", "w2"], ["w3"]])
+    assert out.shape == (2, model.output_dim) == (2, 6 if name == "gran" else 9)
+
+
+def test_lstm_uses_the_last_real_state_and_lstmavg_the_mean():
+    torch.manual_seed(3)
+    emb = embeddings()
+    lstm, lstmavg = build_model("lstm", emb), build_model("lstmavg", emb)
+    lstmavg.load_state_dict(lstm.state_dict())
+    tokens, mask = pad([[2, 3, 4], [5, 6]])
+    states = lstm.lstm(lstm.embedding(tokens))
+    torch.testing.assert_close(lstm(tokens, mask)[1], states[1, 1])
+    torch.testing.assert_close(lstmavg(tokens, mask)[1], states[1, :2].mean(0))
+
+
+def test_word_dropout_drops_whole_vectors_and_only_in_training():
+    torch.manual_seed(7)
+    model = build_model("avg", embeddings(), word_dropout=0.5)
+    tokens = torch.tensor([[2, 3, 4, 5, 6, 7, 8, 9, 10, 11]])
+    dropped = model.embed(tokens)
+    zero_rows = (dropped == 0).all(-1)
+    assert 0 < zero_rows.sum() < 10
+    assert torch.equal(dropped[~zero_rows], model.embedding(tokens)[~zero_rows])
+    model.eval()
+    assert torch.equal(model.embed(tokens), model.embedding(tokens))
+
+
+def test_unknown_options_are_rejected():
+    with pytest.raises(KeyError, match="unknown model option"):
+        build_model("avg", embeddings(), layers_count=3)
+    with pytest.raises(ValueError, match="dan takes"):
+        build_model("dan", embeddings(), layers=3)

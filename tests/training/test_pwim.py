@@ -1,0 +1,103 @@
+"""PWIM's data (He & Lin 2016, Sec. 8) and training loop, on the mirror's files and small synthetic tables."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from paraphrastic.data import pwim_tasks as pwim_data
+from paraphrastic.data.corpus import write_table
+from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA
+from paraphrastic.data.vocab import SPECIAL, Vocabulary, save_matrix
+from paraphrastic.errors import PipelineError
+from paraphrastic.training.pwim import padded, scores_with_sets, train_pwim
+
+
+def test_hold_out_is_seeded_per_set_and_sized():
+    frame = pd.DataFrame({"dataset": ["a"] * 50 + ["b"] * 20})
+    split = pwim_data.hold_out(frame, 0.1, seed=1)
+    assert (split[:50] == "validation").sum() == 5 and (split[50:] == "validation").sum() == 2
+    assert split.equals(pwim_data.hold_out(frame, 0.1, seed=1)) and not split.equals(pwim_data.hold_out(frame, 0.1, 2))
+    with pytest.raises(PipelineError, match="validation_fraction"):
+        pwim_data.hold_out(frame, 1.0, seed=1)
+
+
+def test_tasks_from_the_mirror_match_the_paper_counts(mirror):
+    msrvid, _ = pwim_data.build_task_table("msrvid", mirror, max_length=32, validation_fraction=0.1, seed=1)
+    counts = msrvid["split"].value_counts().to_dict()
+    assert counts == {"train": 675, "validation": 75, "test": 750}  # the organisers' 750 / 750 halves
+    sts, notes = pwim_data.build_task_table("sts2014", mirror, max_length=48, validation_fraction=0.1, seed=1)
+    assert notes["train_before_length_filter"] == 7592  # Sec. 8: "a total of 7,592"
+    assert 0 < notes["removed"] < 400  # the paper removed 210 with its tokenizer
+    assert (sts["split"] == "test").sum() == 3750 and set(sts.loc[sts["split"] == "test", "dataset"]) == \
+        {s.id for s in pwim_data.STS2014_TEST}
+    fits = sts[sts["split"] != "test"]
+    assert fits["tokens1"].map(len).max() <= 48 and fits["tokens2"].map(len).max() <= 48
+
+
+def test_sentences_are_cut_to_the_padding():
+    tokens, lengths = padded([[5] * 40, [6, 7]], 32, "cpu")
+    assert tokens.shape == (2, 32) and lengths.tolist() == [32, 2] and tokens[1, 2:].eq(0).all()
+
+
+def test_weighted_mean_over_sets():
+    frame = pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 8, "score": [0, 1, 2, 3] + list(range(8))})
+    predicted = np.array([0, 1, 2, 3] + [7, 6, 5, 4, 3, 2, 1, 0], dtype=float)
+    scores = scores_with_sets(frame, predicted)
+    assert scores["per_set"]["a"]["pearson"] == pytest.approx(100)
+    assert scores["weighted_mean_pearson"] == pytest.approx((4 * 100 - 8 * 100) / 12)
+
+
+def _table(tmp_path):
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(12)]
+    rows = []
+    for split, n in (("train", 30), ("validation", 8), ("test", 8)):
+        for i in range(n):
+            a = list(rng.choice(words, rng.integers(2, 7)))
+            b = a[: rng.integers(1, len(a) + 1)] + list(rng.choice(words, 2))
+            rows.append({"dataset": "sick.test", "group": "2014 SICK", "line": i, "s1": " ".join(a), "s2": " ".join(b),
+                         "score": float(rng.uniform(1, 5)), "tokens1": a, "tokens2": b, "split": split})
+    write_table(pd.DataFrame(rows), SUPERVISED_SCHEMA, tmp_path / "sick.parquet")
+    Vocabulary(SPECIAL + words).save(tmp_path / "vocab.txt")
+    matrix = np.random.default_rng(1).normal(size=(len(SPECIAL) + len(words), 6)).astype(np.float32)
+    matrix[: len(SPECIAL)] = 0
+    save_matrix(tmp_path / "embeddings.npy", matrix)
+    return tmp_path / "sick.parquet"
+
+
+SETTINGS = {"name": "t", "task": "sick", "seed": 2, "epochs": 3, "batch_size": 7, "learning_rate": 1e-3,
+            "hidden_dim": 5, "padding": 32, "context": True, "focus": True, "fc_dim": 8}
+
+
+def test_training_selects_on_validation_and_resumes_exactly(tmp_path):
+    table = _table(tmp_path)
+    kw = {"table_path": table, "vocab_dir": tmp_path, "progress": False, "threads": 1, "device": "cpu"}
+    info = train_pwim(SETTINGS, out_dir=tmp_path / "a", checkpoint_dir=tmp_path / "ca", **kw)
+    history = json.loads((tmp_path / "a/history.json").read_text())
+    best = max(history, key=lambda h: h["validation_pearson"])
+    assert info["selected_epoch"] == best["epoch"] and info["validation"]["pearson"] == best["validation_pearson"]
+    assert info["pairs"] == {"train": 30, "validation": 8, "test": 8} and len(info["epoch_seconds"]) == 3
+    assert -100 <= info["test"]["pearson"] <= 100 and info["test"]["mse"] >= 0
+    assert "test_pearson" not in history[0]  # the test split is scored once, for the chosen epoch
+    payload = torch.load(tmp_path / "a/model.pt", weights_only=False)
+    assert payload["model"] == "pwim" and payload["epoch"] == info["selected_epoch"]
+    assert train_pwim(SETTINGS, out_dir=tmp_path / "b", checkpoint_dir=tmp_path / "cb", stop_after=1, **kw) == \
+        {"stopped_after_epoch": 1}
+    resumed = train_pwim(SETTINGS, out_dir=tmp_path / "b", checkpoint_dir=tmp_path / "cb", **kw)
+    assert resumed["test"] == info["test"] and resumed["selected_epoch"] == info["selected_epoch"]
+    again = torch.load(tmp_path / "b/model.pt", weights_only=False)
+    assert all(torch.equal(again["state_dict"][k], v) for k, v in payload["state_dict"].items())
+
+
+def test_ablations_train_too(tmp_path):
+    table = _table(tmp_path)
+    for change in ({"context": False}, {"focus": False}, {"padding": 48}):
+        info = train_pwim({**SETTINGS, **change, "epochs": 1}, table_path=table, vocab_dir=tmp_path,
+                          out_dir=tmp_path / str(change), checkpoint_dir=tmp_path / f"c{change}", progress=False,
+                          threads=1, device="cpu")
+        assert info["selected_epoch"] == 1

@@ -1,0 +1,172 @@
+"""Siamese CBOW (Kenter et al. 2016) and its word2vec baseline, on small synthetic inputs."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+import torch.nn.functional as F
+
+from paraphrastic.data.corpus import EVAL_SCHEMA, write_table
+from paraphrastic.data.vocab import SPECIAL
+from paraphrastic.errors import MalformedLine
+from paraphrastic.training import siamese_cbow as sc
+from paraphrastic.training import word2vec as wb
+from paraphrastic.training.transfer import load_model
+
+CONLLU = """# newdoc id = doc-a
+# sent_id = a-1
+# text = The cat sat.
+1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_
+
+# sent_id = a-2
+# text = It was happy.
+1\tIt\tit\tPRON\tPRP\t_\t2\tnsubj\t_\t_
+
+# newdoc id = doc-b
+# text = A dog ran.
+1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_
+
+"""
+
+
+def test_documents_keep_order_and_boundaries(tmp_path):
+    path = tmp_path / "x.conllu"
+    path.write_text(CONLLU)
+    docs = sc.read_documents(path)
+    assert [d for d, _ in docs] == ["doc-a", "doc-b"]
+    assert [t for _, t in docs[0][1]] == ["The cat sat.", "It was happy."] and docs[0][1][0][0] == 3
+    corpus = sc.build_corpus([path])
+    assert corpus["tokens"][0] == ["the", "cat", "sat", "."] and corpus["source"][2] == "x.conllu:11"
+    assert sc.neighbours(corpus).tolist() == [[-1, 1], [0, -1], [-1, -1]]
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("# sent_id = 1\n# text = Hi.\n1\tHi\n\n", 2, "before the first `# newdoc id`"),
+    ("# newdoc id = d\n# sent_id = 1\n1\tHi\n\n# text = x\n1\tx\n", 2, "without a `# text =` comment"),
+])
+def test_malformed_treebank_names_file_and_line(tmp_path, text, line, message):
+    path = tmp_path / "bad.conllu"
+    path.write_text(text)
+    with pytest.raises(MalformedLine, match=message) as info:
+        sc.read_documents(path)
+    assert f"bad.conllu:{line}" in str(info.value)
+
+
+def test_loss_is_cross_entropy_of_the_cosine_softmax_against_one_over_positives():
+    torch.manual_seed(0)
+    center, candidates = torch.randn(3, 5), torch.randn(3, 4, 5)
+    positive = torch.tensor([[True, True, False, False]] * 3)
+    present = torch.tensor([[True, True, True, True], [False, True, True, True], [True, True, True, True]])
+    loss = sc.siamese_loss(center, candidates, positive, present)
+    expected = []
+    for i in range(3):
+        keep = present[i]
+        cos = F.cosine_similarity(center[i][None], candidates[i][keep])
+        p = torch.softmax(cos, 0)
+        pos = positive[i][keep]
+        expected.append(-(torch.log(p[pos])).mean())  # target 1/|S+| on each present neighbour
+    assert torch.allclose(loss, torch.stack(expected).mean(), atol=1e-6)
+    # the paper's example: 2 positives, 2 negatives -> target (0.5, 0.5, 0, 0); its minimum is finite
+    ideal = sc.siamese_loss(torch.ones(1, 2), torch.tensor([[[1.0, 1.0], [1.0, 1.0], [-1.0, -1.0], [-1.0, -1.0]]]),
+                            positive[:1], present[:1])
+    assert math.isclose(float(ideal), -math.log(math.e / (2 * math.e + 2 / math.e)), rel_tol=1e-5)
+
+
+def test_negatives_avoid_the_sentence_and_its_neighbours():
+    centers = np.array([0, 1, 2])
+    pairs = np.array([[-1, 1], [0, 2], [1, 3]])
+    drawn = sc.sample_negatives(centers, pairs, 50, np.arange(6), torch.Generator().manual_seed(0))
+    for c, (a, b), row in zip(centers, pairs, drawn, strict=True):
+        assert not set(row) & {c, a, b}
+
+
+def test_learning_rate_falls_linearly_to_zero_per_batch():
+    weight = torch.nn.Parameter(torch.zeros(2))
+    opt = torch.optim.SGD([weight], lr=1.0)
+    schedule = sc.linear_decay(opt, 1.0, total_batches=4, batches_per_epoch=2, batch_size=10)
+    seen = []
+    for epoch, start in ((1, 0), (1, 10), (2, 0), (2, 10)):
+        schedule(epoch, start)
+        seen.append(opt.param_groups[0]["lr"])
+    assert seen == [1.0, 0.75, 0.5, 0.25]
+
+
+def test_vocabularies_of_the_two_initialisations():
+    words = pd.DataFrame({"word": ["the", "cat", "zebra", "qqq"], "count": [9, 5, 0, 7],
+                          "pretrained": [True, True, True, False]})
+    vectors = np.zeros((len(SPECIAL) + 4, 3), dtype=np.float32)
+    vectors[len(SPECIAL):] = np.arange(12).reshape(4, 3)
+    vocab, matrix = sc.initial_embeddings(words, vectors, "pretrained", 6, 0.01, torch.Generator().manual_seed(0))
+    assert vocab.words[len(SPECIAL):] == ["the", "cat", "zebra", "qqq"]
+    assert matrix[vocab.index["zebra"]].tolist() == [6.0, 7.0, 8.0] and float(matrix[:4].abs().sum()) == 0
+    assert float(matrix[vocab.index["qqq"]].abs().max()) < 0.1  # no vector: N(0, 0.01²)
+    vocab, matrix = sc.initial_embeddings(words, vectors, "random", 6, 0.01, torch.Generator().manual_seed(0), dim=7)
+    assert vocab.words[len(SPECIAL):] == ["the", "qqq"] and matrix.shape == (len(SPECIAL) + 2, 7)
+
+
+def _synthetic(tmp_path):
+    """Documents alternating two topics, and an eval table of pairs within and across topics."""
+    rng = np.random.default_rng(0)
+    topics = [["cat", "dog", "pet", "fur"], ["car", "road", "wheel", "fuel"]]
+    lines = []
+    for d in range(30):
+        lines.append(f"# newdoc id = d{d}")
+        for _ in range(6):
+            words = rng.choice(topics[d % 2], 4)
+            lines += [f"# text = {' '.join(words)} the .", "1\tx\t_\t_\t_\t_\t0\troot\t_\t_", ""]
+    path = tmp_path / "c.conllu"
+    path.write_text("\n".join(lines) + "\n")
+    eval_rows = []
+    for i in range(40):
+        a, b = rng.integers(2), rng.integers(2)
+        s1, s2 = list(rng.choice(topics[a], 3)), list(rng.choice(topics[b], 3))
+        eval_rows.append({"dataset": "sts12.MSRvid", "group": "STS 2012", "line": i + 1, "s1": " ".join(s1),
+                          "s2": " ".join(s2), "score": 4.0 if a == b else 1.0, "tokens1": s1, "tokens2": s2})
+    eval_frame = pd.DataFrame(eval_rows)
+    write_table(eval_frame, EVAL_SCHEMA, tmp_path / "eval.parquet")
+    vectors = tmp_path / "vectors.txt"
+    gen = np.random.default_rng(1)
+    vectors.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in gen.normal(size=8))}\n"
+                               for w in ["cat", "dog", "pet", "car", "road", "the", "."]))
+    sc.prepare([path], vectors, eval_frame, tmp_path / "corpus")
+    return tmp_path / "corpus", tmp_path / "eval.parquet"
+
+
+SETTINGS = {"name": "t", "seed": 3, "init": "random", "init_std": 0.01, "min_count": 2, "negatives": 2,
+            "batch_size": 16, "epochs": 4, "learning_rate": 50.0, "dim": None}
+
+
+def test_training_learns_the_topics_and_resumes_exactly(tmp_path):
+    corpus, eval_path = _synthetic(tmp_path)
+    kw = {"corpus_dir": corpus, "eval_path": eval_path, "sets": ["sts12.MSRvid"], "progress": False, "threads": 1}
+    info = sc.train_siamese(SETTINGS, out_dir=tmp_path / "a", checkpoint_dir=tmp_path / "ca", **kw)
+    history = json.loads((tmp_path / "a/history.json").read_text())
+    assert history[-1]["loss"] < history[0]["loss"]
+    assert info["final"]["mean_pearson"] > info["initial"]["mean_pearson"] + 10  # neighbours share a topic
+    model, vocab, _ = load_model(tmp_path / "a/model.pt")
+    assert model.__class__.__name__ == "WordAveraging" and float(model.embedding.weight[:4].detach().abs().sum()) == 0
+    # killed after 2 epochs, rerun: the same embeddings (the rate schedule and negatives resume too)
+    assert sc.train_siamese(SETTINGS, out_dir=tmp_path / "b", checkpoint_dir=tmp_path / "cb", stop_after=2,
+                            **kw) == {"stopped_after_epoch": 2}
+    sc.train_siamese(SETTINGS, out_dir=tmp_path / "b", checkpoint_dir=tmp_path / "cb", **kw)
+    again, _, _ = load_model(tmp_path / "b/model.pt")
+    assert torch.equal(model.embedding.weight, again.embedding.weight)
+
+
+def test_word2vec_baseline_is_reproducible(tmp_path):
+    corpus, eval_path = _synthetic(tmp_path)
+    settings = {"dim": 8, "window": 5, "min_count": 2, "sample": 1e-5, "negative": 5, "epochs": 2}
+    kw = {"corpus_dir": corpus, "eval_path": eval_path, "sets": ["sts12.MSRvid"], "seed": 1, "threads": 1}
+    first = wb.train_baselines(settings, out_dir=tmp_path / "w1", **kw)
+    second = wb.train_baselines(settings, out_dir=tmp_path / "w2", **kw)
+    assert set(first["architectures"]) == {"cbow", "skipgram"}
+    for arch in ("cbow", "skipgram"):
+        a, _, _ = load_model(tmp_path / "w1" / arch / "model.pt")
+        b, vocab, _ = load_model(tmp_path / "w2" / arch / "model.pt")
+        assert torch.equal(a.embedding.weight, b.embedding.weight) and "cat" in vocab.index
+        assert first["architectures"][arch]["final"] == second["architectures"][arch]["final"]

@@ -1,0 +1,269 @@
+"""Training: loss goes down, checkpoints resume to the identical result (after kill -9 and SIGTERM), NaN stops."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from paraphrastic.data.corpus import read_table
+from paraphrastic.errors import TrainingDiverged, TrainingInterrupted
+from paraphrastic.evaluation import similarity as evaluate
+from paraphrastic.training import transfer as train_module
+from paraphrastic.training.transfer import load_model, train
+from tests.conftest import settings
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(ws, out: str, **kw):
+    s = settings(**{k: v for k, v in kw.items() if k not in {"stop_after"}})
+    return train(s, train_path=ws["train"], vocab_dir=ws["vocab_dir"], eval_path=ws["eval"],
+                 selection=["sts16.headlines"], out_dir=ws["root"] / out, checkpoint_dir=ws["root"] / f"ck-{out}",
+                 progress=False, stop_after=kw.get("stop_after"), threads=1)
+
+
+@pytest.mark.parametrize("model", ["avg", "lstmavg", "gran"])
+def test_training_lowers_the_loss_and_writes_outputs(workspace, model):
+    run(workspace, "m", model=model, epochs=4)
+    history = json.loads((workspace["root"] / "m" / "history.json").read_text())
+    assert history[-1]["loss"] < history[0]["loss"]
+    info = json.loads((workspace["root"] / "m" / "train.json").read_text())
+    best = max(history, key=lambda h: h["selection_pearson"])
+    assert info["selected_epoch"] == best["epoch"]
+    # model.pt holds the selected epoch's weights: re-scoring it reproduces that epoch's metrics
+    loaded, vocab, _ = load_model(workspace["root"] / "m" / "model.pt")
+    results = evaluate.score_sets(loaded, vocab, read_table(workspace["eval"]))
+    assert results["sts16.headlines"]["pearson"] == pytest.approx(best["per_dataset"]["sts16.headlines"], abs=1e-4)
+
+
+REGULARISED = {"dropout": 0.2, "word_dropout": 0.1, "scramble": 0.5, "sampling": "mix", "tags": "eos",
+               "lambda_c": 1e-4}
+
+
+@pytest.mark.parametrize("model, extra", [("avg", {}), ("lstm", {}), ("lstmavg", REGULARISED),
+                                          ("bigran", {**REGULARISED, "combine": "ff", "sampling": "rand"})])
+def test_resume_reaches_the_same_result(workspace, model, extra):
+    full = run(workspace, "full", model=model, epochs=3, lambda_w=1e-3, **extra)
+    partial = run(workspace, "part", model=model, epochs=3, lambda_w=1e-3, stop_after=1, **extra)
+    assert partial == {"stopped_after_epoch": 1}
+    assert not (workspace["root"] / "part" / "model.pt").exists()
+    resumed = run(workspace, "part", model=model, epochs=3, lambda_w=1e-3, **extra)
+    assert resumed["selected_epoch"] == full["selected_epoch"]
+    a = torch.load(workspace["root"] / "full" / "model.pt", weights_only=False)["state_dict"]
+    b = torch.load(workspace["root"] / "part" / "model.pt", weights_only=False)["state_dict"]
+    for key in a:
+        torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
+    full_hist = json.loads((workspace["root"] / "full" / "history.json").read_text())
+    part_hist = json.loads((workspace["root"] / "part" / "history.json").read_text())
+    assert [h["loss"] for h in full_hist] == [h["loss"] for h in part_hist]
+    assert [h["per_dataset"] for h in full_hist] == [h["per_dataset"] for h in part_hist]
+
+
+def test_scrambling_shuffles_both_sentences_of_chosen_pairs():
+    from paraphrastic.training.transfer import scramble_pairs
+
+    first = [list(range(10 * i, 10 * i + 8)) for i in range(200)]
+    second = [list(range(10 * i + 1, 10 * i + 9)) for i in range(200)]
+    a, b = scramble_pairs(first, second, 0.5, np.random.default_rng(0))
+    changed = [j for j in range(200) if a[j] != first[j]]
+    assert 70 < len(changed) < 130  # about half the pairs
+    assert all(b[j] != second[j] for j in changed)  # both sides of a scrambled pair
+    assert all(a[j] == first[j] and b[j] == second[j] for j in range(200) if j not in changed)
+    assert all(sorted(a[j]) == first[j] and sorted(b[j]) == second[j] for j in range(200))
+    assert scramble_pairs(first, second, 0.0, np.random.default_rng(0)) == (first, second)
+
+
+def test_stale_checkpoint_from_other_settings_is_not_resumed(workspace):
+    run(workspace, "x", epochs=2, stop_after=1)
+    info = run(workspace, "x", epochs=2, margin=0.8)  # other settings: starts over, still finishes
+    assert info["selected_epoch"] in (1, 2)
+    history = json.loads((workspace["root"] / "x" / "history.json").read_text())
+    assert [h["epoch"] for h in history] == [1, 2]
+
+
+def test_changed_inputs_make_the_checkpoint_stale(workspace):
+    run(workspace, "y", epochs=2)
+    frame = read_table(workspace["train"]).iloc[:40]
+    from paraphrastic.data.corpus import TRAIN_SCHEMA, write_table
+
+    write_table(frame, TRAIN_SCHEMA, workspace["train"])
+    info = run(workspace, "y", epochs=2)
+    assert info["train_pairs"] == 40
+    history = json.loads((workspace["root"] / "y" / "history.json").read_text())
+    assert [h["epoch"] for h in history] == [1, 2]
+
+
+def test_lowering_epochs_selects_among_the_configured_ones(workspace):
+    run(workspace, "z", epochs=3)
+    info = run(workspace, "z", epochs=1)
+    assert info["selected_epoch"] == 1
+    assert len(json.loads((workspace["root"] / "z" / "history.json").read_text())) == 1
+
+
+def test_unreadable_checkpoint_starts_over(workspace):
+    run(workspace, "u", epochs=2, stop_after=1)
+    last = workspace["root"] / "ck-u" / "last.pt"
+    last.write_bytes(last.read_bytes()[:100])  # as if a crash had truncated it
+    info = run(workspace, "u", epochs=2)
+    assert info["selected_epoch"] in (1, 2)
+
+
+def _same_result(ws, a: str, b: str):
+    x = torch.load(ws["root"] / a / "model.pt", weights_only=False)["state_dict"]
+    y = torch.load(ws["root"] / b / "model.pt", weights_only=False)["state_dict"]
+    for key in x:
+        torch.testing.assert_close(x[key], y[key], rtol=0, atol=0)
+    hx = json.loads((ws["root"] / a / "history.json").read_text())
+    hy = json.loads((ws["root"] / b / "history.json").read_text())
+    assert [h["loss"] for h in hx] == [h["loss"] for h in hy]
+    assert [h["per_dataset"] for h in hx] == [h["per_dataset"] for h in hy]
+
+
+def test_sigterm_mid_epoch_saves_there_and_the_rerun_resumes_exactly(workspace, monkeypatch):
+    # batched by length too: the rearranged order must be the same again when the epoch is resumed
+    extra = dict(model="lstmavg", epochs=2, batch_size=8, length_buckets=3, **REGULARISED)
+    run(workspace, "full", **extra)
+    calls = {"n": 0}
+    real_loss = train_module.margin_loss
+
+    def loss_then_sigterm(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 5:  # SLURM's SIGTERM arrives while the 5th batch of epoch 1 is being computed
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_loss(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "margin_loss", loss_then_sigterm)
+    with pytest.raises(TrainingInterrupted, match="stopped by signal 15 in epoch 1 at pair 40"):
+        run(workspace, "term", **extra)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handler restored
+    state = torch.load(workspace["root"] / "ck-term" / "last.pt", weights_only=False)
+    assert state["epoch"] == 0 and state["partial"]["epoch"] == 1 and state["partial"]["next"] == 40
+    assert not (workspace["root"] / "term" / "model.pt").exists()
+    monkeypatch.setattr(train_module, "margin_loss", real_loss)
+    run(workspace, "term", **extra)
+    _same_result(workspace, "full", "term")
+
+
+@pytest.mark.parametrize("how", ["sigterm", "crash"])
+def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(workspace, monkeypatch, how):
+    extra = dict(model="lstmavg", epochs=2, batch_size=8, **REGULARISED)
+    run(workspace, "full", **extra)
+    real_score = train_module.evaluate.score_sets
+
+    def score_then_interrupt(*args, **kwargs):
+        if how == "crash":  # the job dies while scoring epoch 1 (SIGKILL, node failure)
+            raise KeyboardInterrupt
+        os.kill(os.getpid(), signal.SIGTERM)  # SIGTERM arrives while scoring epoch 1
+        return real_score(*args, **kwargs)
+
+    monkeypatch.setattr(train_module.evaluate, "score_sets", score_then_interrupt)
+    expected = KeyboardInterrupt if how == "crash" else TrainingInterrupted
+    with pytest.raises(expected):
+        run(workspace, "eval", **extra)
+    state = torch.load(workspace["root"] / "ck-eval" / "last.pt", weights_only=False)
+    if how == "crash":  # epoch 1 trained, not scored: the rerun only scores it
+        assert state["epoch"] == 0 and state["partial"]["next"] == 64
+    else:  # the signal was honoured right after epoch 1's checkpoint
+        assert state["epoch"] == 1 and "partial" not in state
+    monkeypatch.setattr(train_module.evaluate, "score_sets", real_score)
+    run(workspace, "eval", **extra)
+    _same_result(workspace, "full", "eval")
+
+
+def test_nan_loss_stops_with_a_clear_error(workspace):
+    matrix = np.load(workspace["vocab_dir"] / "embeddings.npy")
+    matrix[2:] = np.nan
+    np.save(workspace["vocab_dir"] / "embeddings.npy", matrix)
+    with pytest.raises(TrainingDiverged, match=r"\[toy\] loss is nan at epoch 1, batch 1"):
+        run(workspace, "nan")
+
+
+def _cli_params(ws, tmp: Path) -> Path:
+    config = yaml.safe_load((REPO / "params.test.yaml").read_text())
+    config["experiments"] = {"toy": {"model": "lstmavg", "train_set": "simpwiki", "epochs": 3,
+                                     "learning_rate": 0.01, "batch_size": 16}}
+    config["evaluation"].update({"sets": ["sts12.MSRvid"], "selection": ["sts16.headlines"]})
+    path = tmp / "params.yaml"
+    path.write_text(yaml.safe_dump(config))
+    (tmp / "data" / "corpus").mkdir(parents=True)
+    os.symlink(ws["train"], tmp / "data" / "corpus" / "simpwiki.parquet")
+    return path
+
+
+def _train_cli(ws, tmp: Path, params: Path, out: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    cmd = [sys.executable, "-m", "paraphrastic", "--params", str(params), "--schema",
+           str(REPO / "workflow/schemas/params.schema.yaml"), "train", "--experiment", "toy",
+           "--out-dir", f"data/models/{out}", "--checkpoints", f"data/checkpoints/{out}",
+           "--vocab-dir", str(ws["vocab_dir"]), "--eval", str(ws["eval"]), "--threads", "1", "--no-progress"]
+    return subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _reference_and_victim(ws, tmp_path, out: str, checkpoint: str):
+    """An uninterrupted CLI run ("ref"), then a second run (``out``) once ``checkpoint`` exists."""
+    work = tmp_path / "cli"
+    work.mkdir()
+    params = _cli_params(ws, work)
+    reference = _train_cli(ws, work, params, "ref")
+    assert reference.wait(timeout=300) == 0, reference.stdout.read()
+    victim = _train_cli(ws, work, params, out)
+    first = work / f"data/checkpoints/{out}/{checkpoint}"
+    deadline = time.time() + 300
+    while not first.exists() and victim.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    return work, params, victim
+
+
+def _rerun_resumes_to_the_reference(ws, work, params, out: str) -> None:
+    rerun = _train_cli(ws, work, params, out)
+    output = rerun.communicate(timeout=300)[0]
+    assert rerun.returncode == 0, output
+    assert "resuming from" in output
+    ref = json.loads((work / "data/models/ref/history.json").read_text())
+    got = json.loads((work / f"data/models/{out}/history.json").read_text())
+    assert [h["per_dataset"] for h in got] == [h["per_dataset"] for h in ref]
+    assert [h["loss"] for h in got] == [h["loss"] for h in ref]
+
+
+def test_kill_9_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_path):
+    # last.pt is written after epoch-1.pt, atomically
+    work, params, victim = _reference_and_victim(workspace, tmp_path, "killed", "last.pt")
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    assert victim.returncode == -signal.SIGKILL, "training finished before it could be killed"
+    assert not (work / "data/models/killed/model.pt").exists()
+    _rerun_resumes_to_the_reference(workspace, work, params, "killed")
+
+
+def test_sigterm_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_path):
+    # what `scancel` or a preemption does to a job: SIGTERM (then SIGKILL after SLURM's KillWait)
+    work, params, victim = _reference_and_victim(workspace, tmp_path, "term", "epoch-1.pt")
+    victim.send_signal(signal.SIGTERM)
+    output = victim.communicate(timeout=120)[0]
+    assert victim.returncode == 143, output
+    assert "stopped by signal 15" in output and "rerun the same command" in output
+    _rerun_resumes_to_the_reference(workspace, work, params, "term")
+
+
+@pytest.mark.parametrize("model, extra", [(m, {}) for m in ("proj", "rnn", "irnn", "gran2", "gran3", "gran4", "gran5")]
+                         + [("dan", {"layers": 2, "activation": "relu"}), ("bilstmavg", {"combine": "ff"}),
+                            ("lstmavg", {"output_gate": False, "tags": "both"})])
+def test_every_model_trains_and_reloads_with_its_options(workspace, model, extra):
+    info = run(workspace, model, model=model, epochs=1, **extra)
+    loaded, vocab, payload = load_model(workspace["root"] / model / "model.pt")
+    assert payload["model"] == model and all(payload["options"][k] == v for k, v in extra.items())
+    history = json.loads((workspace["root"] / model / "history.json").read_text())
+    results = evaluate.score_sets(loaded, vocab, read_table(workspace["eval"]))
+    assert results["sts16.headlines"]["pearson"] == pytest.approx(history[0]["per_dataset"]["sts16.headlines"],
+                                                                  abs=1e-4)
+    assert info["selected_epoch"] == 1
