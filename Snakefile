@@ -17,6 +17,8 @@ from snakemake.utils import min_version, validate
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from paraphrastic.experiments import config as pconfig  # noqa: E402
 from paraphrastic.experiments import grids as pgrids  # noqa: E402
+from paraphrastic.experiments import jobs as pjobs  # noqa: E402
+from paraphrastic.experiments import settings as psettings  # noqa: E402
 from paraphrastic.atomic import write_text  # noqa: E402
 
 min_version("9.18")  # checksums of updated inputs (idempotence after `dvc checkout`)
@@ -41,7 +43,7 @@ if not RESOLVED_PARAMS.exists() or RESOLVED_PARAMS.read_text() != _resolved:
     write_text(RESOLVED_PARAMS, _resolved)
 CLI = f"python -m paraphrastic --params {RESOLVED_PARAMS}"
 RUN_TABLE, ROWS = pgrids.expand(config)  # every training run (experiments + grid points), and each row's runs
-JOBS = pconfig.jobs(config, RUN_TABLE)  # every training job: a run and one of its seeds
+JOBS = pjobs.jobs(config, RUN_TABLE)  # every training job: a run and one of its seeds
 EXPERIMENT_JOBS = {k: j for k, j in JOBS.items() if j["run"] in config["experiments"]}  # also `evaluate`d
 GATE_JOBS = {k: j for k, j in JOBS.items() if j["run"] in ROWS.get(config["gates"]["gran_row"], [])}
 ERROR_JOBS = {k: j for k, j in JOBS.items()
@@ -49,9 +51,9 @@ ERROR_JOBS = {k: j for k, j in JOBS.items()
 TABLE4_JOBS = {k: j for k, j in JOBS.items()
                if any(j["run"] in ROWS.get(row, []) for row in config["report"]["table4"].values())}
 SUP_RUNS, SUP_ROWS = pgrids.expand_supervised(config)  # supervised runs (Sec. 4.3) and each row's runs
-SUP_JOBS = pconfig.supervised_jobs(config, SUP_RUNS)  # each run on each task, once per seed
-SIAMESE_JOBS = pconfig.siamese_jobs(config)  # Siamese CBOW runs (issue 8)
-PWIM_JOBS = pconfig.pwim_jobs(config)  # PWIM runs on their tasks (issue 8)
+SUP_JOBS = pjobs.supervised_jobs(config, SUP_RUNS)  # each run on each task, once per seed
+SIAMESE_JOBS = pjobs.siamese_jobs(config)  # Siamese CBOW runs (issue 8)
+PWIM_JOBS = pjobs.pwim_jobs(config)  # PWIM runs on their tasks (issue 8)
 
 
 wildcard_constraints:

@@ -35,9 +35,9 @@ from throughput import batch_padding, measure, sample_batches  # noqa: E402
 from paraphrastic.data.corpus import read_table  # noqa: E402
 from paraphrastic.evaluation import similarity as evaluate  # noqa: E402
 from paraphrastic.evaluation.reference import table4_models  # noqa: E402
+from paraphrastic.evaluation.selection import model_dir  # noqa: E402
 from paraphrastic.experiments import config as cfg  # noqa: E402
-from paraphrastic.report.build import model_dir  # noqa: E402
-from paraphrastic.training.transfer import load_model  # noqa: E402
+from paraphrastic.models.files import load_model  # noqa: E402
 
 CORES = ["naive", "autograd", "fused", "nn.LSTM"]
 BUCKET_WINDOW = 20  # batches per length-sorted window

@@ -14,8 +14,8 @@ from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation import similarity as evaluate
 from paraphrastic.models.encoders import build_model
-from paraphrastic.training.supervised import PairScorer, SimilarityHead, save_scorer
-from paraphrastic.training.transfer import save_model
+from paraphrastic.models.files import save_model, save_scorer
+from paraphrastic.models.heads import PairScorer, SimilarityHead
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from paraphrastic.data.tokenize import tokenize
 from paraphrastic.data.vocab import UNK, Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.similarity import encode
-from paraphrastic.training.epochs import resolve_device
+from paraphrastic.runtime import resolve_device
 
 
 class Encoder:
@@ -44,11 +44,11 @@ class Encoder:
             raise PipelineError(f"{path}: not a paraphrastic model file")
         device = resolve_device(device)
         if "head" in payload:  # supervised: keep the sentence encoder
-            from paraphrastic.training.supervised import scorer_from_payload
+            from paraphrastic.models.files import scorer_from_payload
 
             model = scorer_from_payload(payload).encoder
         else:
-            from paraphrastic.training.transfer import model_from_payload
+            from paraphrastic.models.files import model_from_payload
 
             model = model_from_payload(payload)
         return cls(model.to(device), Vocabulary(payload["vocab"]), device=device, batch_size=batch_size,

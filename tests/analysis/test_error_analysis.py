@@ -15,7 +15,7 @@ from paraphrastic.data.corpus import EVAL_SCHEMA, write_table
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.models.encoders import build_model
-from paraphrastic.training.transfer import save_model
+from paraphrastic.models.files import save_model
 
 PAPER_TABLES = Path(__file__).resolve().parents[3] / "shared" / "papers" / "tables"
 NAMES = ("avg", "lstmavg")

@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments import config
+from paraphrastic.experiments import config, grids, jobs, settings
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow/schemas/params.schema.yaml"
@@ -58,32 +58,32 @@ def test_mirror_env_overrides_params(monkeypatch):
 
 def test_experiment_settings_overlay_defaults():
     c = config.load(REPO / "params.test.yaml", SCHEMA)
-    s = config.experiment(c, "lstm-simpwiki")
+    s = settings.experiment(c, "lstm-simpwiki")
     assert (s["model"], s["epochs"], s["batch_size"], s["learning_rate"], s["seed"]) == ("lstm", 1, 100, 0.001, 1)
     c = config.load(REPO / "params.yaml", SCHEMA)
-    name = next(n for n in config.runs(c) if n.startswith("t1-lstm-ppdb__"))
-    s = config.experiment(c, name)
+    name = next(n for n in grids.expand(c)[0] if n.startswith("t1-lstm-ppdb__"))
+    s = settings.experiment(c, name)
     assert (s["model"], s["train_set"], s["epochs"], s["margin"], s["lambda_w"]) == \
         ("lstm", "ppdb_matched", 3, 0.4, 0.0)
     with pytest.raises(PipelineError, match="no experiment"):
-        config.experiment(c, "nope")
+        settings.experiment(c, "nope")
 
 
 def test_a_jobs_settings_hold_its_one_seed():
     c = config.load(REPO / "params.test.yaml", SCHEMA)
-    assert config.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1]  # top-level `seeds: 1`
+    assert jobs.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1]  # top-level `seeds: 1`
     del c["seeds"]  # no seeds anywhere: the training seed, else `seed`
-    assert config.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1]
+    assert jobs.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1]
     c["experiments"]["lstm-simpwiki"]["seeds"] = 3
-    assert config.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1, 2, 3]
-    s = config.experiment(c, "lstm-simpwiki", seed=2)
+    assert jobs.seeds_of(c, c["experiments"]["lstm-simpwiki"]) == [1, 2, 3]
+    s = settings.experiment(c, "lstm-simpwiki", seed=2)
     assert s["seed"] == 2 and "seeds" not in s
     with pytest.raises(PipelineError, match="seeds \\[1, 2, 3\\], not 4"):
-        config.experiment(c, "lstm-simpwiki", seed=4)
+        settings.experiment(c, "lstm-simpwiki", seed=4)
     c["train"]["seed"] = 4  # no seeds anywhere: the training default seed
-    assert config.seeds_of(c, c["experiments"]["avg-ppdb"]) == [4]
+    assert jobs.seeds_of(c, c["experiments"]["avg-ppdb"]) == [4]
     c["seeds"] = [5, 6]
-    assert config.seeds_of(c, c["experiments"]["avg-ppdb"]) == [5, 6]
+    assert jobs.seeds_of(c, c["experiments"]["avg-ppdb"]) == [5, 6]
     c["experiments"]["avg-ppdb"]["seed"] = 11  # a run's own single seed wins over the default list
-    assert config.seeds_of(c, c["experiments"]["avg-ppdb"]) == [11]
+    assert jobs.seeds_of(c, c["experiments"]["avg-ppdb"]) == [11]
     config.validate(c, SCHEMA)

@@ -4,7 +4,12 @@ from pathlib import Path
 import pytest
 
 from paraphrastic.errors import PipelineError
+from paraphrastic.evaluation.selection import select
 from paraphrastic.experiments import config, grids
+from paraphrastic.experiments.jobs import jobs as job_table
+from paraphrastic.experiments.jobs import supervised_jobs
+from paraphrastic.experiments.settings import supervised_experiment
+from paraphrastic.pipeline.dvc import runs_file
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,9 +49,9 @@ def test_select_over_runs_and_epochs():
                             {"epoch": 2, "selection_pearson": 52.0, "transfer_pearson": 39.0}],
                  ("b", 1): [{"epoch": 1, "selection_pearson": math.nan, "transfer_pearson": 45.0}]}
     seeds = {"a": [1], "b": [1]}
-    run, epochs = grids.select(histories, ["a", "b"], seeds, "selection_pearson")
+    run, epochs = select(histories, ["a", "b"], seeds, "selection_pearson")
     assert (run, epochs[1]["epoch"]) == ("a", 2)
-    run, epochs = grids.select(histories, ["a", "b"], seeds, "transfer_pearson")
+    run, epochs = select(histories, ["a", "b"], seeds, "transfer_pearson")
     assert (run, epochs[1]["epoch"]) == ("b", 1)
 
 
@@ -56,16 +61,16 @@ def test_select_with_seeds_ranks_runs_by_their_seeds_mean():
 
     # a: one lucky seed (60) and a poor one (40); b: two steady seeds (52, 53)
     histories = {("a", 1): h(55.0, 60.0), ("a", 2): h(40.0, 38.0), ("b", 1): h(52.0), ("b", 2): h(53.0)}
-    run, epochs = grids.select(histories, ["a", "b"], {"a": [1, 2], "b": [1, 2]}, "selection_pearson")
+    run, epochs = select(histories, ["a", "b"], {"a": [1, 2], "b": [1, 2]}, "selection_pearson")
     assert run == "b" and {s: e["epoch"] for s, e in epochs.items()} == {1: 1, 2: 1}
     # each seed at its own best epoch
-    run, epochs = grids.select(histories, ["a"], {"a": [1, 2]}, "selection_pearson")
+    run, epochs = select(histories, ["a"], {"a": [1, 2]}, "selection_pearson")
     assert {s: e["epoch"] for s, e in epochs.items()} == {1: 2, 2: 1}
     # a run with a collapsed seed (never scored) is not eligible
     histories[("b", 2)] = h(math.nan)
-    assert grids.select(histories, ["a", "b"], {"a": [1, 2], "b": [1, 2]}, "selection_pearson")[0] == "a"
+    assert select(histories, ["a", "b"], {"a": [1, 2], "b": [1, 2]}, "selection_pearson")[0] == "a"
     with pytest.raises(PipelineError, match="scored epoch for every seed"):
-        grids.select(histories, ["b"], {"b": [1, 2]}, "selection_pearson")
+        select(histories, ["b"], {"b": [1, 2]}, "selection_pearson")
 
 
 def test_seeds_are_replicas_not_part_of_a_runs_name():
@@ -76,10 +81,10 @@ def test_seeds_are_replicas_not_part_of_a_runs_name():
     runs_many, rows_many = grids.expand(many)
     assert rows_one == rows_many  # adding seeds renames nothing, so finished jobs stay valid
     c = dict(many, seed=1, train={"batch_size": 100})
-    jobs = config.jobs(c, runs_many)
+    jobs = job_table(c, runs_many)
     assert len(jobs) == 1 + 8 * 3
     assert {j["seed"] for j in jobs.values() if j["run"] == rows_many["g"][0]} == {1, 2, 3}
-    assert config.jobs(dict(c, seeds=[7, 9]), runs_one)["solo.seed9"] == \
+    assert job_table(dict(c, seeds=[7, 9]), runs_one)["solo.seed9"] == \
         {"run": "solo", "seed": 9, "train_set": "ppdb"}
 
 
@@ -95,7 +100,7 @@ def test_paper_grids_are_the_papers_tuning_spaces():
 
 def test_runs_file_for_dvc_is_up_to_date():
     c = config.load(REPO / "params.yaml", REPO / "workflow/schemas/params.schema.yaml")
-    assert (REPO / "workflow/runs.yaml").read_text() == grids.runs_file(c, grids.expand(c)[0]), \
+    assert (REPO / "workflow/runs.yaml").read_text() == runs_file(c, grids.expand(c)[0]), \
         "regenerate with: python -m paraphrastic grids --write workflow/runs.yaml"
 
 
@@ -115,17 +120,17 @@ def test_supervised_grids_expand_into_jobs_per_task_and_seed():
     assert len(rows["s-avg"]) == 1 and len(rows["s-uni"]) == 4  # thinned: λ_w 0 | (1e-3, 0) x λ_c 2 values
     assert runs[rows["s-avg"][0]] == {"model": "avg", "lambda_w": 0.0, "dropout": 0.2}
     assert all(runs[n]["init"] == "g" for n in rows["s-uni"])
-    jobs = config.supervised_jobs(c, runs)
+    jobs = supervised_jobs(c, runs)
     assert len(jobs) == 2 + 4 * 2  # s-avg on both tasks; s-uni on SICK only, two seeds
     assert {j["task"] for j in jobs.values() if j["init"]} == {"sick"}
     name = rows["s-uni"][0]
-    settings = config.supervised_experiment(c, name, "sick", 2, runs)
+    settings = supervised_experiment(c, name, "sick", 2, runs)
     assert settings["epochs"] == 10 and settings["task"] == "sick" and settings["seed"] == 2
     assert "tasks" not in settings and "seeds" not in settings and settings["name"] == name
     with pytest.raises(PipelineError, match="no job for task 'sts'"):
-        config.supervised_experiment(c, name, "sts", 1, runs)
+        supervised_experiment(c, name, "sts", 1, runs)
     with pytest.raises(PipelineError, match=r"tasks \['sick'\] are not in supervised.tasks"):
-        config.supervised_jobs(supervised_config(tasks=["sts"]))
+        supervised_jobs(supervised_config(tasks=["sts"]))
 
 
 def test_the_offline_supervised_grid_trains_every_table_row():

@@ -1,7 +1,8 @@
 import torch
 import torch.nn.functional as F
 
-from paraphrastic.losses.margin import hardest_negatives, margin_loss, random_negatives, regularization
+from paraphrastic.losses.margin import hardest_negatives, margin_loss, random_negatives
+from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model
 
 

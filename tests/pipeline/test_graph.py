@@ -7,7 +7,9 @@ from pathlib import Path
 import yaml
 
 from paraphrastic.experiments import config
-from paraphrastic.pipeline.graph import STAGES, code_digest, dvc_yaml, param_value
+from paraphrastic.experiments.config import param_value
+from paraphrastic.pipeline.dvc import dvc_yaml
+from paraphrastic.pipeline.graph import STAGES, code_digest, code_paths
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -56,8 +58,8 @@ def test_no_two_stages_share_an_output():
 
 
 def test_code_digest_changes_with_the_code(tmp_path):
-    for module in STAGES["match"].code:
-        target = tmp_path / "src/paraphrastic" / module
+    for path in code_paths("match"):
+        target = tmp_path / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text("x = 1\n")
     before = code_digest("match", tmp_path)

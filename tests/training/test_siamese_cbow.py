@@ -11,12 +11,14 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from paraphrastic.data import siamese_corpus
 from paraphrastic.data.corpus import EVAL_SCHEMA, write_table
 from paraphrastic.data.vocab import SPECIAL
 from paraphrastic.errors import MalformedLine
+from paraphrastic.losses.siamese import siamese_loss
+from paraphrastic.models.files import load_model
 from paraphrastic.training import siamese_cbow as sc
 from paraphrastic.training import word2vec as wb
-from paraphrastic.training.transfer import load_model
 
 CONLLU = """# newdoc id = doc-a
 # sent_id = a-1
@@ -37,12 +39,12 @@ CONLLU = """# newdoc id = doc-a
 def test_documents_keep_order_and_boundaries(tmp_path):
     path = tmp_path / "x.conllu"
     path.write_text(CONLLU)
-    docs = sc.read_documents(path)
+    docs = siamese_corpus.read_documents(path)
     assert [d for d, _ in docs] == ["doc-a", "doc-b"]
     assert [t for _, t in docs[0][1]] == ["The cat sat.", "It was happy."] and docs[0][1][0][0] == 3
-    corpus = sc.build_corpus([path])
+    corpus = siamese_corpus.build_corpus([path])
     assert corpus["tokens"][0] == ["the", "cat", "sat", "."] and corpus["source"][2] == "x.conllu:11"
-    assert sc.neighbours(corpus).tolist() == [[-1, 1], [0, -1], [-1, -1]]
+    assert siamese_corpus.neighbours(corpus).tolist() == [[-1, 1], [0, -1], [-1, -1]]
 
 
 @pytest.mark.parametrize("text, line, message", [
@@ -53,7 +55,7 @@ def test_malformed_treebank_names_file_and_line(tmp_path, text, line, message):
     path = tmp_path / "bad.conllu"
     path.write_text(text)
     with pytest.raises(MalformedLine, match=message) as info:
-        sc.read_documents(path)
+        siamese_corpus.read_documents(path)
     assert f"bad.conllu:{line}" in str(info.value)
 
 
@@ -62,7 +64,7 @@ def test_loss_is_cross_entropy_of_the_cosine_softmax_against_one_over_positives(
     center, candidates = torch.randn(3, 5), torch.randn(3, 4, 5)
     positive = torch.tensor([[True, True, False, False]] * 3)
     present = torch.tensor([[True, True, True, True], [False, True, True, True], [True, True, True, True]])
-    loss = sc.siamese_loss(center, candidates, positive, present)
+    loss = siamese_loss(center, candidates, positive, present)
     expected = []
     for i in range(3):
         keep = present[i]
@@ -72,7 +74,7 @@ def test_loss_is_cross_entropy_of_the_cosine_softmax_against_one_over_positives(
         expected.append(-(torch.log(p[pos])).mean())  # target 1/|S+| on each present neighbour
     assert torch.allclose(loss, torch.stack(expected).mean(), atol=1e-6)
     # the paper's example: 2 positives, 2 negatives -> target (0.5, 0.5, 0, 0); its minimum is finite
-    ideal = sc.siamese_loss(torch.ones(1, 2), torch.tensor([[[1.0, 1.0], [1.0, 1.0], [-1.0, -1.0], [-1.0, -1.0]]]),
+    ideal = siamese_loss(torch.ones(1, 2), torch.tensor([[[1.0, 1.0], [1.0, 1.0], [-1.0, -1.0], [-1.0, -1.0]]]),
                             positive[:1], present[:1])
     assert math.isclose(float(ideal), -math.log(math.e / (2 * math.e + 2 / math.e)), rel_tol=1e-5)
 
@@ -133,7 +135,7 @@ def _synthetic(tmp_path):
     gen = np.random.default_rng(1)
     vectors.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in gen.normal(size=8))}\n"
                                for w in ["cat", "dog", "pet", "car", "road", "the", "."]))
-    sc.prepare([path], vectors, eval_frame, tmp_path / "corpus")
+    siamese_corpus.prepare([path], vectors, eval_frame, tmp_path / "corpus")
     return tmp_path / "corpus", tmp_path / "eval.parquet"
 
 

@@ -12,18 +12,12 @@ from paraphrastic.data.corpus import write_table
 from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA, cap, split_per_set
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
-from paraphrastic.losses.margin import regularization
+from paraphrastic.losses.kl import kl_loss, target_distribution
+from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model
-from paraphrastic.training.supervised import (
-    SimilarityHead,
-    kl_loss,
-    load_scorer,
-    predict,
-    target_distribution,
-    train_supervised,
-    universal_encoder,
-)
-from paraphrastic.training.transfer import save_model
+from paraphrastic.models.files import load_scorer, save_model
+from paraphrastic.models.heads import SimilarityHead
+from paraphrastic.training.supervised import predict, train_supervised, universal_encoder
 from tests.conftest import synthetic_pairs
 
 # ---- the target distribution p (Eq. 6) ------------------------------------------------------------

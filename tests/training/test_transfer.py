@@ -18,8 +18,9 @@ import yaml
 from paraphrastic.data.corpus import read_table
 from paraphrastic.errors import TrainingDiverged, TrainingInterrupted
 from paraphrastic.evaluation import similarity as evaluate
+from paraphrastic.models.files import load_model
 from paraphrastic.training import transfer as train_module
-from paraphrastic.training.transfer import load_model, train
+from paraphrastic.training.transfer import train
 from tests.conftest import settings
 
 REPO = Path(__file__).resolve().parents[2]

@@ -2,7 +2,8 @@
 # the one stage graph in src/paraphrastic/pipeline/graph.py, which also generates dvc.yaml.
 import json
 
-from paraphrastic.pipeline.graph import STAGES, code_digest, code_paths, param_value  # noqa: E402
+from paraphrastic.experiments.config import param_value  # noqa: E402
+from paraphrastic.pipeline.graph import STAGES, code_digest, code_paths  # noqa: E402
 
 
 def mirror_inputs(wildcards=None):
@@ -47,10 +48,10 @@ def stage_outputs(name):
 
 # A job's run settings, by the workflow/runs.yaml table its stage depends on (Stage.run_settings).
 RUN_SETTINGS = {
-    "runs": lambda w: pconfig.experiment(config, w.experiment, RUN_TABLE, int(w.seed)),
-    "supervised_runs": lambda w: pconfig.supervised_experiment(config, w.sup_run, w.task, int(w.seed), SUP_RUNS),
-    "siamese_runs": lambda w: pconfig.siamese_experiment(config, w.scbow_run),
-    "pwim_runs": lambda w: pconfig.pwim_experiment(config, w.pwim_run, w.pwim_task),
+    "runs": lambda w: psettings.experiment(config, w.experiment, RUN_TABLE, int(w.seed)),
+    "supervised_runs": lambda w: psettings.supervised_experiment(config, w.sup_run, w.task, int(w.seed), SUP_RUNS),
+    "siamese_runs": lambda w: psettings.siamese_experiment(config, w.scbow_run),
+    "pwim_runs": lambda w: psettings.pwim_experiment(config, w.pwim_run, w.pwim_task),
 }
 
 

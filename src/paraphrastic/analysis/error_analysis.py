@@ -132,9 +132,10 @@ def analyse(config: dict, data_dir, out_dir, *, device: str = "auto") -> dict:
     from paraphrastic.atomic import atomic_path, write_json, write_text
     from paraphrastic.data.corpus import read_table
     from paraphrastic.errors import PipelineError
+    from paraphrastic.evaluation.selection import Selection, model_dir
     from paraphrastic.evaluation.similarity import cosine_scores
-    from paraphrastic.report.build import Selection, model_dir
-    from paraphrastic.training.transfer import load_model, resolve_device
+    from paraphrastic.models.files import load_model
+    from paraphrastic.runtime import resolve_device
 
     settings = config["error_analysis"]
     rows, method = settings["rows"], settings.get("scaling", "minmax")

@@ -122,7 +122,7 @@ def analysed_run(config: dict, data_dir, row: str) -> tuple[str, int, dict]:
     from pathlib import Path
 
     from paraphrastic.errors import PipelineError
-    from paraphrastic.report.build import Selection
+    from paraphrastic.evaluation.selection import Selection
 
     try:
         sel = Selection(config, Path(data_dir), rows=[row])
@@ -184,8 +184,9 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
     from pathlib import Path
 
     from paraphrastic.atomic import atomic_path, write_json
-    from paraphrastic.report.build import model_dir
-    from paraphrastic.training.transfer import load_model, resolve_device
+    from paraphrastic.evaluation.selection import model_dir
+    from paraphrastic.models.files import load_model
+    from paraphrastic.runtime import resolve_device
 
     settings = config["gates"]
     out_dir = Path(out_dir)

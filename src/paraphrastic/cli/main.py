@@ -110,10 +110,11 @@ def cmd_vocab(args) -> None:
 
 
 def cmd_train(args) -> None:
+    from paraphrastic.experiments.settings import experiment
     from paraphrastic.training.transfer import train
 
     config = _load(args)
-    settings = cfg.experiment(config, args.experiment, seed=args.seed)
+    settings = experiment(config, args.experiment, seed=args.seed)
     info = train(settings, train_path=cfg.TRAIN_SETS[settings["train_set"]], vocab_dir=args.vocab_dir,
                  eval_path=args.eval, selection=cfg.selection_ids(config),
                  out_dir=args.out_dir, checkpoint_dir=args.checkpoints, device=args.device or config["device"],
@@ -132,7 +133,8 @@ def cmd_evaluate(args) -> None:
     from paraphrastic.data.vocab import Vocabulary
     from paraphrastic.evaluation import similarity as evaluate
     from paraphrastic.models.encoders import build_model
-    from paraphrastic.training.transfer import load_model, resolve_device
+    from paraphrastic.models.files import load_model
+    from paraphrastic.runtime import resolve_device
 
     config = _load(args)
     device = resolve_device(args.device or config["device"])
@@ -159,13 +161,15 @@ def cmd_evaluate(args) -> None:
 
 def cmd_grids(args) -> None:
     from paraphrastic.atomic import write_text
-    from paraphrastic.experiments.grids import expand, runs_file
+    from paraphrastic.experiments.grids import expand
+    from paraphrastic.experiments.jobs import jobs as all_jobs
+    from paraphrastic.pipeline.dvc import runs_file
 
     config = _load(args)
     runs, rows = expand(config)
     for row, names in rows.items():
         print(f"{row}: {len(names)} run(s)")
-    jobs = cfg.jobs(config, runs)
+    jobs = all_jobs(config, runs)
     print(f"{len(runs)} runs, {len(jobs)} jobs counting seeds (data profile {config['data_profile']})")
     if args.write:
         write_text(args.write, runs_file(config, runs))
@@ -210,7 +214,7 @@ def cmd_parse(args) -> None:
 
     from paraphrastic.analysis.stanza_models import load_pipeline, parse
     from paraphrastic.atomic import atomic_path
-    from paraphrastic.training.transfer import resolve_device
+    from paraphrastic.runtime import resolve_device
 
     config = _load(args)
     _set_threads(args.threads)
@@ -250,15 +254,17 @@ def cmd_prepare_supervised(args) -> None:
 
 
 def cmd_train_supervised(args) -> None:
-    from paraphrastic.training.supervised import init_model_path, train_supervised
+    from paraphrastic.evaluation.selection import universal_init_path
+    from paraphrastic.experiments.settings import supervised_experiment
+    from paraphrastic.training.supervised import train_supervised
 
     config = _load(args)
-    settings = cfg.supervised_experiment(config, args.experiment, args.task, args.seed)
+    settings = supervised_experiment(config, args.experiment, args.task, args.seed)
     init = None
     if settings.get("init"):
         if not args.data_dir:
             raise PipelineError(f"{args.experiment} starts from transfer row {settings['init']!r}: pass --data-dir")
-        init = init_model_path(config, Path(args.data_dir), settings["init"], args.seed)
+        init = universal_init_path(config, Path(args.data_dir), settings["init"], args.seed)
         print(f"initialised from {init}")
     info = train_supervised(settings, table_path=Path(args.supervised_dir) / f"{args.task}.parquet",
                             vocab_dir=args.vocab_dir, out_dir=args.out_dir, checkpoint_dir=args.checkpoints,
@@ -297,7 +303,7 @@ def _sts_2012_2015() -> list[str]:
 
 def cmd_siamese_corpus(args) -> None:
     from paraphrastic.data.corpus import read_table
-    from paraphrastic.training.siamese_cbow import prepare
+    from paraphrastic.data.siamese_corpus import prepare
 
     config = _load(args)
     prof = cfg.profile(config)
@@ -312,10 +318,11 @@ def cmd_siamese_corpus(args) -> None:
 
 
 def cmd_train_siamese(args) -> None:
+    from paraphrastic.experiments.settings import siamese_experiment
     from paraphrastic.training.siamese_cbow import train_siamese
 
     config = _load(args)
-    info = train_siamese(cfg.siamese_experiment(config, args.run), corpus_dir=args.corpus_dir, eval_path=args.eval,
+    info = train_siamese(siamese_experiment(config, args.run), corpus_dir=args.corpus_dir, eval_path=args.eval,
                          sets=_sts_2012_2015(), out_dir=args.out_dir, checkpoint_dir=args.checkpoints,
                          device=args.device or config["device"], threads=args.threads, progress=not args.no_progress,
                          eval_batch_size=config["evaluation"]["batch_size"])
@@ -344,11 +351,12 @@ def cmd_prepare_pwim(args) -> None:
 
 
 def cmd_train_pwim(args) -> None:
+    from paraphrastic.experiments.settings import pwim_experiment
     from paraphrastic.training.pwim import train_pwim
 
     config = _load(args)
     data = Path(args.data_dir)
-    info = train_pwim(cfg.pwim_experiment(config, args.run, args.task), table_path=data / f"{args.task}.parquet",
+    info = train_pwim(pwim_experiment(config, args.run, args.task), table_path=data / f"{args.task}.parquet",
                       vocab_dir=data, out_dir=args.out_dir, checkpoint_dir=args.checkpoints,
                       device=args.device or config["device"], threads=args.threads, progress=not args.no_progress)
     if "test" in info:
@@ -381,7 +389,7 @@ def cmd_similarity(args) -> None:
 
 def cmd_dvc_yaml(args) -> None:
     from paraphrastic.atomic import write_text
-    from paraphrastic.pipeline.graph import dvc_yaml
+    from paraphrastic.pipeline.dvc import dvc_yaml
 
     text = dvc_yaml()
     if args.write:

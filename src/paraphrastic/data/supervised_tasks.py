@@ -8,14 +8,17 @@ evaluation table's columns, so every pair can be traced to its file and line.
 from __future__ import annotations
 
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import torch
 
 from paraphrastic.data import datasets
-from paraphrastic.data.corpus import EVAL_SCHEMA, build_eval_table, token_stats
+from paraphrastic.data.corpus import EVAL_SCHEMA, build_eval_table, read_table, token_stats
 from paraphrastic.data.datasets import EvalSet
+from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 
 TASKS = ("sts", "sick")
@@ -108,3 +111,15 @@ def task_stats(task: str, frame: pd.DataFrame) -> dict:
     return {"splits": {s: int(counts.get(s, 0)) for s in SPLITS}, "paper": PAPER_SPLITS[task],
             "sets": list(dict.fromkeys(frame["dataset"])), "score_range": list(SCORE_RANGE[task]),
             **{f"tokens_{s}": token_stats(frame[frame["split"] == s]) for s in SPLITS if counts.get(s, 0)}}
+
+
+def load_task(table_path, vocab_dir) -> tuple[Vocabulary, torch.Tensor, dict[str, pd.DataFrame]]:
+    """The vocabulary, initial word vectors and the train / validation / test rows of a task table."""
+    vocab_dir = Path(vocab_dir)
+    table = read_table(table_path)
+    frames = {s: table[table["split"] == s].reset_index(drop=True) for s in ("train", "validation", "test")}
+    if len(frames["train"]) < 1 or len(frames["validation"]) < 2 or len(frames["test"]) < 2:
+        raise PipelineError(f"{table_path}: the task table needs training pairs and at least 2 validation "
+                            "and 2 test pairs")
+    return (Vocabulary.load(vocab_dir / "vocab.txt"), torch.from_numpy(np.load(vocab_dir / "embeddings.npy")),
+            frames)

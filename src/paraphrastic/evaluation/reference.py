@@ -69,7 +69,7 @@ def _speed(sentences: int, seconds: float) -> dict:
 
 def table4_models(config: dict, data_dir) -> list[tuple[str, str, str, int, int]]:
     """(label, row, run, seed, epoch) of each Table 4 row's STS-2016-selected model, its first seed."""
-    from paraphrastic.report.build import Selection
+    from paraphrastic.evaluation.selection import Selection
 
     rows = config["report"]["table4"]
     sel = Selection(config, Path(data_dir), rows=list(rows.values()))
@@ -89,8 +89,8 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
     from paraphrastic.atomic import write_json
     from paraphrastic.data.corpus import read_table
     from paraphrastic.evaluation import similarity as evaluate
-    from paraphrastic.report.build import model_dir
-    from paraphrastic.training.transfer import load_model
+    from paraphrastic.evaluation.selection import model_dir
+    from paraphrastic.models.files import load_model
 
     if threads:
         torch.set_num_threads(threads)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,9 @@ from scipy import stats
 
 from paraphrastic.data import datasets
 from paraphrastic.data.batching import pad
+from paraphrastic.data.corpus import read_table
 from paraphrastic.data.vocab import Vocabulary
+from paraphrastic.errors import PipelineError
 
 
 @torch.no_grad()
@@ -89,3 +92,41 @@ def summarize(results: dict[str, dict], selection: list[str]) -> dict:
         "groups": {g: {"pearson": mean(ids), "spearman": mean(ids, "spearman"), "sets": len(ids)}
                    for g, ids in groups.items()},
     }
+
+
+def split_scores(predicted: np.ndarray, gold: np.ndarray) -> dict:
+    """Pearson and Spearman × 100 (NaN for a constant prediction) and the mean squared error of one split."""
+    mse = float(np.mean((predicted - gold) ** 2))
+    if len(gold) < 2:
+        return {"pearson": float("nan"), "spearman": float("nan"), "mse": mse}
+    scores = correlations(predicted, gold)
+    return {"pearson": scores["pearson"], "spearman": scores["spearman"], "mse": mse}
+
+
+def sts_frame(eval_path, sets: list[str]) -> pd.DataFrame:
+    """The rows of ``sets`` in the evaluation table (those of them that ``evaluation.sets`` includes): the
+    seed systems of Kenter et al. are scored on the 20 STS 2012-2015 sets."""
+    frame = read_table(eval_path)
+    frame = frame[frame["dataset"].isin(sets)].reset_index(drop=True)
+    if frame.empty:
+        raise PipelineError(f"{eval_path}: none of the sets {sets} is evaluated (see evaluation.sets)")
+    return frame
+
+
+def scores_of(model, vocab: Vocabulary, frame: pd.DataFrame, batch_size: int, device) -> dict:
+    """Per-set Pearson and Spearman (the pipeline's scorer) and their means over the sets of ``frame``."""
+    results = score_sets(model, vocab, frame, batch_size=batch_size, device=device)
+    return {"per_dataset": results,
+            "mean_pearson": float(np.mean([r["pearson"] for r in results.values()])),
+            "mean_spearman": float(np.mean([r["spearman"] for r in results.values()]))}
+
+
+def time_scoring(model, vocab: Vocabulary, frame: pd.DataFrame, batch_size: int, device) -> dict:
+    """Seconds to embed and compare every pair of ``frame`` (the paper's Table 3 measures this on its
+    20 sets), with the pipeline's scorer; the best of three runs."""
+    seconds = []
+    for _ in range(3):
+        start = time.perf_counter()
+        cosine_scores(model, vocab, frame, batch_size=batch_size, device=device)
+        seconds.append(time.perf_counter() - start)
+    return {"pairs": len(frame), "seconds": min(seconds), "seconds_per_pair": min(seconds) / max(len(frame), 1)}

@@ -5,8 +5,6 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from paraphrastic.models.encoders import SentenceEncoder
-
 NEGATIVE_SAMPLING = ("max", "mix", "rand")
 
 
@@ -64,19 +62,3 @@ def margin_loss(g1: torch.Tensor, g2: torch.Tensor, margin: float, *, sampling: 
     return loss.mean()
 
 
-def regularization(model: SentenceEncoder, lambda_c: float, lambda_w: float) -> torch.Tensor:
-    """λ_c‖W_c‖² + λ_w‖W_w,initial − W_w‖² (Eq. 4; the original Theano code scaled both by ½).
-
-    The identity-RNN regularises W_c towards its initial (identity) values instead (2016, Sec. 3).
-    """
-    total = model.embedding.weight.new_zeros(())
-    if lambda_c:
-        params = model.compositional_parameters()
-        if model.regularize_to_initial:
-            total = total + lambda_c * sum((p - p0).pow(2).sum()
-                                           for p, p0 in zip(params, model.initial_compositional(), strict=True))
-        else:
-            total = total + lambda_c * sum(p.pow(2).sum() for p in params)
-    if lambda_w:
-        total = total + lambda_w * (model.embedding.weight - model.initial_embeddings).pow(2).sum()
-    return total

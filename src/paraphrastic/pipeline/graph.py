@@ -14,22 +14,17 @@ job is a run (``{sup_run}``, DVC's ``${item.run}``), a task (``{task}``) and a s
 
 from __future__ import annotations
 
-import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_READ = ("data/readers.py", "data/tokenize.py", "data/corpus.py")
-_SCORE = ("evaluation/similarity.py", "models/encoders.py", "models/recurrent.py", "data/batching.py",
-          "data/vocab.py", "data/corpus.py", "data/datasets.py")
+from paraphrastic.pipeline.code_deps import closure_files, digest
+
 _VOCAB = ("data/vocab/vocab.txt", "data/vocab/embeddings.npy")
 JOB_DIR = "{experiment}/seed{seed}"  # one training job: a run and one of its seeds
 SUP_DIR = "{task}/{sup_run}/seed{seed}"  # one supervised job: a task, a run and one of its seeds
 _SIAMESE_CORPUS = "data/siamese/corpus"
 _SIAMESE_INPUTS = tuple(f"{_SIAMESE_CORPUS}/{name}" for name in ("corpus.parquet", "words.parquet", "embeddings.npy"))
 _PWIM_JOB = "{pwim_task}/{pwim_run}"  # one PWIM job: a run on a task
-_SUPERVISED_CODE = ("training/supervised.py", "data/supervised_tasks.py", "training/epochs.py",
-                    "training/transfer.py", "losses/margin.py", *_SCORE)
 
 
 @dataclass(frozen=True)
@@ -46,7 +41,7 @@ class Stage:
     deps: tuple[str, ...]  # data the stage reads
     outs: dict[str, Output]  # named outputs (Snakemake's output names)
     params: tuple[str, ...]  # params.yaml keys the stage reads (dotted paths)
-    code: tuple[str, ...]  # library modules the stage runs (cli/config/atomic/errors are shared plumbing)
+    code: tuple[str, ...]  # the modules that implement it: its code deps are their import closure
     foreach: str | None = None  # a per-job stage: `jobs` (every run x seed) or `experiment_jobs`
     # Outputs that must survive a failed or killed job (checkpoints): a Snakemake param, not an output
     # (Snakemake deletes a failed job's outputs), and a persistent uncached DVC output.
@@ -74,7 +69,8 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
                  params=tuple(dict.fromkeys(("supervised.train", "seed", "device", "evaluation.batch_size",
                                              *(_SELECTION_PARAMS if universal else ())))),
                  # universal jobs choose their starting model with the report's selection
-                 code=(*_SUPERVISED_CODE, *(("report/build.py", "experiments/grids.py") if universal else ())),
+                 code=("paraphrastic.training.supervised", "paraphrastic.experiments.settings",
+                       *(("paraphrastic.evaluation.selection",) if universal else ())),
     foreach=foreach,
                  persistent=(checkpoints,), run_settings="supervised_runs.{sup_run}")
 
@@ -83,28 +79,29 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("fetch", "fetch --manifest workflow/sources.yaml --out data/raw",
           deps=("workflow/sources.yaml",), outs={"raw": Output("data/raw")},
           params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra"),
-          code=("data/fetch.py",)),
+          code=('paraphrastic.data.fetch',)),
     Stage("prepare_eval",
           "prepare-eval --raw data/raw --out data/corpus/eval.parquet --stats data/corpus/eval_stats.json",
           deps=("data/raw",),
           outs={"table": Output("data/corpus/eval.parquet"), "stats": Output("data/corpus/eval_stats.json")},
-          params=("evaluation",), code=(*_READ, "data/datasets.py")),
+          params=("evaluation",), code=('paraphrastic.data.corpus',)),
     Stage("prepare_train", "prepare-train --raw data/raw --out-dir data/corpus",
           deps=("data/raw",),
           outs={"simpwiki": Output("data/corpus/simpwiki.parquet"), "ppdb": Output("data/corpus/ppdb.parquet"),
                 "stats": Output("data/corpus/train_stats.json")},
-          params=("data_profile", "profiles", "data", "seed"), code=_READ),
+          params=("data_profile", "profiles", "data", "seed"), code=('paraphrastic.data.readers',
+                                                                     'paraphrastic.data.corpus')),
     Stage("match", "match --corpus data/corpus",
           deps=("data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet"),
           outs={"simpwiki": Output("data/corpus/simpwiki_matched.parquet"),
                 "ppdb": Output("data/corpus/ppdb_matched.parquet"),
                 "summary": Output("data/corpus/match_summary.json")},
-          params=("data",), code=("data/corpus.py",)),
+          params=("data",), code=('paraphrastic.data.corpus',)),
     Stage("vocab", "vocab --raw data/raw --corpus data/corpus --out-dir data/vocab",
           deps=("data/raw", "data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet", "data/corpus/eval.parquet"),
           outs={"words": Output("data/vocab/vocab.txt"), "embeddings": Output("data/vocab/embeddings.npy"),
                 "coverage": Output("data/vocab/coverage.json")},
-          params=("data_profile", "profiles"), code=("data/vocab.py", "data/readers.py", "data/corpus.py")),
+          params=("data_profile", "profiles"), code=('paraphrastic.data.vocab', 'paraphrastic.data.corpus')),
     Stage("train", f"train --experiment {{experiment}} --seed {{seed}} --out-dir data/models/{JOB_DIR} "
                    f"--checkpoints data/checkpoints/{JOB_DIR} --threads {{threads}}",
           deps=("data/corpus/{train_set}.parquet", *_VOCAB, "data/corpus/eval.parquet"),
@@ -113,37 +110,40 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                                   {"x": "epoch", "y": "selection_pearson"}),
                 "history_json": Output(f"data/models/{JOB_DIR}/history.json"),
                 "info": Output(f"data/models/{JOB_DIR}/train.json")},
-          params=("train", "seed", "device", "evaluation"), code=("training/transfer.py", "training/epochs.py",
-                                                                  "losses/margin.py", *_SCORE),
+          params=("train", "seed", "device", "evaluation"), code=('paraphrastic.experiments.settings',
+                                                                  'paraphrastic.training.transfer'),
           foreach="jobs", persistent=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{experiment}"),
     Stage("evaluate", f"evaluate --model data/models/{JOB_DIR}/model.pt --eval data/corpus/eval.parquet "
                       f"--out data/results/{JOB_DIR}.json --threads {{threads}}",
           deps=(f"data/models/{JOB_DIR}/model.pt", "data/corpus/eval.parquet"),
           outs={"results": Output(f"data/results/{JOB_DIR}.json", "metric")},
-          params=("evaluation",), code=("training/transfer.py", "training/epochs.py", *_SCORE),
+          params=("evaluation",), code=('paraphrastic.evaluation.similarity', 'paraphrastic.models.files',
+                                        'paraphrastic.runtime', 'paraphrastic.data.corpus'),
     foreach="experiment_jobs"),
     Stage("baseline", "evaluate --baseline --vocab-dir data/vocab --eval data/corpus/eval.parquet "
                       "--out data/results/baseline.json --threads {threads}",
           deps=(*_VOCAB, "data/corpus/eval.parquet"),
           outs={"results": Output("data/results/baseline.json", "metric")},
-          params=("evaluation",), code=_SCORE),
+          params=("evaluation",), code=('paraphrastic.evaluation.similarity', 'paraphrastic.models.encoders',
+                                        'paraphrastic.data.vocab', 'paraphrastic.runtime', 'paraphrastic.data.corpus')),
     # Gate analysis (Sec. 5.2): Stanza models, sentences, parses (cached: the analysis never re-parses), norms.
     Stage("stanza_models", "stanza-models --raw data/raw --out-dir data/stanza --threads {threads}",
           deps=("data/raw",),
           outs={"resources": Output("data/stanza/resources"), "scores": Output("data/stanza/scores.json", "metric")},
-          params=("data_profile", "profiles", "gates.stanza"), code=("analysis/stanza_models.py",),
+          params=("data_profile", "profiles", "gates.stanza"), code=('paraphrastic.analysis.stanza_models',),
           threads="gates.stanza.threads"),
     Stage("gate_sentences", "gate-sentences --corpus data/corpus --out data/gates/sentences.parquet "
                             "--stats data/gates/sentences.json",
           deps=("data/corpus/simpwiki.parquet", "data/corpus/eval.parquet"),
           outs={"sentences": Output("data/gates/sentences.parquet"), "stats": Output("data/gates/sentences.json")},
           params=("gates.sentences", "gates.max_tokens", "gates.seed", "evaluation.selection"),
-          code=("data/gate_sentences.py", "data/tokenize.py", "data/corpus.py")),
+          code=('paraphrastic.data.gate_sentences', 'paraphrastic.data.corpus')),
     Stage("parse", "parse --sentences data/gates/sentences.parquet --models data/stanza/resources "
                    "--out data/gates/parses.parquet --threads {threads}",
           deps=("data/gates/sentences.parquet", "data/stanza/resources"),
           outs={"parses": Output("data/gates/parses.parquet")},
-          params=("gates.parse_batch_size", "device"), code=("analysis/stanza_models.py",)),
+          params=("gates.parse_batch_size", "device"), code=('paraphrastic.analysis.stanza_models',
+                                                             'paraphrastic.runtime')),
     # Snakemake reads only the analysed row's jobs (workflow/rules/gates.smk); DVC hashes data/models.
     Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet --out-dir data/gates/analysis "
                    "--threads {threads}",
@@ -157,16 +157,14 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "summary": Output("data/gates/analysis/summary.json", "metric")},
           params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size", "grids",
                   "grid_thinning", "experiments", "seeds", "seed", "train", "paper_tables", "device"),
-          code=("analysis/gates.py", "report/build.py", "experiments/grids.py", "training/transfer.py",
-                "training/epochs.py", "models/encoders.py", "models/recurrent.py",
-                "data/batching.py", "data/vocab.py", "data/tokenize.py")),
+          code=('paraphrastic.analysis.gates',)),
     # Supervised similarity (Sec. 4.3, Tables 5-8): STS split 40/10/50 and SICK; one job per task, run and seed.
     Stage("prepare_supervised", "prepare-supervised --raw data/raw --out-dir data/supervised",
           deps=("data/raw",),
           outs={"sts": Output("data/supervised/sts.parquet"), "sick": Output("data/supervised/sick.parquet"),
                 "stats": Output("data/supervised/stats.json")},
           params=("supervised.sts_sets", "supervised.split", "supervised.max_pairs"),
-          code=(*_READ, "data/datasets.py", "data/supervised_tasks.py")),
+          code=('paraphrastic.data.supervised_tasks', 'paraphrastic.data.corpus')),
     _supervised_stage("train_supervised", "supervised_jobs"),
     # Universal (Table 8): starts from the STS-2016-selected transfer model of the run's `init` row.
     _supervised_stage("train_universal", "universal_jobs", universal=True),
@@ -177,15 +175,13 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "examples": Output("data/error_analysis/examples.csv"),
                 "summary": Output("data/error_analysis/summary.json", "metric")},
           params=("error_analysis", *_SELECTION_PARAMS, "device"),
-          code=("analysis/error_analysis.py", "report/build.py", "experiments/grids.py", "training/transfer.py",
-                "training/epochs.py", *_SCORE)),
+          code=('paraphrastic.analysis.error_analysis',)),
     # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
     Stage("compare_encoders", "compare-encoders --data-dir data --out data/results/encoders.json --threads {threads}",
           deps=("data/corpus/eval.parquet", "data/models"),
           outs={"results": Output("data/results/encoders.json", "metric")},
           params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS),
-          code=("evaluation/reference.py", "report/build.py", "experiments/grids.py", "training/transfer.py",
-                "training/epochs.py", *_SCORE)),
+          code=('paraphrastic.evaluation.reference',)),
     # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
     Stage("siamese_corpus",
           f"siamese-corpus --raw data/raw --eval data/corpus/eval.parquet --out-dir {_SIAMESE_CORPUS}",
@@ -195,7 +191,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "embeddings": Output("data/siamese/corpus/embeddings.npy"),
                 "stats": Output("data/siamese/corpus/stats.json")},
           params=("data_profile", "profiles", "siamese_cbow.corpus", "siamese_cbow.max_sentences"),
-          code=("training/siamese_cbow.py", "data/vocab.py", *_READ)),
+          code=('paraphrastic.data.siamese_corpus', 'paraphrastic.data.supervised_tasks', 'paraphrastic.data.corpus')),
     Stage("train_siamese", f"train-siamese --run {{scbow_run}} --corpus-dir {_SIAMESE_CORPUS} "
                            f"--eval data/corpus/eval.parquet --out-dir data/siamese/models/{{scbow_run}} "
                            f"--checkpoints data/siamese/checkpoints/{{scbow_run}} --threads {{threads}}",
@@ -206,7 +202,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "history_json": Output("data/siamese/models/{scbow_run}/history.json"),
                 "info": Output("data/siamese/models/{scbow_run}/train.json")},
           params=("siamese_cbow.train", "seed", "device", "evaluation.batch_size"),
-          code=("training/siamese_cbow.py", "training/transfer.py", "training/epochs.py", *_SCORE),
+          code=('paraphrastic.training.siamese_cbow', 'paraphrastic.experiments.settings',
+                'paraphrastic.data.supervised_tasks'),
     foreach="siamese_jobs",
           persistent=("data/siamese/checkpoints/{scbow_run}",), run_settings="siamese_runs.{scbow_run}"),
     Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval data/corpus/eval.parquet "
@@ -216,7 +213,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "skipgram": Output("data/siamese/word2vec/skipgram/model.pt"),
                 "results": Output("data/siamese/word2vec/results.json", "metric")},
           params=("siamese_cbow.word2vec", "seed", "evaluation.batch_size"),
-          code=("training/word2vec.py", "training/siamese_cbow.py", "training/transfer.py", *_SCORE)),
+          code=('paraphrastic.training.word2vec', 'paraphrastic.data.supervised_tasks')),
     # PWIM (He & Lin 2016): SICK, MSRvid and STS 2014 tables with their own frozen vectors; one job per run and task.
     Stage("prepare_pwim", "prepare-pwim --raw data/raw --out-dir data/pwim",
           deps=("data/raw",),
@@ -225,7 +222,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "stats": Output("data/pwim/stats.json")},
           params=("data_profile", "profiles", "pwim.tasks", "pwim.validation_fraction", "pwim.split_seed",
                   "pwim.max_pairs"),
-          code=("data/pwim_tasks.py", "data/supervised_tasks.py", "data/vocab.py", "data/datasets.py", *_READ)),
+          code=('paraphrastic.data.pwim_tasks',)),
     Stage("train_pwim", f"train-pwim --run {{pwim_run}} --task {{pwim_task}} --data-dir data/pwim "
                         f"--out-dir data/pwim/models/{_PWIM_JOB} --checkpoints data/pwim/checkpoints/{_PWIM_JOB} "
                         "--threads {threads}",
@@ -236,9 +233,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "history_json": Output(f"data/pwim/models/{_PWIM_JOB}/history.json"),
                 "info": Output(f"data/pwim/models/{_PWIM_JOB}/train.json")},
           params=("seed", "device"),
-          code=("training/pwim.py", "models/pwim.py", "data/pwim_tasks.py", "training/supervised.py",
-                "training/epochs.py", "evaluation/similarity.py",
-                "data/vocab.py"),
+          code=('paraphrastic.training.pwim', 'paraphrastic.experiments.settings'),
           foreach="pwim_jobs", persistent=(f"data/pwim/checkpoints/{_PWIM_JOB}",),
           run_settings="pwim_runs.{pwim_task}.{pwim_run}"),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
@@ -254,81 +249,18 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "metrics": Output("data/report/metrics.json", "metric")},
           params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds",
                   "supervised", "error_analysis", "siamese_cbow", "pwim"),
-          code=("report/build.py", "report/supervised.py", "data/supervised_tasks.py", "experiments/grids.py",
-                "data/datasets.py",
-                "report/seed_systems.py")),
+          code=('paraphrastic.report.build',)),
 )}
 
-PACKAGE = "src/paraphrastic"
+# Every stage command goes through the CLI, which loads and validates params.yaml.
+SHARED = ("paraphrastic.experiments.config",)
 
 
 def code_paths(stage: str) -> list[str]:
-    return [f"{PACKAGE}/{module}" for module in dict.fromkeys(STAGES[stage].code)]
+    """The source files a stage runs (relative to the repository root): its modules' import closure."""
+    return [path.as_posix() for path in closure_files([*STAGES[stage].code, *SHARED])]
 
 
 def code_digest(stage: str, root: Path | str = ".") -> str:
-    """sha256 over a stage's modules: a Snakemake param, so an edit reruns the stage without mtimes."""
-    digest = hashlib.sha256()
-    for path in code_paths(stage):
-        digest.update(path.encode() + b"\0" + (Path(root) / path).read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def param_value(config: dict, key: str):
-    value = config
-    for part in key.split("."):
-        value = value[part]
-    return value
-
-
-# ---- dvc.yaml -------------------------------------------------------------------------------------
-
-_DVC_PLACEHOLDERS = {"experiment": "${item.run}", "sup_run": "${item.run}", "task": "${item.task}",
-                     "scbow_run": "${item.run}", "pwim_run": "${item.run}", "pwim_task": "${item.task}",
-                     "seed": "${item.seed}", "train_set": "${item.train_set}", "threads": "${threads}"}
-
-
-def _dvc(text: str, threads: str = "threads") -> str:
-    placeholders = dict(_DVC_PLACEHOLDERS, threads=f"${{{threads}}}")
-    return re.sub(r"\{(\w+)\}", lambda m: placeholders[m.group(1)], text)
-
-
-def dvc_stage(stage: Stage) -> dict:
-    body: dict = {"cmd": f"python -m paraphrastic {_dvc(stage.command, stage.threads)}",
-                  "deps": [_dvc(d) for d in stage.deps] + code_paths(stage.name)}
-    params: list = []
-    if stage.run_settings:
-        params.append({"workflow/runs.yaml": [_dvc(stage.run_settings)]})
-    params += list(stage.params)
-    body["params"] = params
-    outs: list = [_dvc(o.path) for o in stage.outs.values() if o.kind == "out"]
-    # Checkpoints survive a killed run (persist) so `dvc repro` resumes; not cached (large, transient).
-    outs += [{_dvc(p): {"persist": True, "cache": False}} for p in stage.persistent]
-    if outs:
-        body["outs"] = outs
-    metrics = [_dvc(o.path) for o in stage.outs.values() if o.kind == "metric"]
-    if metrics:
-        body["metrics"] = metrics
-    plots = [{_dvc(o.path): dict(o.plot)} for o in stage.outs.values() if o.kind == "plot"]
-    if plots:
-        body["plots"] = plots
-    if stage.foreach:
-        return {"foreach": f"${{{stage.foreach}}}", "do": body}
-    return body
-
-
-def dvc_yaml() -> str:
-    import yaml
-
-    header = (
-        "# Generated from src/paraphrastic/pipeline/graph.py by `python -m paraphrastic dvc-yaml --write dvc.yaml`;\n"
-        "# do not edit (tests/pipeline/test_graph.py fails when it is stale). The same stages as the Snakemake\n"
-        "# rules: `dvc repro` runs the commands Snakemake runs, reading params.yaml through `vars`.\n"
-    )
-    doc = {
-        # workflow/runs.yaml: the runs and jobs (run x seed) that params.yaml's experiments and grids expand
-        # to, generated by `python -m paraphrastic grids --write workflow/runs.yaml`.
-        "vars": ["params.yaml", "workflow/runs.yaml"],
-        "stages": {name: dvc_stage(stage) for name, stage in STAGES.items()},
-    }
-    return header + yaml.safe_dump(doc, sort_keys=False, width=1000)
+    """sha256 over a stage's source files: a Snakemake param, so an edit reruns the stage without mtimes."""
+    return digest(code_paths(stage), root)

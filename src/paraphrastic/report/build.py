@@ -16,10 +16,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from paraphrastic.atomic import atomic_path, write_json, write_text  # noqa: E402
-from paraphrastic.data import datasets
-from paraphrastic.errors import PipelineError  # noqa: E402
+from paraphrastic.data import datasets  # noqa: E402
+from paraphrastic.evaluation.selection import Selection, SupervisedSelection  # noqa: E402
 from paraphrastic.experiments import grids  # noqa: E402
-from paraphrastic.experiments.config import seeds_of  # noqa: E402
 
 PAPER_SIMPWIKI_PAIRS = 167_689  # Sec. 4.1.2
 PAPER_PPDB_XL_PAIRS = 1_341_188  # footnote 3
@@ -198,71 +197,6 @@ def reference_section(doc: Document, data_dir: Path) -> dict:
     return {name: {"transfer_pearson": r["summary"]["transfer_pearson"],
                    "sentences_per_second": r["sentences_per_second"]}
             for name, r in [(ref["model"], ref), *ours.items()]}
-
-
-def model_dir(data_dir: Path, run: str, seed: int) -> Path:
-    """Where one training job (a run and one of its seeds) writes model.pt, history and train.json."""
-    return data_dir / "models" / run / f"seed{seed}"
-
-
-class Selection:
-    """Every job's per-epoch history, and model selection over runs (and epochs) within a row.
-
-    A row's score is the mean over its selected run's seeds, each seed at its own selected epoch;
-    with several seeds the report also gives their standard deviation.
-    """
-
-    def __init__(self, config: dict, data_dir: Path, rows: list[str] | None = None):
-        """``rows``: only these table rows (and only their jobs' files are read); default all."""
-        self.runs, self.rows = grids.expand(config)
-        if rows is not None:
-            unknown = [r for r in rows if r not in self.rows]
-            if unknown:
-                raise PipelineError(f"no experiment or grid row named {unknown[0]!r} in params")
-            self.rows = {r: self.rows[r] for r in rows}
-            self.runs = {name: self.runs[name] for r in rows for name in self.rows[r]}
-        self.labels = grids.row_labels(config)
-        self.seeds = {r: seeds_of(config, settings) for r, settings in self.runs.items()}
-        jobs = [(r, s) for r, seeds in self.seeds.items() for s in seeds]
-        self.histories = {job: _read_json(model_dir(data_dir, *job) / "history.json") for job in jobs}
-        self.trains = {job: _read_json(model_dir(data_dir, *job) / "train.json") for job in jobs}
-        self.chosen = {row: {kind: grids.select(self.histories, names, self.seeds, criterion)
-                             for kind, criterion in (("test", "selection_pearson"), ("oracle", "transfer_pearson"))}
-                       for row, names in self.rows.items()}
-
-    def first_seed(self, row: str, kind: str = "test") -> tuple[str, int, dict]:
-        """The row's selected run, its first seed, and that seed's selected epoch (a history row)."""
-        run, epochs = self.chosen[row][kind]
-        seed = min(epochs)
-        return run, seed, epochs[seed]
-
-    def scores(self, row: str, kind: str = "test", metric: str = "transfer_pearson") -> list[float]:
-        """One score per seed of the row's selected run."""
-        return [epoch[metric] for _, epoch in sorted(self.chosen[row][kind][1].items())]
-
-    def score(self, row: str, kind: str = "test") -> float:
-        return float(np.mean(self.scores(row, kind)))
-
-    def sd(self, row: str, kind: str = "test") -> float:
-        """Sample standard deviation over seeds (NaN with one seed)."""
-        values = self.scores(row, kind)
-        return float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
-
-    def shown(self, row: str, kind: str = "test") -> str:
-        """The score as tables and findings print it: the mean, with ± sd when the row has several seeds."""
-        n = len(self.chosen[row][kind][1])
-        return f"{self.score(row, kind):.1f} ± {self.sd(row, kind):.1f}" if n > 1 else f"{self.score(row, kind):.1f}"
-
-    def as_results(self, row: str, kind: str = "test") -> dict:
-        """The selected epochs' per-set scores (mean over seeds) in the layout of a results/*.json file."""
-        epochs = list(self.chosen[row][kind][1].values())
-        sets = epochs[0]["per_dataset"]
-
-        def mean(key, name):
-            return float(np.mean([e.get(key, {}).get(name, math.nan) for e in epochs]))
-
-        return {"datasets": {k: {"pearson": mean("per_dataset", k), "spearman": mean("per_dataset_spearman", k)}
-                             for k in sets}}
 
 
 def paper_rows(frame: pd.DataFrame | None, **match) -> pd.Series | None:
@@ -573,7 +507,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
 
     gate_section(doc, config, data_dir, out_dir)
 
-    from paraphrastic.report.supervised import SupervisedSelection, error_section, supervised_section
+    from paraphrastic.report.supervised import error_section, supervised_section
 
     supervised = SupervisedSelection(config, data_dir)
     supervised_metrics = supervised_section(doc, config, data_dir, supervised)

@@ -16,8 +16,9 @@ import pandas as pd
 
 from paraphrastic.data.pwim_tasks import PAPER_PAIRS, STS2014_TEST
 from paraphrastic.data.supervised_tasks import sts_sets
-from paraphrastic.experiments.config import pwim_jobs, siamese_jobs
-from paraphrastic.report.build import Document, Selection, paper_table
+from paraphrastic.evaluation.selection import Selection
+from paraphrastic.experiments.jobs import pwim_jobs, siamese_jobs
+from paraphrastic.report.build import Document, paper_table
 
 W2V_LABELS = {"cbow": "word2vec CBOW", "skipgram": "word2vec skip-gram"}
 TASK_LABELS = {"sick": "SICK 2014", "msrvid": "MSRvid (STS 2012)", "sts2014": "STS 2014"}

@@ -10,59 +10,11 @@ import numpy as np
 import pandas as pd
 
 from paraphrastic.data.supervised_tasks import TASKS
+from paraphrastic.evaluation.selection import SupervisedSelection
 from paraphrastic.experiments import grids
-from paraphrastic.experiments.config import seeds_of, supervised_jobs
 from paraphrastic.report.build import Document, paper_rows, paper_table
 
 TASK_LABELS = {"sts": "STS", "sick": "SICK"}
-
-
-def supervised_dir(data_dir: Path, task: str, run: str, seed: int, universal: bool) -> Path:
-    """Where one supervised job writes model.pt, history and train.json (universal runs in a subfolder)."""
-    models = Path(data_dir) / "supervised" / "models"
-    return (models / "universal" if universal else models) / task / run / f"seed{seed}"
-
-
-class SupervisedSelection:
-    """Model selection within each supervised row and task: the run (and epoch) with the best validation
-    Pearson, its seeds averaged; the score reported is the selected epochs' test Pearson."""
-
-    def __init__(self, config: dict, data_dir: Path):
-        self.runs, self.rows = grids.expand_supervised(config)
-        self.labels = {row["id"]: {"model": row.get("display", row["model"]), "regularization": row.get("label", "")}
-                       for row in config["supervised"]["grids"]}
-        self.seeds = {name: seeds_of(config, settings) for name, settings in self.runs.items()}
-        self.jobs = supervised_jobs(config, self.runs)
-        self.histories, self.trains = {}, {}
-        for job in self.jobs.values():
-            folder = supervised_dir(data_dir, job["task"], job["run"], job["seed"], bool(job["init"]))
-            key = (job["task"], job["run"], job["seed"])
-            self.histories[key] = json.loads((folder / "history.json").read_text(encoding="utf-8"))
-            self.trains[key] = json.loads((folder / "train.json").read_text(encoding="utf-8"))
-        self.chosen = {}
-        for row, names in self.rows.items():
-            for task in TASKS:
-                trained = [n for n in names if any(j["run"] == n and j["task"] == task for j in self.jobs.values())]
-                if trained:
-                    histories = {(run, seed): h for (t, run, seed), h in self.histories.items() if t == task}
-                    self.chosen[(row, task)] = grids.select(histories, trained, self.seeds, "validation_pearson")
-
-    def scores(self, row: str, task: str, metric: str = "test_pearson") -> list[float]:
-        if (row, task) not in self.chosen:
-            return []
-        return [epoch[metric] for _, epoch in sorted(self.chosen[(row, task)][1].items())]
-
-    def score(self, row: str, task: str, metric: str = "test_pearson") -> float:
-        values = self.scores(row, task, metric)
-        return float(np.mean(values)) if values else math.nan
-
-    def shown(self, row: str, task: str) -> str:
-        values = self.scores(row, task)
-        if not values:
-            return "–"
-        if len(values) > 1:
-            return f"{np.mean(values):.1f} ± {np.std(values, ddof=1):.1f}"
-        return f"{values[0]:.1f}"
 
 
 def _paper_value(found, column: str) -> float:

@@ -44,12 +44,6 @@ def fingerprint(settings: dict, inputs: list[Path], selection: list[str]) -> str
     return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def resolve_device(name: str = "auto") -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
-
-
 def adam(parameters, lr: float) -> torch.optim.Optimizer:
     """Adam as one fused kernel over all parameters where this torch has it (CPU and CUDA, torch >= 2.4).
 

@@ -14,13 +14,16 @@ import numpy as np
 import pandas as pd
 import torch
 
-from paraphrastic.atomic import atomic_path, write_json, write_text
+from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.batching import pad
 from paraphrastic.data.pwim_tasks import SCORE_RANGE
-from paraphrastic.evaluation.similarity import per_set_correlations
+from paraphrastic.data.supervised_tasks import load_task
+from paraphrastic.evaluation.similarity import per_set_correlations, split_scores
+from paraphrastic.losses.kl import kl_loss, target_distribution
+from paraphrastic.models.files import save_pwim
 from paraphrastic.models.pwim import PairwiseWordInteraction
-from paraphrastic.training.epochs import Run, Streams, fingerprint, resolve_device, seed_everything
-from paraphrastic.training.supervised import kl_loss, load_task, split_scores, target_distribution
+from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.training.epochs import Run, Streams, fingerprint, seed_everything
 
 MODEL_KEYS = ("hidden_dim", "padding", "context", "focus", "fc_dim")
 
@@ -71,8 +74,7 @@ def train_pwim(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir
                threads: int | None = None, progress: bool = True, stop_after: int | None = None,
                eval_batch_size: int = 100) -> dict:
     started = time.time()
-    if threads:
-        torch.set_num_threads(threads)
+    set_threads(threads)
     device = resolve_device(device)
     task = settings["task"]
     low, high = SCORE_RANGE[task]
@@ -122,10 +124,8 @@ def train_pwim(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir
             "wall_seconds_this_call": time.time() - started}
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out_dir / "model.pt") as tmp:
-        torch.save({"model": "pwim", "options": {k: settings[k] for k in MODEL_KEYS}, "task": task,
-                    "vocab": vocab.words, "settings": settings, "epoch": best["epoch"],
-                    "state_dict": {k: v.cpu() for k, v in model.state_dict().items()}}, tmp)
+    save_pwim(out_dir / "model.pt", model, {k: settings[k] for k in MODEL_KEYS}, task, vocab,
+              {"settings": settings, "epoch": best["epoch"]})
     write_text(out_dir / "history.csv", pd.DataFrame(history).to_csv(index=False))
     write_json(out_dir / "history.json", history)
     write_json(out_dir / "train.json", info)

@@ -11,145 +11,36 @@ API and ``paraphrastic.load`` use it as they use every other model. Words of a s
 in the vocabulary map to ``<unk>``, whose row is zero and never trained: a zero row leaves the
 direction of a mean unchanged, so cosine scores equal the paper's, which omits unknown words.
 
-The paper trains on the Toronto Book Corpus, which is not reachable. The ordered text used here is
-the UD English Web Treebank (:func:`read_documents`): its ``# newdoc id`` comments keep the document
-boundaries, and its ``# text`` comments the sentences in document order.
+The ordered corpus is :mod:`paraphrastic.data.siamese_corpus`'s, the loss :mod:`paraphrastic.losses.siamese`.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 import torch.nn.functional as F
 
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.corpus import read_table
-from paraphrastic.data.readers import iter_lines
-from paraphrastic.data.tokenize import tokenize
+from paraphrastic.data.siamese_corpus import neighbours
 from paraphrastic.data.vocab import SPECIAL, UNK_ID, Vocabulary
-from paraphrastic.errors import MalformedLine, PipelineError
-from paraphrastic.evaluation import similarity as evaluate
+from paraphrastic.errors import PipelineError
+from paraphrastic.evaluation.similarity import scores_of, sts_frame, time_scoring
+from paraphrastic.losses.siamese import siamese_loss
 from paraphrastic.models.encoders import build_model
-from paraphrastic.training.epochs import Run, Streams, fingerprint, resolve_device, seed_everything
-from paraphrastic.training.transfer import save_model
+from paraphrastic.models.files import save_model
+from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.training.epochs import Run, Streams, fingerprint, seed_everything
 
-CORPUS_SCHEMA = pa.schema([
-    ("document", pa.string()),  # the treebank's newdoc id
-    ("position", pa.int32()),  # the sentence's place in its document
-    ("source", pa.string()),  # file:line of its `# text` comment
-    ("text", pa.string()),
-    ("tokens", pa.list_(pa.string())),
-])
-WORDS_SCHEMA = pa.schema([("word", pa.string()), ("count", pa.int64()), ("pretrained", pa.bool_())])
 INITS = ("pretrained", "random")
 
 
-# ---- corpus -----------------------------------------------------------------------------------------
-
-def read_documents(path) -> list[tuple[str, list[tuple[int, str]]]]:
-    """(document id, [(line, sentence text), ...]) in file order from a CoNLL-U file.
-
-    A sentence block must carry a ``# text`` comment (it is the untokenised sentence); a block
-    before the first ``# newdoc id`` is an error, since its document is unknown.
-    """
-    documents: list[tuple[str, list[tuple[int, str]]]] = []
-    text_line, in_block, block_start = None, False, 0
-    for number, line in iter_lines(path):
-        if line.startswith("# newdoc id ="):
-            documents.append((line.split("=", 1)[1].strip(), []))
-        elif not line.strip():
-            if in_block and text_line is None:
-                raise MalformedLine(path, block_start, "sentence block without a `# text =` comment")
-            text_line, in_block = None, False
-        else:
-            if not in_block:
-                in_block, block_start = True, number
-            if line.startswith("# text ="):
-                if not documents:
-                    raise MalformedLine(path, number, "sentence before the first `# newdoc id` comment", line)
-                text_line = number
-                documents[-1][1].append((number, line.split("=", 1)[1].strip()))
-    if in_block and text_line is None:
-        raise MalformedLine(path, block_start, "sentence block without a `# text =` comment")
-    return documents
-
-
-def build_corpus(paths: list[Path], max_sentences: int | None = None) -> pd.DataFrame:
-    """The ordered, tokenised sentences of every document of ``paths`` (first ``max_sentences``)."""
-    rows = []
-    for path in paths:
-        for document, sentences in read_documents(path):
-            for position, (line, text) in enumerate(sentences):
-                rows.append({"document": document, "position": position, "source": f"{Path(path).name}:{line}",
-                             "text": text, "tokens": tokenize(text)})
-    frame = pd.DataFrame(rows, columns=CORPUS_SCHEMA.names)
-    if max_sentences:
-        frame = frame.iloc[:max_sentences].reset_index(drop=True)
-    if frame.empty:
-        raise PipelineError(f"no sentences in {[str(p) for p in paths]}")
-    return frame
-
-
-def word_table(corpus: pd.DataFrame, eval_tokens: list[list[str]], pretrained: set[str]) -> pd.DataFrame:
-    """Every corpus word (count, most frequent first), then the evaluation words that only the
-    pretrained vectors know; ``pretrained`` says whether a word has a pretrained vector."""
-    counts = Counter(t for tokens in corpus["tokens"] for t in tokens)
-    words = sorted((w for w in counts if w not in SPECIAL), key=lambda w: (-counts[w], w))
-    seen = set(words)
-    extra = sorted({t for tokens in eval_tokens for t in tokens if t in pretrained and t not in seen} - set(SPECIAL))
-    return pd.DataFrame({"word": words + extra, "count": [counts[w] for w in words] + [0] * len(extra),
-                         "pretrained": [w in pretrained for w in words + extra]})
-
-
-def neighbours(corpus: pd.DataFrame) -> np.ndarray:
-    """(N, 2) indices of each sentence's previous and next sentence in its document, -1 where none."""
-    document = corpus["document"].to_numpy()
-    same_prev = np.r_[False, document[1:] == document[:-1]]
-    same_next = np.r_[document[:-1] == document[1:], False]
-    index = np.arange(len(corpus))
-    return np.stack([np.where(same_prev, index - 1, -1), np.where(same_next, index + 1, -1)], axis=1)
-
-
-def prepare(paths: list[Path], vectors_path, eval_frame: pd.DataFrame, out_dir, *,
-            max_sentences: int | None = None) -> dict:
-    """corpus.parquet (ordered sentences), words.parquet and embeddings.npy (the pretrained vector of
-    each word, zero where there is none; rows follow SPECIAL + words) and stats.json."""
-    from paraphrastic.data.corpus import write_table
-    from paraphrastic.data.vocab import read_vectors, save_matrix
-
-    corpus = build_corpus(paths, max_sentences)
-    eval_tokens = list(eval_frame["tokens1"]) + list(eval_frame["tokens2"])
-    wanted = {t for tokens in corpus["tokens"] for t in tokens} | {t for tokens in eval_tokens for t in tokens}
-    vectors, dim = read_vectors(vectors_path, wanted)
-    words = word_table(corpus, eval_tokens, set(vectors))
-    matrix = np.zeros((len(SPECIAL) + len(words), dim), dtype=np.float32)
-    for i, word in enumerate(words["word"], start=len(SPECIAL)):
-        if word in vectors:
-            matrix[i] = vectors[word]
-    out_dir = Path(out_dir)
-    write_table(corpus, CORPUS_SCHEMA, out_dir / "corpus.parquet")
-    write_table(words, WORDS_SCHEMA, out_dir / "words.parquet")
-    save_matrix(out_dir / "embeddings.npy", matrix)
-    pairs = neighbours(corpus)
-    stats = {"files": [str(p) for p in paths], "documents": int(corpus["document"].nunique()),
-             "sentences": len(corpus), "tokens": int(corpus["tokens"].map(len).sum()),
-             "sentences_with_a_neighbour": int((pairs >= 0).any(axis=1).sum()),
-             "sentences_with_both_neighbours": int((pairs >= 0).all(axis=1).sum()),
-             "corpus_words": int((words["count"] > 0).sum()), "pretrained_dim": dim,
-             "corpus_words_with_vectors": int(((words["count"] > 0) & words["pretrained"]).sum()),
-             "evaluation_only_words": int((words["count"] == 0).sum())}
-    write_json(out_dir / "stats.json", stats)
-    return stats
-
-
-# ---- model and loss ---------------------------------------------------------------------------------
+# ---- the model's starting point and its batches --------------------------------------------------------
 
 def initial_embeddings(words: pd.DataFrame, pretrained: np.ndarray, init: str, min_count: int, std: float,
                        generator: torch.Generator, dim: int | None = None) -> tuple[Vocabulary, torch.Tensor]:
@@ -193,22 +84,6 @@ def sentence_means(weight: torch.Tensor, sentences: list[list[int]], device) -> 
     return F.embedding_bag(ids, weight, offsets, mode="mean", sparse=True)
 
 
-def siamese_loss(center: torch.Tensor, candidates: torch.Tensor, positive: torch.Tensor,
-                 present: torch.Tensor) -> torch.Tensor:
-    """Categorical cross-entropy of Eq. 1's softmax against the target of Sec. 2.1, mean over sentences.
-
-    center (B, d); candidates (B, K, d): the positives first, then the negatives; positive (B, K) bool;
-    present (B, K) bool: False for a missing neighbour (a document's first or last sentence), which
-    is left out of the softmax as it is not in S+ ∪ S−.
-    """
-    logits = F.cosine_similarity(center.unsqueeze(1), candidates, dim=-1, eps=1e-8)
-    logits = logits.masked_fill(~present, -math.inf)
-    target = (positive & present).float()
-    target = target / target.sum(dim=1, keepdim=True)
-    log_p = F.log_softmax(logits, dim=1).masked_fill(~present, 0.0)
-    return -(target * log_p).sum(dim=1).mean()
-
-
 def sample_negatives(centers: np.ndarray, pairs: np.ndarray, count: int, pool: np.ndarray,
                      generator: torch.Generator) -> np.ndarray:
     """(B, count) random sentences of ``pool``, none of them the centre sentence or one of its neighbours."""
@@ -233,22 +108,6 @@ def linear_decay(optimizer: torch.optim.Optimizer, initial: float, total_batches
 
 # ---- training ---------------------------------------------------------------------------------------
 
-def sts_frame(eval_path, sets: list[str]) -> pd.DataFrame:
-    """The rows of ``sets`` in the evaluation table (those of them that ``evaluation.sets`` includes)."""
-    frame = read_table(eval_path)
-    frame = frame[frame["dataset"].isin(sets)].reset_index(drop=True)
-    if frame.empty:
-        raise PipelineError(f"{eval_path}: none of the sets {sets} is evaluated (see evaluation.sets)")
-    return frame
-
-
-def scores_of(model, vocab: Vocabulary, frame: pd.DataFrame, batch_size: int, device) -> dict:
-    """Per-set Pearson and Spearman (the pipeline's scorer) and their means."""
-    results = evaluate.score_sets(model, vocab, frame, batch_size=batch_size, device=device)
-    return {"per_dataset": results,
-            "mean_pearson": float(np.mean([r["pearson"] for r in results.values()])),
-            "mean_spearman": float(np.mean([r["spearman"] for r in results.values()]))}
-
 
 def train_siamese(settings: dict, *, corpus_dir, eval_path, sets: list[str], out_dir, checkpoint_dir,
                   device: str = "auto", threads: int | None = None, progress: bool = True,
@@ -259,8 +118,7 @@ def train_siamese(settings: dict, *, corpus_dir, eval_path, sets: list[str], out
     the model is the last epoch's, as the paper trains a fixed number of epochs with no selection.
     """
     started = time.time()
-    if threads:
-        torch.set_num_threads(threads)
+    set_threads(threads)
     device = resolve_device(device)
     corpus_dir = Path(corpus_dir)
     corpus = read_table(corpus_dir / "corpus.parquet")
@@ -340,12 +198,3 @@ def train_siamese(settings: dict, *, corpus_dir, eval_path, sets: list[str], out
     return info
 
 
-def time_scoring(model, vocab: Vocabulary, frame: pd.DataFrame, batch_size: int, device) -> dict:
-    """Seconds to embed and compare every pair of ``frame`` (the paper's Table 3 measures this on its
-    20 sets), with the pipeline's scorer; the best of three runs."""
-    seconds = []
-    for _ in range(3):
-        start = time.perf_counter()
-        evaluate.cosine_scores(model, vocab, frame, batch_size=batch_size, device=device)
-        seconds.append(time.perf_counter() - start)
-    return {"pairs": len(frame), "seconds": min(seconds), "seconds_per_pair": min(seconds) / max(len(frame), 1)}

@@ -1,9 +1,7 @@
 """Supervised similarity (Sec. 4.3): a sentence encoder under the Tai et al. (2015) head and KL loss.
 
-For a pair with embeddings h_L, h_R (Eq. 6-7 and the equations before them):
-h× = h_L ⊙ h_R, h+ = |h_L − h_R|, h_s = σ(W× h× + W+ h+ + b_h), p̂ = softmax(W_p h_s + b_p), and the
-predicted score is ŷ = rᵀp̂ with r = [low .. high]. A gold score y becomes the sparse distribution p
-with mass on ⌊y⌋ and ⌊y⌋ + 1 such that rᵀp = y; the loss is the mean KL(p ‖ p̂) over the batch.
+The head is :mod:`paraphrastic.models.heads`, the loss :mod:`paraphrastic.losses.kl` (the mean KL(p ‖ p̂)
+over the batch against the sparse target of the gold scores).
 
 "Universal" training (Table 8) starts from a transfer-trained encoder and regularises its word
 embeddings (λ_w) and compositional parameters (λ_c) back to those initial values instead of to the
@@ -18,87 +16,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-import torch.nn.functional as F
-from torch import nn
 
-from paraphrastic.atomic import atomic_path, write_json, write_text
+from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.batching import pad
-from paraphrastic.data.corpus import read_table
-from paraphrastic.data.supervised_tasks import SCORE_RANGE
+from paraphrastic.data.supervised_tasks import SCORE_RANGE, load_task
 from paraphrastic.data.vocab import Vocabulary, add_tags
 from paraphrastic.errors import PipelineError
-from paraphrastic.evaluation.similarity import correlations, pair_embeddings
-from paraphrastic.losses.margin import regularization
+from paraphrastic.evaluation.similarity import pair_embeddings, split_scores
+from paraphrastic.losses.kl import kl_loss, target_distribution
+from paraphrastic.losses.regularization import head_regularization, regularization
 from paraphrastic.models.encoders import MODEL_OPTIONS, SentenceEncoder, build_model
-from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, resolve_device, seed_everything
-from paraphrastic.training.transfer import load_model, scramble_pairs
-
-
-def target_distribution(scores: torch.Tensor, low: int, high: int) -> torch.Tensor:
-    """Tai et al.'s sparse target p (Eq. 6) over the classes low..high, one row per score.
-
-    p puts y − ⌊y⌋ on ⌊y⌋ + 1 and ⌊y⌋ − y + 1 on ⌊y⌋, so that Σ_i i·p_i = y (an integer score is one-hot).
-    """
-    scores = scores.to(torch.float64)
-    if bool(((scores < low) | (scores > high)).any()):
-        raise ValueError(f"scores must lie in [{low}, {high}]")
-    floor = torch.floor(scores)
-    upper = scores - floor
-    classes = high - low + 1
-    p = torch.zeros(len(scores), classes + 1, dtype=torch.float64)  # one spare column for y = high
-    index = (floor - low).long().unsqueeze(1)
-    p.scatter_(1, index, (1 - upper).unsqueeze(1))
-    p.scatter_(1, index + 1, upper.unsqueeze(1))
-    return p[:, :classes]
-
-
-def kl_loss(log_predicted: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """Eq. 7: mean over pairs of KL(p ‖ p̂) = Σ_i p_i (log p_i − log p̂_i), with 0 · log 0 = 0."""
-    return (torch.xlogy(target, target) - target * log_predicted).sum(dim=1).mean()
-
-
-class SimilarityHead(nn.Module):
-    """h_L, h_R -> log p̂ over the score classes (the layers above the two sentence embeddings)."""
-
-    def __init__(self, dim: int, hidden: int, low: int, high: int):
-        super().__init__()
-        self.low, self.high = low, high
-        self.product = nn.Linear(dim, hidden, bias=False)  # W×
-        self.difference = nn.Linear(dim, hidden)  # W+ and b_h
-        self.output = nn.Linear(hidden, high - low + 1)  # W_p, b_p
-        for layer in (self.product, self.difference, self.output):
-            nn.init.xavier_uniform_(layer.weight)
-        nn.init.zeros_(self.difference.bias)
-        nn.init.zeros_(self.output.bias)
-        self.register_buffer("classes", torch.arange(low, high + 1, dtype=torch.float32))
-
-    def forward(self, left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
-        hidden = torch.sigmoid(self.product(left * right) + self.difference((left - right).abs()))
-        return F.log_softmax(self.output(hidden), dim=-1)
-
-    def score(self, log_predicted: torch.Tensor) -> torch.Tensor:
-        """ŷ = rᵀp̂."""
-        return log_predicted.exp() @ self.classes
-
-
-class PairScorer(nn.Module):
-    """A sentence encoder with the similarity head on top: what one supervised job trains."""
-
-    def __init__(self, encoder: SentenceEncoder, head: SimilarityHead):
-        super().__init__()
-        self.encoder, self.head = encoder, head
-
-    def forward(self, tokens: torch.Tensor, mask: torch.Tensor, pairs: int) -> torch.Tensor:
-        """Rows 0..pairs-1 of ``tokens`` are the left sentences, the next ``pairs`` the right ones."""
-        embedded = self.encoder(tokens, mask)
-        return self.head(embedded[:pairs], embedded[pairs:])
-
-
-def head_regularization(head: SimilarityHead, lambda_s: float) -> torch.Tensor:
-    """λ_s ‖W_s‖² over the head's weight matrices (Wieting et al. 2016, Sec. 4.4.1)."""
-    if not lambda_s:
-        return head.classes.new_zeros(())
-    return lambda_s * sum(layer.weight.pow(2).sum() for layer in (head.product, head.difference, head.output))
+from paraphrastic.models.files import load_model, save_scorer
+from paraphrastic.models.heads import PairScorer, SimilarityHead
+from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, seed_everything
+from paraphrastic.training.transfer import scramble_pairs
 
 
 @torch.no_grad()
@@ -114,15 +46,6 @@ def predict(model: PairScorer, vocab: Vocabulary, frame: pd.DataFrame, *, batch_
         scores.append(model.head.score(model.head(a, b)).cpu())
     model.train(was_training)
     return torch.cat(scores).numpy() if scores else np.zeros(0)
-
-
-def split_scores(predicted: np.ndarray, gold: np.ndarray) -> dict:
-    """Pearson and Spearman × 100 (NaN for a constant prediction) and the mean squared error of one split."""
-    mse = float(np.mean((predicted - gold) ** 2))
-    if len(gold) < 2:
-        return {"pearson": float("nan"), "spearman": float("nan"), "mse": mse}
-    scores = correlations(predicted, gold)
-    return {"pearson": scores["pearson"], "spearman": scores["spearman"], "mse": mse}
 
 
 def universal_encoder(init_path: Path, settings: dict, vocab: Vocabulary) -> tuple[SentenceEncoder, dict]:
@@ -149,43 +72,6 @@ def universal_encoder(init_path: Path, settings: dict, vocab: Vocabulary) -> tup
     return encoder, options
 
 
-def save_scorer(path, model: PairScorer, model_name: str, options: dict, vocab: Vocabulary, extra: dict) -> None:
-    payload = {"model": model_name, "options": options, "vocab": vocab.words,
-               "state_dict": {k: v.cpu() for k, v in model.state_dict().items()},
-               "head": {"dim": model.head.product.in_features, "hidden": model.head.product.out_features,
-                        "low": model.head.low, "high": model.head.high}, **extra}
-    with atomic_path(path) as tmp:
-        torch.save(payload, tmp)
-
-
-def scorer_from_payload(payload: dict) -> PairScorer:
-    """The encoder and head a loaded supervised model.pt describes."""
-    shape = payload["state_dict"]["encoder.embedding.weight"].shape
-    encoder = build_model(payload["model"], torch.zeros(shape), **payload["options"])
-    if payload["settings"].get("init"):
-        encoder.remember_initial_compositional()  # a universal run's anchors are part of its state
-    model = PairScorer(encoder, SimilarityHead(**payload["head"]))
-    model.load_state_dict(payload["state_dict"])
-    return model
-
-
-def load_scorer(path, device="cpu") -> tuple[PairScorer, Vocabulary, dict]:
-    payload = torch.load(path, map_location="cpu", weights_only=False)
-    return scorer_from_payload(payload).to(device), Vocabulary(payload["vocab"]), payload
-
-
-def load_task(table_path, vocab_dir) -> tuple[Vocabulary, torch.Tensor, dict[str, pd.DataFrame]]:
-    """The vocabulary, initial word vectors and the train / validation / test rows of a task table."""
-    vocab_dir = Path(vocab_dir)
-    table = read_table(table_path)
-    frames = {s: table[table["split"] == s].reset_index(drop=True) for s in ("train", "validation", "test")}
-    if len(frames["train"]) < 1 or len(frames["validation"]) < 2 or len(frames["test"]) < 2:
-        raise PipelineError(f"{table_path}: the task table needs training pairs and at least 2 validation "
-                            "and 2 test pairs")
-    return (Vocabulary.load(vocab_dir / "vocab.txt"), torch.from_numpy(np.load(vocab_dir / "embeddings.npy")),
-            frames)
-
-
 def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir, init_path=None,
                      device: str = "auto", threads: int | None = None, progress: bool = True,
                      stop_after: int | None = None, eval_batch_size: int = 512) -> dict:
@@ -195,8 +81,7 @@ def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoi
     selection among a row's runs happens in the report, on the same validation scores.
     """
     started = time.time()
-    if threads:
-        torch.set_num_threads(threads)
+    set_threads(threads)
     device = resolve_device(device)
     task = settings["task"]
     low, high = SCORE_RANGE[task]
@@ -270,14 +155,3 @@ def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoi
     return info
 
 
-def init_model_path(config: dict, data_dir: Path, row: str, seed: int) -> Path:
-    """model.pt of the transfer row ``row``'s STS-2016-selected run ("test" selection, as Tables 2-3
-    report it), of the same seed when that run has it, else of its first seed."""
-    from paraphrastic.report.build import Selection, model_dir
-
-    try:
-        sel = Selection(config, Path(data_dir), rows=[row])
-    except PipelineError as exc:
-        raise PipelineError(f"universal init row {row!r}: {exc}") from exc
-    run, epochs = sel.chosen[row]["test"]
-    return model_dir(Path(data_dir), run, seed if seed in epochs else min(epochs)) / "model.pt"

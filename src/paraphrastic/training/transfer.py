@@ -10,39 +10,17 @@ import numpy as np
 import pandas as pd
 import torch
 
-from paraphrastic.atomic import atomic_path, write_json, write_text
+from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.batching import length_bucketed, pad
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.vocab import Vocabulary, add_tags
 from paraphrastic.evaluation import similarity as evaluate
-from paraphrastic.losses.margin import margin_loss, regularization
-from paraphrastic.models.encoders import MODEL_OPTIONS, SentenceEncoder, build_model
-from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, resolve_device, seed_everything
-
-__all__ = ["load_model", "resolve_device", "save_model", "scramble_pairs", "train"]
-
-
-def save_model(path, model: SentenceEncoder, model_name: str, options: dict, vocab: Vocabulary,
-               extra: dict) -> None:
-    """A self-contained model file: architecture name and options, vocabulary and weights."""
-    payload = {"model": model_name, "options": options, "vocab": vocab.words,
-               "state_dict": {k: v.cpu() for k, v in model.state_dict().items()},
-               **extra}
-    with atomic_path(path) as tmp:
-        torch.save(payload, tmp)
-
-
-def model_from_payload(payload: dict) -> SentenceEncoder:
-    """The encoder a loaded model.pt describes (its architecture, options and weights)."""
-    shape = payload["state_dict"]["embedding.weight"].shape
-    model = build_model(payload["model"], torch.zeros(shape), **payload["options"])
-    model.load_state_dict(payload["state_dict"])
-    return model
-
-
-def load_model(path, device: torch.device | str = "cpu") -> tuple[SentenceEncoder, Vocabulary, dict]:
-    payload = torch.load(path, map_location="cpu", weights_only=False)
-    return model_from_payload(payload).to(device), Vocabulary(payload["vocab"]), payload
+from paraphrastic.losses.margin import margin_loss
+from paraphrastic.losses.regularization import regularization
+from paraphrastic.models.encoders import MODEL_OPTIONS, build_model
+from paraphrastic.models.files import save_model
+from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, seed_everything
 
 
 def scramble_pairs(first: list[list[int]], second: list[list[int]], rate: float,
@@ -67,8 +45,7 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
     writing the final outputs, exactly as if the job had been killed after its checkpoint.
     """
     started = time.time()
-    if threads:
-        torch.set_num_threads(threads)
+    set_threads(threads)
     device = resolve_device(device)
     out_dir, checkpoint_dir = Path(out_dir), Path(checkpoint_dir)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)

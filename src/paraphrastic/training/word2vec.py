@@ -19,9 +19,10 @@ import torch
 from paraphrastic.atomic import write_json
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.vocab import SPECIAL, Vocabulary
+from paraphrastic.evaluation.similarity import scores_of, sts_frame, time_scoring
 from paraphrastic.models.encoders import build_model
-from paraphrastic.training.siamese_cbow import scores_of, sts_frame, time_scoring
-from paraphrastic.training.transfer import save_model
+from paraphrastic.models.files import save_model
+from paraphrastic.runtime import set_threads
 
 ARCHITECTURES = {"cbow": 0, "skipgram": 1}  # gensim's `sg`
 
@@ -53,8 +54,7 @@ def averaging_model(vectors) -> tuple[torch.nn.Module, Vocabulary]:
 def train_baselines(settings: dict, *, corpus_dir, eval_path, sets: list[str], out_dir, seed: int,
                     threads: int | None = None, eval_batch_size: int = 512) -> dict:
     """Train both architectures (the paper reports both); each one's model.pt and the scores of all."""
-    if threads:
-        torch.set_num_threads(threads)
+    set_threads(threads)
     corpus = read_table(Path(corpus_dir) / "corpus.parquet")
     sentences = [list(t) for t in corpus["tokens"]]
     frame = sts_frame(eval_path, sets)

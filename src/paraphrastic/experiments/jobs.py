@@ -1,0 +1,89 @@
+"""The jobs params.yaml defines: every run of every grid and experiment, once per seed (transfer and
+supervised, the latter once per task too), every Siamese CBOW run and every PWIM run on each of its tasks;
+and workflow/runs.yaml, the same tables for DVC's ``foreach``."""
+
+from __future__ import annotations
+
+from paraphrastic.errors import PipelineError
+from paraphrastic.experiments import grids
+
+
+def seed_list(value) -> list[int]:
+    """A ``seeds`` setting as the seeds themselves: a count N means seeds 1..N."""
+    return list(range(1, value + 1)) if isinstance(value, int) else [int(v) for v in value]
+
+
+def seeds_of(config: dict, run: dict) -> list[int]:
+    """The seeds one run is trained with: its own ``seeds`` (or ``seed``), else the top-level
+    ``seeds``, else [``train.seed``], else [``seed``]."""
+    if "seeds" in run:
+        return seed_list(run["seeds"])
+    if "seed" in run:
+        return [int(run["seed"])]
+    if config.get("seeds") is not None:
+        return seed_list(config["seeds"])
+    return [int(config["train"].get("seed", config["seed"]))]
+
+
+def job_key(run: str, seed: int) -> str:
+    """One training job, as DVC's foreach key and Snakemake's target: a run and one of its seeds."""
+    return f"{run}.seed{seed}"
+
+
+def jobs(config: dict, all_runs: dict[str, dict] | None = None) -> dict[str, dict]:
+    """Every training job: each run once per seed (the ``{seed}`` wildcard)."""
+    all_runs = grids.expand(config)[0] if all_runs is None else all_runs
+    table = {}
+    for name, settings in all_runs.items():
+        for seed in seeds_of(config, settings):
+            key = job_key(name, seed)
+            if key in table:
+                raise PipelineError(f"training job {key!r} is named twice (rename run {name!r})")
+            table[key] = {"run": name, "seed": seed, "train_set": settings["train_set"]}
+    return table
+
+
+def supervised_job_key(task: str, run: str, seed: int) -> str:
+    return f"{task}.{run}.seed{seed}"
+
+
+def supervised_jobs(config: dict, all_runs: dict[str, dict] | None = None) -> dict[str, dict]:
+    """Every supervised job: each run on each of its tasks, once per seed. ``init`` is the transfer
+    row a universal run starts from (empty otherwise)."""
+    all_runs = grids.expand_supervised(config)[0] if all_runs is None else all_runs
+    tasks = config["supervised"]["tasks"]
+    table = {}
+    for name, settings in all_runs.items():
+        extra = sorted(set(settings.get("tasks", tasks)) - set(tasks))
+        if extra:
+            raise PipelineError(f"supervised run {name!r}: tasks {extra} are not in supervised.tasks {tasks}")
+        for task in settings.get("tasks", tasks):
+            for seed in seeds_of(config, settings):
+                table[supervised_job_key(task, name, seed)] = {"task": task, "run": name, "seed": seed,
+                                                                "init": settings.get("init", "")}
+    return table
+
+
+def siamese_jobs(config: dict) -> dict[str, dict]:
+    """One Siamese CBOW job per run of ``siamese_cbow.runs`` (DVC's foreach, Snakemake's {scbow_run})."""
+    return {name: {"run": name} for name in config["siamese_cbow"]["runs"]}
+
+
+def pwim_job_key(task: str, run: str) -> str:
+    return f"{task}.{run}"
+
+
+def pwim_jobs(config: dict) -> dict[str, dict]:
+    """Every PWIM job: each run of ``pwim.runs`` on each of its tasks (all of ``pwim.tasks`` by default)."""
+    tasks = list(config["pwim"]["tasks"])
+    table = {}
+    for name, run in config["pwim"]["runs"].items():
+        chosen = (run or {}).get("tasks", tasks)
+        unknown = sorted(set(chosen) - set(tasks))
+        if unknown:
+            raise PipelineError(f"PWIM run {name!r}: tasks {unknown} are not in pwim.tasks {tasks}")
+        for task in chosen:
+            table[pwim_job_key(task, name)] = {"run": name, "task": task}
+    return table
+
+

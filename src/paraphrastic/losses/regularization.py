@@ -1,0 +1,34 @@
+"""Parameter penalties: Eq. 4's λ_c and λ_w (towards zero and the initial word vectors, or for universal
+training back to a transfer model's values) and the supervised head's λ_s."""
+
+from __future__ import annotations
+
+import torch
+
+from paraphrastic.models.encoders import SentenceEncoder
+from paraphrastic.models.heads import SimilarityHead
+
+
+def regularization(model: SentenceEncoder, lambda_c: float, lambda_w: float) -> torch.Tensor:
+    """λ_c‖W_c‖² + λ_w‖W_w,initial − W_w‖² (Eq. 4; the original Theano code scaled both by ½).
+
+    The identity-RNN regularises W_c towards its initial (identity) values instead (2016, Sec. 3).
+    """
+    total = model.embedding.weight.new_zeros(())
+    if lambda_c:
+        params = model.compositional_parameters()
+        if model.regularize_to_initial:
+            total = total + lambda_c * sum((p - p0).pow(2).sum()
+                                           for p, p0 in zip(params, model.initial_compositional(), strict=True))
+        else:
+            total = total + lambda_c * sum(p.pow(2).sum() for p in params)
+    if lambda_w:
+        total = total + lambda_w * (model.embedding.weight - model.initial_embeddings).pow(2).sum()
+    return total
+
+
+def head_regularization(head: SimilarityHead, lambda_s: float) -> torch.Tensor:
+    """λ_s ‖W_s‖² over the head's weight matrices (Wieting et al. 2016, Sec. 4.4.1)."""
+    if not lambda_s:
+        return head.classes.new_zeros(())
+    return lambda_s * sum(layer.weight.pow(2).sum() for layer in (head.product, head.difference, head.output))
