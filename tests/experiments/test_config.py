@@ -6,6 +6,7 @@ import yaml
 
 from paraphrastic.errors import PipelineError
 from paraphrastic.experiments import config, grids, jobs, settings
+from paraphrastic.pipeline.steps.fetch import required_raw_files
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow/schemas/params.schema.yaml"
@@ -15,13 +16,13 @@ SCHEMA = REPO / "workflow/schemas/params.schema.yaml"
 def test_shipped_configs_validate(name):
     c = config.load(REPO / name, SCHEMA)
     assert c["data_profile"] == "offline"
-    assert all(f for f in config.required_raw_files(c))
+    assert all(f for f in required_raw_files(c))
 
 
 def test_paper_profile_needs_upstream_files():
     c = config.load(REPO / "params.yaml", SCHEMA)
     c["data_profile"] = "paper"
-    files = config.required_raw_files(c)
+    files = required_raw_files(c)
     assert "simpwiki/v2/normal.aligned" in files and "ppdb/ppdb-XL-ordered-data.txt" in files
     manifest = yaml.safe_load((REPO / "workflow/sources.yaml").read_text())["files"]
     assert set(files) <= set(manifest)

@@ -9,7 +9,6 @@ from paraphrastic.experiments import config, grids
 from paraphrastic.experiments.jobs import jobs as job_table
 from paraphrastic.experiments.jobs import supervised_jobs
 from paraphrastic.experiments.settings import supervised_experiment
-from paraphrastic.pipeline.dvc import runs_file
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -96,12 +95,6 @@ def test_paper_grids_are_the_papers_tuning_spaces():
     assert len(rows["t2-lstm-l2"]) == 3 * 2 * 4  # margin x lambda_w {1e-5, 0} x lambda_c
     assert len(rows["t2-lstm-dropout-scrambling"]) == 3 * 2 * 3 * 6  # ... x scrambling x (dropout | word dropout)
     assert len(rows["t3-bigran"]) == 3 * 2 * 3 * 6 * 2  # ... x combination of directions
-
-
-def test_runs_file_for_dvc_is_up_to_date():
-    c = config.load(REPO / "params.yaml", REPO / "workflow/schemas/params.schema.yaml")
-    assert (REPO / "workflow/runs.yaml").read_text() == runs_file(c, grids.expand(c)[0]), \
-        "regenerate with: python -m paraphrastic grids --write workflow/runs.yaml"
 
 
 def supervised_config(**extra) -> dict:

@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from paraphrastic.pipeline.code_deps import closure
+from paraphrastic.pipeline.graph import STAGES
+
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,7 +60,11 @@ SNAKEMAKE = ["snakemake", "--profile", "workflow/profiles/default"]
 
 def sh(cmd: list[str], cwd: Path, env: dict, timeout: int = 900) -> str:
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    if proc.returncode:
+        # a failed job's message is in its rule's log: show the newest ones
+        logs = sorted((cwd / "logs").rglob("*.log"), key=lambda p: p.stat().st_mtime)[-2:]
+        shown = "".join(f"\n--- {p}\n{p.read_text(errors='replace')[-3000:]}" for p in logs)
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}{shown}")
     return proc.stdout + proc.stderr
 
 
@@ -70,7 +77,8 @@ def artifacts(root: Path) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def snakemake_run(tmp_path_factory, mirror):
     root, env = scratch_checkout(tmp_path_factory.mktemp("snake") / "repo", mirror)
-    log = sh(SNAKEMAKE, root, env)
+    # Every job's Python lists the modules it imports (in its log): test_every_job_runs_only_its_stages_code
+    log = sh(SNAKEMAKE, root, dict(env, PYTHONPROFILEIMPORTTIME="1"))
     return root, env, log
 
 
@@ -146,6 +154,30 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert stats["simpwiki"]["pairs"] == 2000 and stats["ppdb"]["pairs"] == 2000
     assert json.loads((root / "data/corpus/match_summary.json").read_text())["direction"] == \
         "simpwiki_sampled_to_ppdb"
+
+
+def imported_modules(log: Path) -> set[str]:
+    """The paraphrastic modules a job imported, from the `-X importtime` lines of its log."""
+    names = {line.rsplit("|", 1)[1].strip() for line in log.read_text(errors="replace").splitlines()
+             if line.startswith("import time:") and line.count("|") == 2}
+    return {n for n in names if n == "paraphrastic" or n.startswith("paraphrastic.")}
+
+
+def test_every_job_logs_and_runs_only_its_stages_code(snakemake_run):
+    """Each rule's log holds its job's output; what the job imported is inside its stage's derived code deps
+    (the stage's step and its import closure, plus what the CLI loads before calling the step)."""
+    root, _, _ = snakemake_run
+    cli = set(closure(["paraphrastic.__main__"], functions=False))
+    for name, stage in STAGES.items():
+        logs = sorted((root / "logs" / name).glob("*.log"))
+        assert logs, f"rule {name} wrote no log"
+        allowed = set(closure([stage.step])) | cli
+        for log in logs:
+            loaded = imported_modules(log)
+            assert stage.step in loaded, log  # the log records the job's imports
+            assert loaded <= allowed, f"{log}: ran {sorted(loaded - allowed)}, outside stage {name}'s code deps"
+    train_log = (root / "logs/train/lstm-simpwiki.seed1.log").read_text()
+    assert "selected epoch 1" in train_log
 
 
 def test_second_snakemake_run_has_nothing_to_do(snakemake_run):
@@ -276,3 +308,28 @@ def test_bad_mirror_fails_with_a_clear_error(tmp_path, mirror):
     assert proc.returncode == 1
     assert "offline mirror" in proc.stderr and "no-such-mirror" in proc.stderr
     assert not (root / "data/raw/sts").exists()
+
+
+def test_after_a_code_move_touch_and_dvc_commit_keep_every_result(snakemake_run):
+    """The README's recipe for an existing checkout after a change that only moves code: both engines see the
+    moved files as changed code deps of every stage that runs them; `snakemake --touch` and `dvc commit
+    --force` mark the existing results current, where a plain rerun would retrain. (Runs last: it moves a
+    module of this module's scratch checkout.)"""
+    root, env, _ = snakemake_run
+    sh(["dvc", "commit", "--force"], root, env)  # DVC knows the results (as after test_nothing_to_do_...)
+    src = root / "src/paraphrastic"
+    (src / "data/batching.py").rename(src / "data/padding.py")
+    for path in src.rglob("*.py"):
+        text = path.read_text()
+        if "paraphrastic.data.batching" in text:
+            path.write_text(text.replace("paraphrastic.data.batching", "paraphrastic.data.padding"))
+    sh([sys.executable, "-m", "paraphrastic", "dvc-yaml", "--write", "dvc.yaml"], root, env)
+    metrics = (root / "data/report/metrics.json").read_bytes()
+    assert "rule train:" in sh([*SNAKEMAKE, "-n"], root, env)  # without the recipe: retrain
+    assert "src/paraphrastic/data/padding.py" in (root / "dvc.yaml").read_text()
+    assert "up to date" not in sh(["dvc", "status"], root, env)
+    sh([*SNAKEMAKE, "--touch"], root, env)
+    sh(["dvc", "commit", "--force"], root, env)
+    assert "Nothing to be done" in sh([*SNAKEMAKE, "-n"], root, env)
+    assert "up to date" in sh(["dvc", "status"], root, env)
+    assert (root / "data/report/metrics.json").read_bytes() == metrics

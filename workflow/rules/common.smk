@@ -1,30 +1,64 @@
-# Helpers shared by the rule files. Every rule takes its inputs, outputs, params and command from
-# the one stage graph in src/paraphrastic/pipeline/graph.py, which also generates dvc.yaml.
+# What every rule file shares: the library, the config as this invocation resolved it, every job table, and
+# helpers that take a rule's inputs, outputs, params, log and command from the one stage graph
+# (src/paraphrastic/pipeline/graph.py, which also generates dvc.yaml).
 import json
+import re
+import sys
 
-from paraphrastic.experiments.config import param_value  # noqa: E402
+import yaml
+
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+from paraphrastic.atomic import write_text  # noqa: E402
+from paraphrastic.data.pwim_tasks import TASKS as PWIM_TASKS  # noqa: E402
+from paraphrastic.data.supervised_tasks import TASKS as SUPERVISED_TASKS  # noqa: E402
+from paraphrastic.experiments import config as params  # noqa: E402
+from paraphrastic.experiments import settings as run_settings  # noqa: E402
+from paraphrastic.experiments.jobs import JobTables  # noqa: E402
 from paraphrastic.pipeline.graph import STAGES, code_digest, code_paths  # noqa: E402
+from paraphrastic.pipeline.steps.fetch import required_raw_files  # noqa: E402
+
+# Jobs read the config Snakemake resolved (config files plus any --config overrides), so a rule and
+# its job never disagree. Rewritten only when it changes, so its mtime triggers nothing.
+RESOLVED_PARAMS = Path(".snakemake/paraphrastic/params.yaml")
+_resolved = yaml.safe_dump(config, sort_keys=False)
+if not RESOLVED_PARAMS.exists() or RESOLVED_PARAMS.read_text() != _resolved:
+    write_text(RESOLVED_PARAMS, _resolved)
+CLI = f"python -m paraphrastic --params {RESOLVED_PARAMS}"
+
+# ---- every job, computed once per parse ------------------------------------------------------------------
+TABLES = JobTables.of(config)
+GATE_JOBS = TABLES.row_jobs(config["gates"]["gran_row"])  # the analysed GRAN row's jobs
+ERROR_JOBS = TABLES.row_jobs(*config["error_analysis"]["rows"].values())  # Table 7's two rows
+TABLE4_JOBS = TABLES.row_jobs(*config["report"]["table4"].values())  # timed beside MiniLM
+
+
+def _choice(names) -> str:
+    return "|".join(re.escape(n) for n in names) or "^$"
+
+
+wildcard_constraints:
+    experiment=_choice(TABLES.runs),
+    sup_run=_choice(TABLES.supervised_runs),
+    task=_choice(SUPERVISED_TASKS),
+    scbow_run=_choice(TABLES.siamese_jobs),
+    pwim_run=_choice(j["run"] for j in TABLES.pwim_jobs.values()),
+    pwim_task=_choice(PWIM_TASKS),
+    seed=r"\d+",
 
 
 def mirror_inputs(wildcards=None):
     """Mirror files the fetch rule copies, so a changed mirror reruns it (Snakemake only: the mirror
     lies outside the repository, so DVC cannot track it; fetch verifies every sha256 anyway)."""
-    import yaml
-
-    mirror = pconfig.mirror_dir(config)
+    mirror = params.mirror_dir(config)
     if mirror is None:
         return []
     with open("workflow/sources.yaml") as handle:
         manifest = yaml.safe_load(handle)["files"]
-    return [
-        str(mirror / manifest[f]["mirror"])
-        for f in pconfig.required_raw_files(config)
-        if manifest[f].get("mirror")
-    ]
+    return [str(mirror / manifest[f]["mirror"]) for f in required_raw_files(config) if manifest[f].get("mirror")]
 
 
 def _job_train_set(dep):
-    return lambda w: dep.format(train_set=RUN_TABLE[w.experiment]["train_set"])
+    return lambda w: dep.format(train_set=TABLES.runs[w.experiment]["train_set"])
 
 
 # Folders other stages read are depended on, in Snakemake, through a file that stands for them: a
@@ -48,10 +82,11 @@ def stage_outputs(name):
 
 # A job's run settings, by the workflow/runs.yaml table its stage depends on (Stage.run_settings).
 RUN_SETTINGS = {
-    "runs": lambda w: psettings.experiment(config, w.experiment, RUN_TABLE, int(w.seed)),
-    "supervised_runs": lambda w: psettings.supervised_experiment(config, w.sup_run, w.task, int(w.seed), SUP_RUNS),
-    "siamese_runs": lambda w: psettings.siamese_experiment(config, w.scbow_run),
-    "pwim_runs": lambda w: psettings.pwim_experiment(config, w.pwim_run, w.pwim_task),
+    "runs": lambda w: run_settings.experiment(config, w.experiment, TABLES.runs, int(w.seed)),
+    "supervised_runs": lambda w: run_settings.supervised_experiment(config, w.sup_run, w.task, int(w.seed),
+                                                                     TABLES.supervised_runs),
+    "siamese_runs": lambda w: run_settings.siamese_experiment(config, w.scbow_run),
+    "pwim_runs": lambda w: run_settings.pwim_experiment(config, w.pwim_run, w.pwim_task),
 }
 
 
@@ -59,21 +94,29 @@ def stage_params(name):
     """Rerun triggers: the params.yaml keys the stage reads, a digest of its code (edits rerun it
     without relying on mtimes, see the profiles' rerun-triggers) and, per job, the run's settings."""
     stage = STAGES[name]
-    params = {
-        "settings": json.dumps({k: param_value(config, k) for k in stage.params}, sort_keys=True),
+    values = {
+        "settings": json.dumps({k: params.param_value(config, k) for k in stage.params}, sort_keys=True),
         "code_digest": code_digest(name, workflow.basedir),
     }
     if stage.run_settings:
         settings = RUN_SETTINGS[stage.run_settings.split(".")[0]]
-        params["run"] = lambda w: json.dumps(settings(w), sort_keys=True)
-    return params
+        values["run"] = lambda w: json.dumps(settings(w), sort_keys=True)
+    return values
+
+
+def stage_log(name):
+    """logs/<rule>/<job>.log: the job's stdout and stderr, appended to on every attempt (a resumed job's log
+    shows where it stopped and where it went on)."""
+    wildcards = re.findall(r"\{(\w+)\}", " ".join(out.path for out in STAGES[name].outs.values()))
+    job = ".".join("seed{seed}" if w == "seed" else f"{{{w}}}" for w in dict.fromkeys(wildcards))
+    return f"logs/{name}/{job or name}.log"
 
 
 def stage_shell(name):
     command = STAGES[name].command
     for wildcard in ("experiment", "sup_run", "task", "seed", "scbow_run", "pwim_run", "pwim_task"):
         command = command.replace(f"{{{wildcard}}}", f"{{wildcards.{wildcard}}}")
-    return f"{CLI} {command}"
+    return f"{CLI} {command} >> {{log}} 2>&1"
 
 
 def job_outputs(path, jobs):
@@ -82,3 +125,9 @@ def job_outputs(path, jobs):
     return [path.format(experiment=j["run"], sup_run=j["run"], scbow_run=j["run"], pwim_run=j["run"],
                         task=j.get("task"), pwim_task=j.get("task"), seed=j.get("seed"))
             for j in jobs.values()]
+
+
+def job_files(stage, jobs, keys=("history_json", "info", "model")):
+    """The files of these jobs of a training stage that a later stage reads: histories and train.json
+    choose a row's run, model.pt files are scored."""
+    return [path for key in keys for path in job_outputs(STAGES[stage].outs[key].path, jobs)]

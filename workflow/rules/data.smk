@@ -10,7 +10,9 @@ rule fetch:
         # The files themselves rather than directory("data/raw") (what DVC declares): Snakemake can
         # checksum files, so a rewritten but unchanged data/raw reruns nothing downstream.
         manifest=STAND_INS["data/raw"],
-        files=[f"data/raw/{name}" for name in pconfig.required_raw_files(config)],
+        files=[f"data/raw/{name}" for name in required_raw_files(config)],
+    log:
+        stage_log("fetch"),
     params:
         **stage_params("fetch"),
     shell:
@@ -23,6 +25,8 @@ rule prepare_eval:
         code=code_paths("prepare_eval"),
     output:
         **stage_outputs("prepare_eval"),
+    log:
+        stage_log("prepare_eval"),
     params:
         **stage_params("prepare_eval"),
     shell:
@@ -35,6 +39,8 @@ rule prepare_train:
         code=code_paths("prepare_train"),
     output:
         **stage_outputs("prepare_train"),
+    log:
+        stage_log("prepare_train"),
     params:
         **stage_params("prepare_train"),
     shell:
@@ -47,6 +53,8 @@ rule match:
         code=code_paths("match"),
     output:
         **stage_outputs("match"),
+    log:
+        stage_log("match"),
     params:
         **stage_params("match"),
     shell:
@@ -59,6 +67,8 @@ rule vocab:
         code=code_paths("vocab"),
     output:
         **stage_outputs("vocab"),
+    log:
+        stage_log("vocab"),
     params:
         **stage_params("vocab"),
     shell:

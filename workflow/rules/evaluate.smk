@@ -9,6 +9,8 @@ rule evaluate:
         code=code_paths("evaluate"),
     output:
         **stage_outputs("evaluate"),
+    log:
+        stage_log("evaluate"),
     params:
         **stage_params("evaluate"),
     threads: config["threads"]
@@ -22,6 +24,8 @@ rule baseline:
         code=code_paths("baseline"),
     output:
         **stage_outputs("baseline"),
+    log:
+        stage_log("baseline"),
     params:
         **stage_params("baseline"),
     threads: config["threads"]
@@ -33,12 +37,12 @@ rule error_analysis:
     input:
         *stage_inputs("error_analysis"),
         # the two rows' jobs: their histories choose the runs, their model.pt files score the pairs
-        histories=job_outputs(STAGES["train"].outs["history_json"].path, ERROR_JOBS),
-        infos=job_outputs(STAGES["train"].outs["info"].path, ERROR_JOBS),
-        models=job_outputs(STAGES["train"].outs["model"].path, ERROR_JOBS),
+        jobs=job_files("train", ERROR_JOBS),
         code=code_paths("error_analysis"),
     output:
         **stage_outputs("error_analysis"),
+    log:
+        stage_log("error_analysis"),
     params:
         **stage_params("error_analysis"),
     threads: config["threads"]
@@ -50,12 +54,12 @@ rule compare_encoders:
     input:
         *stage_inputs("compare_encoders"),
         # the Table 4 rows' jobs: their histories choose the runs, their model.pt files are timed
-        histories=job_outputs(STAGES["train"].outs["history_json"].path, TABLE4_JOBS),
-        infos=job_outputs(STAGES["train"].outs["info"].path, TABLE4_JOBS),
-        models=job_outputs(STAGES["train"].outs["model"].path, TABLE4_JOBS),
+        jobs=job_files("train", TABLE4_JOBS),
         code=code_paths("compare_encoders"),
     output:
         **stage_outputs("compare_encoders"),
+    log:
+        stage_log("compare_encoders"),
     params:
         **stage_params("compare_encoders"),
     threads: config["threads"]

@@ -8,9 +8,11 @@ rule stanza_models:
     output:
         resources=directory(STAGES["stanza_models"].outs["resources"].path),
         scores=STAGES["stanza_models"].outs["scores"].path,
+    log:
+        stage_log("stanza_models"),
     params:
         **stage_params("stanza_models"),
-    threads: param_value(config, STAGES["stanza_models"].threads)
+    threads: params.param_value(config, STAGES["stanza_models"].threads)
     resources:
         mem_mb=8000,
         runtime=240,
@@ -24,6 +26,8 @@ rule gate_sentences:
         code=code_paths("gate_sentences"),
     output:
         **stage_outputs("gate_sentences"),
+    log:
+        stage_log("gate_sentences"),
     params:
         **stage_params("gate_sentences"),
     shell:
@@ -36,6 +40,8 @@ rule parse:
         code=code_paths("parse"),
     output:
         **stage_outputs("parse"),
+    log:
+        stage_log("parse"),
     params:
         **stage_params("parse"),
     threads: config["threads"]
@@ -47,11 +53,12 @@ rule gates:
     input:
         *stage_inputs("gates"),
         # the analysed row's jobs: their histories choose the run, its model.pt gives the gates
-        histories=job_outputs(STAGES["train"].outs["history_json"].path, GATE_JOBS),
-        models=job_outputs(STAGES["train"].outs["model"].path, GATE_JOBS),
+        jobs=job_files("train", GATE_JOBS),
         code=code_paths("gates"),
     output:
         **stage_outputs("gates"),
+    log:
+        stage_log("gates"),
     params:
         **stage_params("gates"),
     threads: config["threads"]

@@ -2,40 +2,31 @@
 # DVC depends on the data/models and data/results folders; Snakemake lists the same files.
 
 
+# A training job's history and train.json: what the report reads of it (not its model.pt).
+HISTORIES = ("history_json", "info")
+
+
 rule report:
     input:
-        results=job_outputs(STAGES["evaluate"].outs["results"].path, EXPERIMENT_JOBS),
+        results=job_outputs(STAGES["evaluate"].outs["results"].path, TABLES.experiment_jobs),
         baseline=STAGES["baseline"].outs["results"].path,
-        models=job_outputs(STAGES["train"].outs["info"].path, JOBS),
-        histories=job_outputs(STAGES["train"].outs["history_json"].path, JOBS),
+        jobs=job_files("train", TABLES.jobs, HISTORIES),
         stats=[d for d in STAGES["report"].deps if d.endswith(".json")],
         gates=list(stage_outputs("gates").values()),
-        supervised=[
-            path
-            for stage, universal in (("train_supervised", False), ("train_universal", True))
-            for key in ("history_json", "info")
-            for path in job_outputs(
-                STAGES[stage].outs[key].path, {k: j for k, j in SUP_JOBS.items() if bool(j["init"]) == universal}
-            )
-        ],
+        supervised=job_files("train_supervised", TABLES.supervised_jobs_of(universal=False), HISTORIES),
+        universal=job_files("train_universal", TABLES.supervised_jobs_of(universal=True), HISTORIES),
         errors=list(stage_outputs("error_analysis").values()),
         encoders=list(stage_outputs("compare_encoders").values()),
-        siamese=[
-            path
-            for key in ("history_json", "info")
-            for path in job_outputs(STAGES["train_siamese"].outs[key].path, SIAMESE_JOBS)
-        ],
+        siamese=job_files("train_siamese", TABLES.siamese_jobs, HISTORIES),
         siamese_corpus=STAGES["siamese_corpus"].outs["stats"].path,
         word2vec=STAGES["word2vec"].outs["results"].path,
-        pwim=[
-            path
-            for key in ("history_json", "info")
-            for path in job_outputs(STAGES["train_pwim"].outs[key].path, PWIM_JOBS)
-        ],
+        pwim=job_files("train_pwim", TABLES.pwim_jobs, HISTORIES),
         pwim_stats=STAGES["prepare_pwim"].outs["stats"].path,
         code=code_paths("report"),
     output:
         **stage_outputs("report"),
+    log:
+        stage_log("report"),
     params:
         **stage_params("report"),
     shell:

@@ -9,6 +9,8 @@ rule siamese_corpus:
         code=code_paths("siamese_corpus"),
     output:
         **stage_outputs("siamese_corpus"),
+    log:
+        stage_log("siamese_corpus"),
     params:
         **stage_params("siamese_corpus"),
     shell:
@@ -21,6 +23,8 @@ rule train_siamese:
         code=code_paths("train_siamese"),
     output:
         **stage_outputs("train_siamese"),
+    log:
+        stage_log("train_siamese"),
     params:
         **stage_params("train_siamese"),
     threads: config["threads"]
@@ -37,6 +41,8 @@ rule word2vec:
         code=code_paths("word2vec"),
     output:
         **stage_outputs("word2vec"),
+    log:
+        stage_log("word2vec"),
     params:
         **stage_params("word2vec"),
     threads: config["threads"]
@@ -50,6 +56,8 @@ rule prepare_pwim:
         code=code_paths("prepare_pwim"),
     output:
         **stage_outputs("prepare_pwim"),
+    log:
+        stage_log("prepare_pwim"),
     params:
         **stage_params("prepare_pwim"),
     shell:
@@ -62,6 +70,8 @@ rule train_pwim:
         code=code_paths("train_pwim"),
     output:
         **stage_outputs("train_pwim"),
+    log:
+        stage_log("train_pwim"),
     params:
         **stage_params("train_pwim"),
     threads: config["threads"]

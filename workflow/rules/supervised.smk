@@ -4,15 +4,7 @@
 
 def universal_init_inputs(wildcards):
     """The init row's transfer jobs: their histories choose the run, its model.pt is the starting point."""
-    row = SUP_RUNS[wildcards.sup_run]["init"]
-    if row not in ROWS:
-        raise ValueError(f"supervised run {wildcards.sup_run}: init row {row!r} is not a transfer grid row or experiment")
-    jobs = {k: j for k, j in JOBS.items() if j["run"] in ROWS[row]}
-    return [
-        path
-        for key in ("history_json", "info", "model")
-        for path in job_outputs(STAGES["train"].outs[key].path, jobs)
-    ]
+    return job_files("train", TABLES.row_jobs(TABLES.supervised_runs[wildcards.sup_run]["init"]))
 
 
 rule prepare_supervised:
@@ -21,6 +13,8 @@ rule prepare_supervised:
         code=code_paths("prepare_supervised"),
     output:
         **stage_outputs("prepare_supervised"),
+    log:
+        stage_log("prepare_supervised"),
     params:
         **stage_params("prepare_supervised"),
     shell:
@@ -33,6 +27,8 @@ rule train_supervised:
         code=code_paths("train_supervised"),
     output:
         **stage_outputs("train_supervised"),
+    log:
+        stage_log("train_supervised"),
     params:
         **stage_params("train_supervised"),
     threads: config["threads"]
@@ -50,6 +46,8 @@ rule train_universal:
         code=code_paths("train_universal"),
     output:
         **stage_outputs("train_universal"),
+    log:
+        stage_log("train_universal"),
     params:
         **stage_params("train_universal"),
     threads: config["threads"]

@@ -9,6 +9,8 @@ rule train:
         code=code_paths("train"),
     output:
         **stage_outputs("train"),
+    log:
+        stage_log("train"),
     params:
         **stage_params("train"),
     threads: config["threads"]

@@ -16,6 +16,9 @@ from paraphrastic.data.datasets import EvalSet
 from paraphrastic.errors import PipelineError
 from paraphrastic.data.tokenize import tokenize
 
+# The training sets a run may name (`train_set`), each one table: <name>.parquet. The *_matched pair is
+# token-matched (Sec. 4.1.2).
+TRAIN_SETS = ("simpwiki", "ppdb", "simpwiki_matched", "ppdb_matched")
 TOKENS = pa.list_(pa.string())
 TRAIN_SCHEMA = pa.schema([
     ("source", pa.string()),  # file:line the pair came from

@@ -49,6 +49,10 @@ def sts_sets(ids) -> list[EvalSet]:
     return chosen
 
 
+# The 20 STS 2012-2015 sets: the STS task's "all", and the sets Siamese CBOW (Kenter et al. 2016) is scored on.
+STS_2012_2015 = tuple(s.id for s in sts_sets("all"))
+
+
 def raw_files() -> list[str]:
     """Paths under data/raw the supervised tables may be built from; the fetch stage always fetches all of
     them, so choosing other STS sets (``supervised.sts_sets``) reruns only the supervised stages."""
@@ -87,22 +91,23 @@ def cap(frame: pd.DataFrame, max_pairs: int | None, seed: int) -> pd.DataFrame:
     return pd.concat(parts).sort_index().reset_index(drop=True)
 
 
-def build_task_table(config: dict, task: str, raw_root) -> pd.DataFrame:
-    sup = config["supervised"]
+def build_task_table(task: str, raw_root, *, sets: str | list[str], split: dict,
+                     max_pairs: int | None = None) -> pd.DataFrame:
+    """One task's pairs with their ``split``: STS pools the STS 2012-2015 ``sets`` (``"all"`` or ids) and splits each by ``split`` (train and
+    validation fractions, seed); SICK keeps its official files. At most ``max_pairs`` per split (tests)."""
     if task == "sts":
-        frame = build_eval_table(sts_sets(sup["sts_sets"]), raw_root)
-        frame["split"] = split_per_set(frame, sup["split"]["train"], sup["split"]["validation"],
-                                       sup["split"]["seed"])
+        frame = build_eval_table(sts_sets(sets), raw_root)
+        frame["split"] = split_per_set(frame, split["train"], split["validation"], split["seed"])
     elif task == "sick":
         parts = []
-        for split, spec in SICK_SPLITS.items():
+        for name, spec in SICK_SPLITS.items():
             part = build_eval_table([spec], raw_root)
-            part["split"] = split
+            part["split"] = name
             parts.append(part)
         frame = pd.concat(parts, ignore_index=True)
     else:
         raise PipelineError(f"unknown supervised task {task!r}; known: {TASKS}")
-    return cap(frame, sup.get("max_pairs"), sup["split"]["seed"])
+    return cap(frame, max_pairs, split["seed"])
 
 
 def task_stats(task: str, frame: pd.DataFrame) -> dict:

@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from scipy import stats
 
+from paraphrastic.atomic import write_json
 from paraphrastic.data import datasets
 from paraphrastic.data.batching import pad
 from paraphrastic.data.corpus import read_table
@@ -130,3 +131,16 @@ def time_scoring(model, vocab: Vocabulary, frame: pd.DataFrame, batch_size: int,
         cosine_scores(model, vocab, frame, batch_size=batch_size, device=device)
         seconds.append(time.perf_counter() - start)
     return {"pairs": len(frame), "seconds": min(seconds), "seconds_per_pair": min(seconds) / max(len(frame), 1)}
+
+
+def write_scores(model, vocab: Vocabulary, *, eval_path, out, name: str, meta: dict, selection: list[str],
+                 batch_size: int, device) -> dict:
+    """Score ``model`` on every set of the evaluation table and write the results file (per set, summary,
+    and how long scoring took); returns the summary."""
+    started = time.time()
+    frame = read_table(eval_path)
+    results = score_sets(model, vocab, frame, batch_size=batch_size, device=device)
+    summary = summarize(results, selection)
+    write_json(out, {"experiment": name, **meta, "seconds": time.time() - started, "summary": summary,
+                     "datasets": results})
+    return summary

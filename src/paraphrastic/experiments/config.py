@@ -14,8 +14,6 @@ import jsonschema
 import yaml
 
 from paraphrastic.data import datasets
-from paraphrastic.data.pwim_tasks import raw_files as pwim_raw_files
-from paraphrastic.data.supervised_tasks import raw_files as supervised_raw_files
 from paraphrastic.errors import PipelineError
 
 MIRROR_ENV = "PARAPHRASTIC_MIRROR"
@@ -69,23 +67,6 @@ def eval_sets(config: dict) -> list[datasets.EvalSet]:
 def selection_ids(config: dict) -> list[str]:
     """The model-selection sets ("test" selection: the five STS 2016 sets)."""
     return [s.id for s in datasets.resolve(config["evaluation"]["selection"])]
-
-
-def required_raw_files(config: dict) -> list[str]:
-    """Paths under data/raw the active profile and evaluation sets need (the fetch stage's work list)."""
-    prof = profile(config)
-    files = [f for pair in simpwiki_files(config) for f in pair]
-    files.append(prof["ppdb"]["path"])
-    files.append(prof["embeddings"])
-    files += [prof["treebank"]["train"], prof["treebank"]["dev"]]
-    files += [f for s in eval_sets(config) for f in s.files]
-    files += supervised_raw_files()
-    files += pwim_raw_files()
-    return list(dict.fromkeys(files))
-
-
-# Training sets an experiment may name. The *_matched pair is token-matched (paper Sec. 4.1.2).
-TRAIN_SETS = {name: f"data/corpus/{name}.parquet" for name in ("simpwiki", "ppdb", "simpwiki_matched", "ppdb_matched")}
 
 
 # ---- the other seed systems (issue 8): Siamese CBOW and PWIM -------------------------------------------

@@ -1,8 +1,10 @@
 """The jobs params.yaml defines: every run of every grid and experiment, once per seed (transfer and
-supervised, the latter once per task too), every Siamese CBOW run and every PWIM run on each of its tasks;
-and workflow/runs.yaml, the same tables for DVC's ``foreach``."""
+supervised, the latter once per task too), every Siamese CBOW run and every PWIM run on each of its tasks.
+Snakemake's rules and workflow/runs.yaml (DVC's ``foreach``) are built from these tables."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from paraphrastic.errors import PipelineError
 from paraphrastic.experiments import grids
@@ -87,3 +89,37 @@ def pwim_jobs(config: dict) -> dict[str, dict]:
     return table
 
 
+@dataclass(frozen=True)
+class JobTables:
+    """Every job of a config, by the stages that run them, computed once (the Snakefile's index of jobs)."""
+
+    runs: dict[str, dict]  # every transfer run: experiments and grid points, by name
+    rows: dict[str, list[str]]  # each table row's runs (an experiment is a row of one run)
+    jobs: dict[str, dict]  # each transfer run once per seed
+    experiment_jobs: dict[str, dict]  # the jobs of the explicit experiments (`evaluate` scores their model.pt)
+    supervised_runs: dict[str, dict]
+    supervised_rows: dict[str, list[str]]
+    supervised_jobs: dict[str, dict]  # each supervised run on each of its tasks, once per seed
+    siamese_jobs: dict[str, dict]
+    pwim_jobs: dict[str, dict]
+
+    @classmethod
+    def of(cls, config: dict) -> JobTables:
+        runs, rows = grids.expand(config)
+        supervised_runs, supervised_rows = grids.expand_supervised(config)
+        every = jobs(config, runs)
+        experiments = {key: job for key, job in every.items() if job["run"] in config["experiments"]}
+        return cls(runs, rows, every, experiments, supervised_runs, supervised_rows,
+                   supervised_jobs(config, supervised_runs), siamese_jobs(config), pwim_jobs(config))
+
+    def row_jobs(self, *rows: str) -> dict[str, dict]:
+        """The transfer jobs of these table rows (the models an analysis or a universal run reads)."""
+        unknown = [row for row in rows if row not in self.rows]
+        if unknown:
+            raise PipelineError(f"no experiment or grid row named {unknown[0]!r} in params")
+        wanted = {run for row in rows for run in self.rows[row]}
+        return {key: job for key, job in self.jobs.items() if job["run"] in wanted}
+
+    def supervised_jobs_of(self, *, universal: bool) -> dict[str, dict]:
+        """The supervised jobs that start from the initial word vectors, or (``universal``) from a transfer model."""
+        return {key: job for key, job in self.supervised_jobs.items() if bool(job["init"]) == universal}

@@ -72,8 +72,9 @@ def _ancestors(module: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def closure(modules: list[str] | tuple[str, ...], root: Path = SOURCE_ROOT) -> list[str]:
-    """Every ``paraphrastic`` module that running ``modules`` can execute, sorted."""
+def closure(modules: list[str] | tuple[str, ...], root: Path = SOURCE_ROOT, *, functions: bool = True) -> list[str]:
+    """Every ``paraphrastic`` module that running ``modules`` can execute, sorted. With ``functions=False``,
+    only what importing them loads (module-level imports alone)."""
     seen: set[str] = set()
     executed_packages: set[str] = set()
     pending = list(modules)
@@ -82,7 +83,7 @@ def closure(modules: list[str] | tuple[str, ...], root: Path = SOURCE_ROOT) -> l
         if module in seen:
             continue
         seen.add(module)
-        pending += imports_of(module, root)
+        pending += imports_of(module, root, module_level_only=not functions)
         for package in _ancestors(module):
             if package not in seen and package not in executed_packages:
                 executed_packages.add(package)

@@ -1,7 +1,8 @@
 """The pipeline's stage graph, defined once: Snakemake's rules and dvc.yaml are both built from it.
 
-Each :class:`Stage` gives the CLI command a stage runs, the files it reads and writes, the
-params.yaml keys it depends on and the library modules it runs. The Snakemake rules
+Each :class:`Stage` gives the CLI command a stage runs, the files it reads and writes and the
+params.yaml keys it depends on; the code it runs is derived, the import closure of its step module
+(:mod:`paraphrastic.pipeline.steps`, :mod:`paraphrastic.pipeline.code_deps`). The Snakemake rules
 (workflow/rules/*.smk) take their inputs, outputs, rerun-trigger params and shell command from
 here; dvc.yaml is generated from here by ``python -m paraphrastic dvc-yaml --write dvc.yaml``
 (a test fails when the committed file is stale), so the two tools cannot drift apart.
@@ -41,7 +42,6 @@ class Stage:
     deps: tuple[str, ...]  # data the stage reads
     outs: dict[str, Output]  # named outputs (Snakemake's output names)
     params: tuple[str, ...]  # params.yaml keys the stage reads (dotted paths)
-    code: tuple[str, ...]  # the modules that implement it: its code deps are their import closure
     foreach: str | None = None  # a per-job stage: `jobs` (every run x seed) or `experiment_jobs`
     # Outputs that must survive a failed or killed job (checkpoints): a Snakemake param, not an output
     # (Snakemake deletes a failed job's outputs), and a persistent uncached DVC output.
@@ -49,6 +49,11 @@ class Stage:
     # also depends on the run's own settings: this entry of workflow/runs.yaml (its table, then the job's keys)
     run_settings: str | None = None
     threads: str = "threads"  # the params.yaml key giving the stage's threads (its `{threads}`)
+
+    @property
+    def step(self) -> str:
+        """The module that implements the stage: its command's, in :mod:`paraphrastic.pipeline.steps`."""
+        return f"paraphrastic.pipeline.steps.{self.command.split()[0].replace('-', '_')}"
 
 
 # What choosing a transfer row's model reads (report.Selection): its runs, their seeds and settings.
@@ -59,8 +64,9 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
     # Universal jobs sit in their own subfolder of the same models folder, which the report depends on.
     job = f"data/supervised/models/{'universal/' if universal else ''}{SUP_DIR}"
     checkpoints = f"data/supervised/checkpoints/{'universal/' if universal else ''}{SUP_DIR}"
-    command = (f"train-supervised --experiment {{sup_run}} --task {{task}} --seed {{seed}} --out-dir {job} "
-               f"--checkpoints {checkpoints} --threads {{threads}}" + (" --data-dir data" if universal else ""))
+    command = (f"{'train-universal' if universal else 'train-supervised'} --experiment {{sup_run}} --task {{task}} "
+               f"--seed {{seed}} --out-dir {job} --checkpoints {checkpoints} --threads {{threads}}"
+               + (" --data-dir data" if universal else ""))
     deps = ("data/supervised/{task}.parquet", *_VOCAB, *(("data/models",) if universal else ()))
     return Stage(name, command, deps=deps,
                  outs={"model": Output(f"{job}/model.pt"),
@@ -68,40 +74,34 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
                        "history_json": Output(f"{job}/history.json"), "info": Output(f"{job}/train.json")},
                  params=tuple(dict.fromkeys(("supervised.train", "seed", "device", "evaluation.batch_size",
                                              *(_SELECTION_PARAMS if universal else ())))),
-                 # universal jobs choose their starting model with the report's selection
-                 code=("paraphrastic.training.supervised", "paraphrastic.experiments.settings",
-                       *(("paraphrastic.evaluation.selection",) if universal else ())),
-    foreach=foreach,
-                 persistent=(checkpoints,), run_settings="supervised_runs.{sup_run}")
+                 foreach=foreach, persistent=(checkpoints,), run_settings="supervised_runs.{sup_run}")
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("fetch", "fetch --manifest workflow/sources.yaml --out data/raw",
           deps=("workflow/sources.yaml",), outs={"raw": Output("data/raw")},
-          params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra"),
-          code=('paraphrastic.data.fetch',)),
+          params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra")),
     Stage("prepare_eval",
           "prepare-eval --raw data/raw --out data/corpus/eval.parquet --stats data/corpus/eval_stats.json",
           deps=("data/raw",),
           outs={"table": Output("data/corpus/eval.parquet"), "stats": Output("data/corpus/eval_stats.json")},
-          params=("evaluation",), code=('paraphrastic.data.corpus',)),
+          params=("evaluation",)),
     Stage("prepare_train", "prepare-train --raw data/raw --out-dir data/corpus",
           deps=("data/raw",),
           outs={"simpwiki": Output("data/corpus/simpwiki.parquet"), "ppdb": Output("data/corpus/ppdb.parquet"),
                 "stats": Output("data/corpus/train_stats.json")},
-          params=("data_profile", "profiles", "data", "seed"), code=('paraphrastic.data.readers',
-                                                                     'paraphrastic.data.corpus')),
+          params=("data_profile", "profiles", "data", "seed")),
     Stage("match", "match --corpus data/corpus",
           deps=("data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet"),
           outs={"simpwiki": Output("data/corpus/simpwiki_matched.parquet"),
                 "ppdb": Output("data/corpus/ppdb_matched.parquet"),
                 "summary": Output("data/corpus/match_summary.json")},
-          params=("data",), code=('paraphrastic.data.corpus',)),
+          params=("data",)),
     Stage("vocab", "vocab --raw data/raw --corpus data/corpus --out-dir data/vocab",
           deps=("data/raw", "data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet", "data/corpus/eval.parquet"),
           outs={"words": Output("data/vocab/vocab.txt"), "embeddings": Output("data/vocab/embeddings.npy"),
                 "coverage": Output("data/vocab/coverage.json")},
-          params=("data_profile", "profiles"), code=('paraphrastic.data.vocab', 'paraphrastic.data.corpus')),
+          params=("data_profile", "profiles")),
     Stage("train", f"train --experiment {{experiment}} --seed {{seed}} --out-dir data/models/{JOB_DIR} "
                    f"--checkpoints data/checkpoints/{JOB_DIR} --threads {{threads}}",
           deps=("data/corpus/{train_set}.parquet", *_VOCAB, "data/corpus/eval.parquet"),
@@ -110,40 +110,35 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                                   {"x": "epoch", "y": "selection_pearson"}),
                 "history_json": Output(f"data/models/{JOB_DIR}/history.json"),
                 "info": Output(f"data/models/{JOB_DIR}/train.json")},
-          params=("train", "seed", "device", "evaluation"), code=('paraphrastic.experiments.settings',
-                                                                  'paraphrastic.training.transfer'),
+          params=("train", "seed", "device", "evaluation"),
           foreach="jobs", persistent=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{experiment}"),
     Stage("evaluate", f"evaluate --model data/models/{JOB_DIR}/model.pt --eval data/corpus/eval.parquet "
                       f"--out data/results/{JOB_DIR}.json --threads {{threads}}",
           deps=(f"data/models/{JOB_DIR}/model.pt", "data/corpus/eval.parquet"),
           outs={"results": Output(f"data/results/{JOB_DIR}.json", "metric")},
-          params=("evaluation",), code=('paraphrastic.evaluation.similarity', 'paraphrastic.models.files',
-                                        'paraphrastic.runtime', 'paraphrastic.data.corpus'),
+          params=("evaluation",),
     foreach="experiment_jobs"),
-    Stage("baseline", "evaluate --baseline --vocab-dir data/vocab --eval data/corpus/eval.parquet "
+    Stage("baseline", "baseline --vocab-dir data/vocab --eval data/corpus/eval.parquet "
                       "--out data/results/baseline.json --threads {threads}",
           deps=(*_VOCAB, "data/corpus/eval.parquet"),
           outs={"results": Output("data/results/baseline.json", "metric")},
-          params=("evaluation",), code=('paraphrastic.evaluation.similarity', 'paraphrastic.models.encoders',
-                                        'paraphrastic.data.vocab', 'paraphrastic.runtime', 'paraphrastic.data.corpus')),
+          params=("evaluation",)),
     # Gate analysis (Sec. 5.2): Stanza models, sentences, parses (cached: the analysis never re-parses), norms.
     Stage("stanza_models", "stanza-models --raw data/raw --out-dir data/stanza --threads {threads}",
           deps=("data/raw",),
           outs={"resources": Output("data/stanza/resources"), "scores": Output("data/stanza/scores.json", "metric")},
-          params=("data_profile", "profiles", "gates.stanza"), code=('paraphrastic.analysis.stanza_models',),
+          params=("data_profile", "profiles", "gates.stanza"),
           threads="gates.stanza.threads"),
     Stage("gate_sentences", "gate-sentences --corpus data/corpus --out data/gates/sentences.parquet "
                             "--stats data/gates/sentences.json",
           deps=("data/corpus/simpwiki.parquet", "data/corpus/eval.parquet"),
           outs={"sentences": Output("data/gates/sentences.parquet"), "stats": Output("data/gates/sentences.json")},
-          params=("gates.sentences", "gates.max_tokens", "gates.seed", "evaluation.selection"),
-          code=('paraphrastic.data.gate_sentences', 'paraphrastic.data.corpus')),
+          params=("gates.sentences", "gates.max_tokens", "gates.seed", "evaluation.selection")),
     Stage("parse", "parse --sentences data/gates/sentences.parquet --models data/stanza/resources "
                    "--out data/gates/parses.parquet --threads {threads}",
           deps=("data/gates/sentences.parquet", "data/stanza/resources"),
           outs={"parses": Output("data/gates/parses.parquet")},
-          params=("gates.parse_batch_size", "device"), code=('paraphrastic.analysis.stanza_models',
-                                                             'paraphrastic.runtime')),
+          params=("gates.parse_batch_size", "device")),
     # Snakemake reads only the analysed row's jobs (workflow/rules/gates.smk); DVC hashes data/models.
     Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet --out-dir data/gates/analysis "
                    "--threads {threads}",
@@ -156,15 +151,13 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "plot": Output("data/gates/analysis/norms_by_pos.png"),
                 "summary": Output("data/gates/analysis/summary.json", "metric")},
           params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size", "grids",
-                  "grid_thinning", "experiments", "seeds", "seed", "train", "paper_tables", "device"),
-          code=('paraphrastic.analysis.gates',)),
+                  "grid_thinning", "experiments", "seeds", "seed", "train", "paper_tables", "device")),
     # Supervised similarity (Sec. 4.3, Tables 5-8): STS split 40/10/50 and SICK; one job per task, run and seed.
     Stage("prepare_supervised", "prepare-supervised --raw data/raw --out-dir data/supervised",
           deps=("data/raw",),
           outs={"sts": Output("data/supervised/sts.parquet"), "sick": Output("data/supervised/sick.parquet"),
                 "stats": Output("data/supervised/stats.json")},
-          params=("supervised.sts_sets", "supervised.split", "supervised.max_pairs"),
-          code=('paraphrastic.data.supervised_tasks', 'paraphrastic.data.corpus')),
+          params=("supervised.sts_sets", "supervised.split", "supervised.max_pairs")),
     _supervised_stage("train_supervised", "supervised_jobs"),
     # Universal (Table 8): starts from the STS-2016-selected transfer model of the run's `init` row.
     _supervised_stage("train_universal", "universal_jobs", universal=True),
@@ -174,14 +167,12 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"pairs": Output("data/error_analysis/pairs.parquet"),
                 "examples": Output("data/error_analysis/examples.csv"),
                 "summary": Output("data/error_analysis/summary.json", "metric")},
-          params=("error_analysis", *_SELECTION_PARAMS, "device"),
-          code=('paraphrastic.analysis.error_analysis',)),
+          params=("error_analysis", *_SELECTION_PARAMS, "device")),
     # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
     Stage("compare_encoders", "compare-encoders --data-dir data --out data/results/encoders.json --threads {threads}",
           deps=("data/corpus/eval.parquet", "data/models"),
           outs={"results": Output("data/results/encoders.json", "metric")},
-          params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS),
-          code=('paraphrastic.evaluation.reference',)),
+          params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS)),
     # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
     Stage("siamese_corpus",
           f"siamese-corpus --raw data/raw --eval data/corpus/eval.parquet --out-dir {_SIAMESE_CORPUS}",
@@ -190,8 +181,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "words": Output("data/siamese/corpus/words.parquet"),
                 "embeddings": Output("data/siamese/corpus/embeddings.npy"),
                 "stats": Output("data/siamese/corpus/stats.json")},
-          params=("data_profile", "profiles", "siamese_cbow.corpus", "siamese_cbow.max_sentences"),
-          code=('paraphrastic.data.siamese_corpus', 'paraphrastic.data.supervised_tasks', 'paraphrastic.data.corpus')),
+          params=("data_profile", "profiles", "siamese_cbow.corpus", "siamese_cbow.max_sentences")),
     Stage("train_siamese", f"train-siamese --run {{scbow_run}} --corpus-dir {_SIAMESE_CORPUS} "
                            f"--eval data/corpus/eval.parquet --out-dir data/siamese/models/{{scbow_run}} "
                            f"--checkpoints data/siamese/checkpoints/{{scbow_run}} --threads {{threads}}",
@@ -202,8 +192,6 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "history_json": Output("data/siamese/models/{scbow_run}/history.json"),
                 "info": Output("data/siamese/models/{scbow_run}/train.json")},
           params=("siamese_cbow.train", "seed", "device", "evaluation.batch_size"),
-          code=('paraphrastic.training.siamese_cbow', 'paraphrastic.experiments.settings',
-                'paraphrastic.data.supervised_tasks'),
     foreach="siamese_jobs",
           persistent=("data/siamese/checkpoints/{scbow_run}",), run_settings="siamese_runs.{scbow_run}"),
     Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval data/corpus/eval.parquet "
@@ -212,8 +200,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"cbow": Output("data/siamese/word2vec/cbow/model.pt"),
                 "skipgram": Output("data/siamese/word2vec/skipgram/model.pt"),
                 "results": Output("data/siamese/word2vec/results.json", "metric")},
-          params=("siamese_cbow.word2vec", "seed", "evaluation.batch_size"),
-          code=('paraphrastic.training.word2vec', 'paraphrastic.data.supervised_tasks')),
+          params=("siamese_cbow.word2vec", "seed", "evaluation.batch_size")),
     # PWIM (He & Lin 2016): SICK, MSRvid and STS 2014 tables with their own frozen vectors; one job per run and task.
     Stage("prepare_pwim", "prepare-pwim --raw data/raw --out-dir data/pwim",
           deps=("data/raw",),
@@ -221,8 +208,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "words": Output("data/pwim/vocab.txt"), "embeddings": Output("data/pwim/embeddings.npy"),
                 "stats": Output("data/pwim/stats.json")},
           params=("data_profile", "profiles", "pwim.tasks", "pwim.validation_fraction", "pwim.split_seed",
-                  "pwim.max_pairs"),
-          code=('paraphrastic.data.pwim_tasks',)),
+                  "pwim.max_pairs")),
     Stage("train_pwim", f"train-pwim --run {{pwim_run}} --task {{pwim_task}} --data-dir data/pwim "
                         f"--out-dir data/pwim/models/{_PWIM_JOB} --checkpoints data/pwim/checkpoints/{_PWIM_JOB} "
                         "--threads {threads}",
@@ -233,7 +219,6 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "history_json": Output(f"data/pwim/models/{_PWIM_JOB}/history.json"),
                 "info": Output(f"data/pwim/models/{_PWIM_JOB}/train.json")},
           params=("seed", "device"),
-          code=('paraphrastic.training.pwim', 'paraphrastic.experiments.settings'),
           foreach="pwim_jobs", persistent=(f"data/pwim/checkpoints/{_PWIM_JOB}",),
           run_settings="pwim_runs.{pwim_task}.{pwim_run}"),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
@@ -248,17 +233,12 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "gate_plot": Output("data/report/gate_norms_by_pos.png"),
                 "metrics": Output("data/report/metrics.json", "metric")},
           params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds",
-                  "supervised", "error_analysis", "siamese_cbow", "pwim"),
-          code=('paraphrastic.report.build',)),
+                  "supervised", "error_analysis", "siamese_cbow", "pwim")),
 )}
 
-# Every stage command goes through the CLI, which loads and validates params.yaml.
-SHARED = ("paraphrastic.experiments.config",)
-
-
 def code_paths(stage: str) -> list[str]:
-    """The source files a stage runs (relative to the repository root): its modules' import closure."""
-    return [path.as_posix() for path in closure_files([*STAGES[stage].code, *SHARED])]
+    """The source files a stage runs (relative to the repository root): the import closure of its step."""
+    return [path.as_posix() for path in closure_files([STAGES[stage].step])]
 
 
 def code_digest(stage: str, root: Path | str = ".") -> str:

@@ -1,0 +1,45 @@
+"""`embed` and `similarity`: a trained model.pt applied to the user's own sentences."""
+
+from __future__ import annotations
+
+import sys
+
+from paraphrastic.encoder import load, read_sentences
+
+
+def embed(args) -> None:
+    import numpy as np
+
+    from paraphrastic.atomic import atomic_path
+
+    encoder = load(args.model, device=args.device)
+    vectors = encoder.encode(read_sentences(args.input, args.column))
+    with atomic_path(args.output) as tmp:
+        with open(tmp, "wb") as handle:
+            np.save(handle, vectors)
+    print(f"{len(vectors)} sentences -> {args.output} ({vectors.shape[1]}-d, {encoder.source})", file=sys.stderr)
+
+
+def similarity(args) -> None:
+    encoder = load(args.model, device=args.device)
+    first, second = read_sentences(args.input, 0), read_sentences(args.input, 1)
+    for value in encoder.similarity(first, second):
+        print(f"{value:.6f}")
+
+
+def add_commands(sub) -> None:
+    model_help = "a model.pt written by a training stage (transfer, supervised or Siamese CBOW)"
+    device_help = "cpu | cuda | auto (CUDA when present; default: auto)"
+    p = sub.add_parser("embed", help="embed sentences (one per line, or a TSV column) with a trained model.pt")
+    p.add_argument("--model", required=True, help=model_help)
+    p.add_argument("--input", required=True, help="text file, one sentence per line ('-' = standard input)")
+    p.add_argument("--column", type=int, help="read this 0-based column of a tab-separated file instead")
+    p.add_argument("--output", required=True, help="a .npy file: one row per sentence")
+    p.add_argument("--device", default="auto", help=device_help)
+    p.set_defaults(func=embed)
+
+    p = sub.add_parser("similarity", help="cosine similarity of sentence pairs (TSV: s1<TAB>s2), one per line")
+    p.add_argument("--model", required=True, help=model_help)
+    p.add_argument("--input", required=True, help="tab-separated pairs ('-' = standard input)")
+    p.add_argument("--device", default="auto", help=device_help)
+    p.set_defaults(func=similarity)

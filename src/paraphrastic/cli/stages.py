@@ -1,0 +1,153 @@
+"""One subcommand per pipeline stage. Each declares its paths and options and hands them, with the loaded
+params.yaml, to ``run`` in :mod:`paraphrastic.pipeline.steps.<command>`; nothing else happens here."""
+
+from __future__ import annotations
+
+import argparse
+from importlib import import_module
+
+from paraphrastic.data.pwim_tasks import TASKS as PWIM_TASKS
+from paraphrastic.data.supervised_tasks import TASKS as SUPERVISED_TASKS
+
+# What argparse adds beside the stage's own options.
+_NOT_OPTIONS = ("params", "schema", "profile", "command", "func", "step")
+
+
+def run_stage(args, load_config) -> None:
+    step = import_module(f"paraphrastic.pipeline.steps.{args.step}")
+    step.run(load_config(args), **{k: v for k, v in vars(args).items() if k not in _NOT_OPTIONS})
+
+
+def _stage(sub, command: str, helptext: str, load_config) -> argparse.ArgumentParser:
+    parser = sub.add_parser(command, help=helptext, description=helptext)
+    parser.set_defaults(func=lambda args: run_stage(args, load_config), step=command.replace("-", "_"))
+    return parser
+
+
+def _threads(p) -> None:
+    p.add_argument("--threads", type=int, help="torch threads (the rules pass params.yaml `threads`; default: "
+                                               "torch's own choice)")
+
+
+def _device(p) -> None:
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="where to train or score (default: params.yaml "
+                                                                      "`device`; auto = CUDA when present)")
+
+
+def _training(p) -> None:
+    p.add_argument("--out-dir", required=True, help="where model.pt, history.csv/json and train.json go")
+    p.add_argument("--checkpoints", required=True, help="the job's checkpoint folder (a rerun resumes from it)")
+    _device(p)
+    _threads(p)
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+
+
+def _paths(p, **paths: tuple[str, str]) -> None:
+    """Path options with their defaults: ``name=(default, help)``; ``out_dir`` becomes ``--out-dir``."""
+    for name, (default, helptext) in paths.items():
+        p.add_argument(f"--{name.replace('_', '-')}", default=default, help=f"{helptext} (default: %(default)s)")
+
+
+RAW = ("data/raw", "the fetched upstream files")
+EVAL = ("data/corpus/eval.parquet", "the tokenised evaluation sets")
+VOCAB = ("data/vocab", "vocab.txt and embeddings.npy")
+DATA = ("data", "the pipeline's data folder, where the trained models are")
+
+
+def add_commands(sub, load_config) -> None:
+    def stage(command: str, helptext: str) -> argparse.ArgumentParser:
+        return _stage(sub, command, helptext, load_config)
+
+    # ---- data ---------------------------------------------------------------------------------------
+    p = stage("fetch", "fetch and verify every upstream file the data profile needs into data/raw")
+    _paths(p, manifest=("workflow/sources.yaml", "the sources manifest: URL, sha256 and mirror path per file"),
+           out=("data/raw", "where the files go"))
+    p = stage("prepare-eval", "read and tokenise every evaluation set into one parquet table")
+    _paths(p, raw=RAW, out=EVAL, stats=("data/corpus/eval_stats.json", "token statistics per set"))
+    p = stage("prepare-train", "read and tokenise SimpWiki and PPDB into parquet tables")
+    _paths(p, raw=RAW, out_dir=("data/corpus", "where simpwiki.parquet, ppdb.parquet and train_stats.json go"))
+    p = stage("match", "the token-matched PPDB / SimpWiki training sets (Sec. 4.1.2)")
+    _paths(p, corpus=("data/corpus", "reads {simpwiki,ppdb}.parquet, writes *_matched.parquet beside them"))
+    p = stage("vocab", "vocabulary, initial embedding matrix and coverage report")
+    _paths(p, raw=RAW, corpus=("data/corpus", "the tokenised tables"), out_dir=("data/vocab", "where they go"))
+
+    # ---- transfer training and scoring ------------------------------------------------------------------
+    p = stage("train", "train one transfer job: a run of a grid row or experiment, with one of its seeds")
+    p.add_argument("--experiment", dest="experiment_name", required=True, metavar="RUN",
+                   help="a run: an experiment name or a grid run (see `paraphrastic grids`)")
+    p.add_argument("--seed", type=int, help="one of the run's seeds (default: its first)")
+    _paths(p, corpus_dir=("data/corpus", "where the run's training set ({train_set}.parquet) is"), vocab_dir=VOCAB,
+           eval=EVAL)
+    _training(p)
+    p = stage("evaluate", "score a trained model.pt on every evaluation set")
+    p.add_argument("--model", required=True, help="a model.pt written by `train`")
+    p.add_argument("--out", required=True, help="the results file (JSON)")
+    _paths(p, eval=EVAL)
+    _device(p)
+    _threads(p)
+    p = stage("baseline", "score the untrained baseline, the averaged initial word vectors")
+    p.add_argument("--out", required=True, help="the results file (JSON)")
+    _paths(p, vocab_dir=VOCAB, eval=EVAL)
+    _device(p)
+    _threads(p)
+    p = stage("compare-encoders", "all-MiniLM-L6-v2 on the same sets, and encoding speed beside Table 4's models")
+    _paths(p, data_dir=DATA, out=("data/results/encoders.json", "the comparison (JSON)"))
+    _threads(p)
+
+    # ---- gate analysis ----------------------------------------------------------------------------------
+    p = stage("stanza-models", "train (or take pretrained) the Stanza tagger, lemmatizer and parser")
+    _paths(p, raw=RAW, out_dir=("data/stanza", "where the models and their dev scores go"))
+    _threads(p)
+    p = stage("gate-sentences", "the Wikipedia sentences the gate analysis parses")
+    _paths(p, corpus=("data/corpus", "the tokenised tables"), out=("data/gates/sentences.parquet", "the sample"),
+           stats=("data/gates/sentences.json", "what qualified"))
+    p = stage("parse", "tag and parse the gate sentences with Stanza")
+    _paths(p, sentences=("data/gates/sentences.parquet", "the sample"),
+           models=("data/stanza/resources", "the Stanza models"), out=("data/gates/parses.parquet", "the parses"))
+    _threads(p)
+    p = stage("gates", "GRAN gate L1 norms by POS tag and dependency label (Tables 9-11)")
+    _paths(p, data_dir=DATA, parses=("data/gates/parses.parquet", "the parses"),
+           out_dir=("data/gates/analysis", "where the tables and the plot go"))
+    _threads(p)
+
+    # ---- supervised -------------------------------------------------------------------------------------
+    p = stage("prepare-supervised", "STS 40/10/50 split and SICK train/trial/test tables (Sec. 4.3)")
+    _paths(p, raw=RAW, out_dir=("data/supervised", "where sts.parquet, sick.parquet and stats.json go"))
+    for command, helptext in (("train-supervised", "train one supervised STS/SICK job (Tai et al. head, KL loss)"),
+                              ("train-universal", "train one universal supervised job, from a transfer model "
+                                                  "(Table 8)")):
+        p = stage(command, helptext)
+        p.add_argument("--experiment", dest="experiment_name", required=True, metavar="RUN",
+                       help="a supervised run (a point of a supervised grid row)")
+        p.add_argument("--task", required=True, choices=SUPERVISED_TASKS, help="the task it trains on")
+        p.add_argument("--seed", type=int, required=True, help="one of the run's seeds")
+        _paths(p, supervised_dir=("data/supervised", "the task tables"), vocab_dir=VOCAB)
+        if command == "train-universal":
+            _paths(p, data_dir=DATA)
+        _training(p)
+    p = stage("error-analysis", "avg vs LSTMavg errors on the STS 2012-2015 pairs (Table 7)")
+    _paths(p, data_dir=DATA, out_dir=("data/error_analysis", "where the pairs, examples and summary go"))
+    _threads(p)
+
+    # ---- the other seed systems -------------------------------------------------------------------------
+    p = stage("siamese-corpus", "ordered treebank sentences and word table for Siamese CBOW")
+    _paths(p, raw=RAW, eval=EVAL, out_dir=("data/siamese/corpus", "where the corpus, words and vectors go"))
+    p = stage("train-siamese", "train one Siamese CBOW run (Kenter et al. 2016)")
+    p.add_argument("--run", dest="run_name", required=True, metavar="RUN", help="a run of siamese_cbow.runs")
+    _paths(p, corpus_dir=("data/siamese/corpus", "the ordered corpus"), eval=EVAL)
+    _training(p)
+    p = stage("word2vec", "the word2vec (CBOW, skip-gram) averaging baseline of Siamese CBOW")
+    _paths(p, corpus_dir=("data/siamese/corpus", "the ordered corpus"), eval=EVAL,
+           out_dir=("data/siamese/word2vec", "where both models and their scores go"))
+    _threads(p)
+    p = stage("prepare-pwim", "SICK, MSRvid and STS 2014 tables and vectors for PWIM (He & Lin 2016)")
+    _paths(p, raw=RAW, out_dir=("data/pwim", "where the task tables, vocabulary and vectors go"))
+    p = stage("train-pwim", "train one PWIM run on one task")
+    p.add_argument("--run", dest="run_name", required=True, metavar="RUN", help="a run of pwim.runs")
+    p.add_argument("--task", required=True, choices=PWIM_TASKS, help="the task it trains on")
+    _paths(p, data_dir=("data/pwim", "the task tables, vocabulary and vectors"))
+    _training(p)
+
+    # ---- report -----------------------------------------------------------------------------------------
+    p = stage("report", "markdown + HTML report with the papers' numbers beside ours")
+    _paths(p, data_dir=DATA, out_dir=("data/report", "where the report, metrics.json and runs.csv go"))

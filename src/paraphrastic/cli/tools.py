@@ -1,0 +1,42 @@
+"""Developer tools: the generated files that DVC reads, workflow/runs.yaml and dvc.yaml."""
+
+from __future__ import annotations
+
+from paraphrastic.atomic import write_text
+
+
+def grids(args, load_config) -> None:
+    from paraphrastic.experiments.grids import expand
+    from paraphrastic.experiments.jobs import jobs
+    from paraphrastic.pipeline.dvc import runs_file
+
+    config = load_config(args)
+    runs, rows = expand(config)
+    for row, names in rows.items():
+        print(f"{row}: {len(names)} run(s)")
+    print(f"{len(runs)} runs, {len(jobs(config, runs))} jobs counting seeds (data profile {config['data_profile']})")
+    if args.write:
+        write_text(args.write, runs_file(config))
+        print(f"wrote {args.write}")
+
+
+def dvc_yaml(args) -> None:
+    from paraphrastic.pipeline.dvc import dvc_yaml as generate
+
+    text = generate()
+    if args.write:
+        write_text(args.write, text)
+        print(f"wrote {args.write}")
+    else:
+        print(text, end="")
+
+
+def add_commands(sub, load_config) -> None:
+    p = sub.add_parser("grids", help="list the training runs the grids and experiments expand into")
+    p.add_argument("--write", metavar="PATH", help="also write them, with every job table, as YAML for dvc.yaml "
+                                                   "(workflow/runs.yaml)")
+    p.set_defaults(func=lambda args: grids(args, load_config))
+
+    p = sub.add_parser("dvc-yaml", help="dvc.yaml, generated from the stage graph in pipeline/graph.py")
+    p.add_argument("--write", metavar="PATH", help="write it to this path (dvc.yaml) instead of standard output")
+    p.set_defaults(func=dvc_yaml)

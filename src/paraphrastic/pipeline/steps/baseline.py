@@ -1,0 +1,26 @@
+"""baseline: the untrained reference of every table, the averaged initial word vectors, scored like a model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from paraphrastic.data.vocab import Vocabulary
+from paraphrastic.evaluation.similarity import write_scores
+from paraphrastic.experiments.config import selection_ids
+from paraphrastic.models.encoders import build_model
+from paraphrastic.runtime import resolve_device, set_threads
+
+
+def run(config: dict, *, vocab_dir, eval, out, device=None, threads=None) -> None:
+    device = resolve_device(device or config["device"])
+    set_threads(threads)
+    vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
+    model = build_model("avg", torch.from_numpy(np.load(Path(vocab_dir) / "embeddings.npy"))).to(device)
+    summary = write_scores(model, vocab, eval_path=eval, out=out, name="baseline",
+                           meta={"model": "avg", "trained": False}, selection=selection_ids(config),
+                           batch_size=config["evaluation"]["batch_size"], device=device)
+    print(f"baseline: transfer mean {summary['transfer_pearson']:.2f} over {summary['transfer_sets']} sets, "
+          f"STS16 {summary['selection_pearson']:.2f}")

@@ -1,0 +1,17 @@
+"""compare-encoders: sentence-transformers' all-MiniLM-L6-v2 on the same sets with the same scorer, and the
+encoding speed of it and of Table 4's models on the CPU."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from paraphrastic.evaluation.reference import compare
+
+
+def run(config: dict, *, data_dir, out, threads=None) -> None:
+    result = compare(config, Path(data_dir), Path(out), threads=threads)
+    ref = result["reference"]
+    print(f"{ref['model']}: 22-set r {ref['summary']['transfer_pearson']:.1f}, "
+          f"{ref['sentences_per_second']:.0f} sentences/s; " + "; ".join(
+              f"{label}: r {o['summary']['transfer_pearson']:.1f}, {o['sentences_per_second']:.0f} sentences/s"
+              for label, o in result["ours"].items()) + f" ({result['threads']} threads) -> {out}")

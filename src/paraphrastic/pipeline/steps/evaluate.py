@@ -1,0 +1,23 @@
+"""evaluate: a trained model's Pearson and Spearman on every evaluation set, and their means (the explicit
+experiments' model.pt; grid rows are scored per epoch during training)."""
+
+from __future__ import annotations
+
+from paraphrastic.evaluation.similarity import write_scores
+from paraphrastic.experiments.config import selection_ids
+from paraphrastic.models.files import load_model
+from paraphrastic.runtime import resolve_device, set_threads
+
+
+def run(config: dict, *, model, eval, out, device=None, threads=None) -> None:
+    device = resolve_device(device or config["device"])
+    set_threads(threads)
+    encoder, vocab, payload = load_model(model, device)
+    trained = payload["settings"]
+    summary = write_scores(encoder, vocab, eval_path=eval, out=out, name=trained["name"],
+                           meta={"model": payload["model"], "trained": True, "seed": trained["seed"],
+                                 "selected_epoch": payload["epoch"]},
+                           selection=selection_ids(config), batch_size=config["evaluation"]["batch_size"],
+                           device=device)
+    print(f"{trained['name']}: transfer mean {summary['transfer_pearson']:.2f} over {summary['transfer_sets']} sets, "
+          f"STS16 {summary['selection_pearson']:.2f}")

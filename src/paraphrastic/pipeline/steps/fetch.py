@@ -1,0 +1,27 @@
+"""fetch: every upstream file the data profile and the evaluation sets need, from the offline mirror or its
+URL, sha256-verified, into data/raw (with FETCHED.json, the record of what came from where)."""
+
+from __future__ import annotations
+
+from paraphrastic.data.fetch import fetch_all, load_manifest
+from paraphrastic.data.pwim_tasks import raw_files as pwim_raw_files
+from paraphrastic.data.supervised_tasks import raw_files as supervised_raw_files
+from paraphrastic.experiments.config import eval_sets, mirror_dir, profile, simpwiki_files
+
+
+def required_raw_files(config: dict) -> list[str]:
+    """Paths under data/raw the active profile and evaluation sets need (the fetch stage's work list)."""
+    prof = profile(config)
+    files = [f for pair in simpwiki_files(config) for f in pair]
+    files.append(prof["ppdb"]["path"])
+    files.append(prof["embeddings"])
+    files += [prof["treebank"]["train"], prof["treebank"]["dev"]]
+    files += [f for s in eval_sets(config) for f in s.files]
+    files += supervised_raw_files()
+    files += pwim_raw_files()
+    return list(dict.fromkeys(files))
+
+
+def run(config: dict, *, manifest, out) -> None:
+    records = fetch_all(required_raw_files(config), load_manifest(manifest), out, mirror_dir(config))
+    print(f"fetched {len(records)} files into {out}")

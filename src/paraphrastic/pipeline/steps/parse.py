@@ -1,0 +1,24 @@
+"""parse: the gate sentences tagged and parsed by the Stanza models, cached, so that editing the gate
+analysis never parses again."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from paraphrastic.analysis.stanza_models import load_pipeline, parse
+from paraphrastic.atomic import atomic_path
+from paraphrastic.runtime import resolve_device, set_threads
+
+
+def run(config: dict, *, sentences, models, out, threads=None) -> None:
+    set_threads(threads)
+    table = pd.read_parquet(sentences)
+    pipeline = load_pipeline(Path(models), str(resolve_device(config["device"])))
+    started = time.time()
+    frame = parse(pipeline, [list(t) for t in table["tokens"]], batch_size=config["gates"]["parse_batch_size"])
+    with atomic_path(out) as tmp:
+        frame.to_parquet(tmp, index=False)
+    print(f"parsed {len(table)} sentences ({len(frame)} words) in {time.time() - started:.0f} s -> {out}")

@@ -1,0 +1,16 @@
+"""prepare-eval: every evaluation and selection set, read and tokenised into one parquet table, with token
+statistics per set."""
+
+from __future__ import annotations
+
+from paraphrastic.atomic import write_json
+from paraphrastic.data.corpus import EVAL_SCHEMA, build_eval_table, token_stats, write_table
+from paraphrastic.experiments.config import eval_sets
+
+
+def run(config: dict, *, raw, out, stats) -> None:
+    frame = build_eval_table(eval_sets(config), raw)
+    write_table(frame, EVAL_SCHEMA, out)
+    per_set = {name: token_stats(rows) for name, rows in frame.groupby("dataset", sort=False)}
+    write_json(stats, per_set)
+    print(f"{len(frame)} scored pairs in {len(per_set)} evaluation sets -> {out}")

@@ -1,0 +1,22 @@
+"""prepare-supervised: the supervised tasks' tables (Sec. 4.3): the STS 2012-2015 sets pooled and split
+40/10/50 per set, and SICK's official train/trial/test; with their pair counts beside the paper's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from paraphrastic.atomic import write_json
+from paraphrastic.data.corpus import write_table
+from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA, TASKS, build_task_table, task_stats
+
+
+def run(config: dict, *, raw, out_dir) -> None:
+    sup = config["supervised"]
+    out = Path(out_dir)
+    stats = {}
+    for task in TASKS:
+        frame = build_task_table(task, raw, sets=sup["sts_sets"], split=sup["split"], max_pairs=sup.get("max_pairs"))
+        write_table(frame, SUPERVISED_SCHEMA, out / f"{task}.parquet")
+        stats[task] = task_stats(task, frame)
+        print(f"{task}: " + ", ".join(f"{n} {s}" for s, n in stats[task]["splits"].items()) + " pairs")
+    write_json(out / "stats.json", stats)

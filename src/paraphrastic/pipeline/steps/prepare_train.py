@@ -1,0 +1,28 @@
+"""prepare-train: the profile's SimpWiki and PPDB pairs, tokenised into simpwiki.parquet and ppdb.parquet
+(capped by data.max_train_pairs), and their token statistics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from paraphrastic.atomic import write_json
+from paraphrastic.data import readers
+from paraphrastic.data.corpus import TRAIN_SCHEMA, build_train_table, token_stats, write_table
+from paraphrastic.experiments.config import profile, simpwiki_files
+
+
+def run(config: dict, *, raw, out_dir) -> None:
+    prof = profile(config)
+    raw, out = Path(raw), Path(out_dir)
+    cap, seed = config["data"].get("max_train_pairs"), config["seed"]
+    simpwiki_pairs = []
+    for first, second in simpwiki_files(config):
+        simpwiki_pairs += readers.read_aligned_pairs(raw / first, raw / second, fmt=prof["simpwiki"]["format"])
+    ppdb_pairs = readers.read_ppdb(raw / prof["ppdb"]["path"], fmt=prof["ppdb"]["format"])
+    stats = {}
+    for name, pairs in (("simpwiki", simpwiki_pairs), ("ppdb", ppdb_pairs)):
+        frame = build_train_table(pairs, max_pairs=cap, seed=seed)
+        write_table(frame, TRAIN_SCHEMA, out / f"{name}.parquet")
+        stats[name] = token_stats(frame)
+    write_json(out / "train_stats.json", stats)
+    print(stats)

@@ -1,0 +1,20 @@
+"""siamese-corpus: the ordered treebank sentences Siamese CBOW trains on, their words and pretrained vectors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from paraphrastic.data.corpus import read_table
+from paraphrastic.data.siamese_corpus import prepare
+from paraphrastic.data.supervised_tasks import STS_2012_2015
+from paraphrastic.experiments.config import profile
+
+
+def run(config: dict, *, raw, eval, out_dir) -> None:
+    prof = profile(config)
+    siamese = config["siamese_cbow"]
+    paths = [Path(raw) / prof["treebank"][part] for part in siamese["corpus"]]
+    frame = read_table(eval)
+    frame = frame[frame["dataset"].isin(STS_2012_2015)]
+    stats = prepare(paths, Path(raw) / prof["embeddings"], frame, out_dir, max_sentences=siamese.get("max_sentences"))
+    print(f"{stats['sentences']} sentences in {stats['documents']} documents, {stats['tokens']} tokens -> {out_dir}")

@@ -1,0 +1,29 @@
+"""vocab: every word of the training corpora and evaluation sets that has a pretrained vector, the initial
+embedding matrix, and the vectors' coverage of each table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from paraphrastic.atomic import write_json
+from paraphrastic.data import vocab as vocabulary
+from paraphrastic.data.corpus import read_table
+from paraphrastic.experiments.config import profile
+
+
+def _sentences(frame) -> list:
+    return list(frame["tokens1"]) + list(frame["tokens2"])
+
+
+def run(config: dict, *, raw, corpus, out_dir) -> None:
+    corpus, out = Path(corpus), Path(out_dir)
+    tables = {name: read_table(corpus / f"{name}.parquet") for name in ("simpwiki", "ppdb", "eval")}
+    everything = [s for frame in tables.values() for s in _sentences(frame)]
+    embeddings = profile(config)["embeddings"]
+    vocab, matrix = vocabulary.build(everything, Path(raw) / embeddings)
+    vocab.save(out / "vocab.txt")
+    vocabulary.save_matrix(out / "embeddings.npy", matrix)
+    report = {"words": len(vocab), "dim": int(matrix.shape[1]), "embeddings": embeddings,
+              "coverage": {name: vocabulary.coverage(vocab, _sentences(frame)) for name, frame in tables.items()}}
+    write_json(out / "coverage.json", report)
+    print(report)
