@@ -1,0 +1,39 @@
+"""The report's findings: statements computed from this run's numbers, the gains over the initial vectors and
+each of the paper's orderings checked."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from paraphrastic.evaluation.selection import Selection
+
+
+def findings(config: dict, sel: Selection, baseline: float) -> list[str]:
+    """Statements computed from this run's numbers: gains over the initial vectors and the paper's orderings."""
+    lines = []
+    t4 = config["report"]["table4"]
+    for column, row in t4.items():
+        lines.append(f"{column} ({row}): {sel.score(row):.1f} on the 22-set mean, {sel.score(row) - baseline:+.1f} "
+                     f"against the averaged initial vectors ({baseline:.1f}).")
+
+    def order(claim: str, low: str | None, high: str | None, strict: bool = True):
+        if low in sel.chosen and high in sel.chosen:
+            a, b = sel.score(low), sel.score(high)
+            holds = a < b if strict else a <= b
+            spread = ""
+            if len(sel.scores(low)) > 1 or len(sel.scores(high)) > 1:
+                # with replicas, say whether the gap exceeds the seed-to-seed spread
+                sd = max(np.nan_to_num(sel.sd(low)), np.nan_to_num(sel.sd(high)))
+                spread = f"; the gap is {abs(b - a) / sd:.1f} seed sd" if sd > 0 else ""
+            lines.append(f"{claim}: {'holds' if holds else 'does not hold'} here "
+                         f"({low} {sel.shown(low)} vs {high} {sel.shown(high)}{spread}).")
+
+    for data_name, cols in config["report"]["table1"].items():
+        order(f"Paper: LSTM < LSTMavg ({data_name})", cols.get("lstm"), cols.get("lstmavg"))
+    t1 = config["report"]["table1"]
+    for model in ("avg", "lstm", "lstmavg"):
+        order(f"Paper: {model} trained on PPDB < on SimpWiki (token-matched)", t1.get("PPDB", {}).get(model),
+              t1.get("SimpWiki", {}).get(model))
+    order("Paper: avg ≤ regularised LSTMavg", t4.get("avg"), t4.get("lstmavg"), strict=False)
+    order("Paper: LSTMavg ≤ GRAN", t4.get("lstmavg"), t4.get("gran"), strict=False)
+    return lines

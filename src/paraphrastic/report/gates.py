@@ -1,0 +1,91 @@
+"""The report's gate analysis (Sec. 5.2): Tables 9-11 beside the paper's lists, and the norms by POS tag."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from paraphrastic.analysis.gates import paper_lists
+from paraphrastic.atomic import atomic_path
+from paraphrastic.report.document import Document, read_json
+
+
+def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> None:
+    """Tables 9-11: the GRAN gate analysis beside the paper's lists."""
+    analysis = data_dir / "gates" / "analysis"
+    summary = read_json(analysis / "summary.json")
+    sentences = read_json(data_dir / "gates" / "sentences.json")
+    stanza = read_json(data_dir / "stanza" / "scores.json")
+    by_pos = pd.read_csv(analysis / "by_pos.csv")
+    by_label = pd.read_csv(analysis / "by_label.csv")
+    by_pair = pd.read_csv(analysis / "by_pos_label.csv", keep_default_na=False)
+    model, dim, dev = summary["model"], summary["gate_dim"], stanza["dev"]
+    doc.heading("Tables 9-11: GRAN gate analysis (Sec. 5.2)")
+    doc.para(
+        f"{summary['sentences']:,} sentences from {sentences['source']} ({sentences['qualified']:,} qualified: "
+        f"≤ {sentences['max_tokens']} tokens, distinct, not among the model-selection sentences; "
+        f"{sentences['longer_than_max']:,} were longer; seed {sentences['seed']}), {summary['tokens']:,} words. "
+        f"Model: run {model['run']} (seed {model['seed']}), the oracle choice of row {model['row']} "
+        f"({model['runs_in_row']} runs), at its STS-2016-selected epoch (model.pt). "
+        f"Gates have {dim} dimensions, so an L1 norm lies in (0, {dim}); the paper's 300-d gates give norms "
+        f"up to 300, so the tables also show ours × 300/{dim}.")
+    source = stanza["source"]
+    if "budget" in stanza:
+        b = stanza["budget"]
+        source += (f" ({stanza['train_sentences']:,} training sentences, no pretrained word vectors; tagger "
+                   f"{b['tagger_steps']:,} steps of batch {b['tagger_batch_size']}, parser {b['parser_steps']:,} steps "
+                   f"of batch {b['parser_batch_size']}, best dev checkpoint every {b['eval_interval']} steps)")
+    doc.para(f"Tagging and parsing: Stanza {stanza['stanza_version']}, models {source}. On UD EWT dev "
+             f"({dev['sentences']:,} sentences, gold words): UPOS {dev['upos']:.1f}, XPOS {dev['xpos']:.1f}, "
+             f"UAS {dev['uas']:.1f}, LAS {dev['las']:.1f}. The paper used the Stanford parser.")
+    paper = paper_lists(config)
+    scale = 300 / dim
+
+    def listing(frame, key, top, k=10):
+        ordered = frame.sort_values("mean", ascending=not top).head(k)
+        return [f"{label} ({mean:.1f})" for label, mean in zip(ordered[key], ordered["mean"], strict=True)]
+
+    rows = []
+    for kind, frame, key in (("POS", by_pos, "xpos"), ("Dep. label", by_label, "sd_label")):
+        for which, top in (("top 10", True), ("bottom 10", False)):
+            ours = listing(frame, key, top)
+            theirs = [] if paper is None else paper[("pos" if kind == "POS" else "label") + ("_top" if top else
+                                                                                             "_bottom")]
+            for i in range(10):
+                rows.append({"list": f"{kind} {which}", "rank": i + 1, "ours (mean L1)": ours[i] if i < len(ours)
+                             else "", "paper": theirs[i] if i < len(theirs) else ""})
+    doc.para("Table 9: highest and lowest mean gate L1 norm (top lists highest first, bottom lists lowest first). "
+             f"Labels seen fewer than {summary['min_count']} times are left out.")
+    doc.table(pd.DataFrame(rows))
+    agreement = summary.get("agreement")
+    if agreement:
+        doc.bullets([f"{name}: {a['top_overlap']}/{a['k']} of the paper's top 10 and {a['bottom_overlap']}/{a['k']} "
+                     f"of its bottom 10 are in ours; Spearman ρ over the {a['shared_labels']} of its 20 labels we "
+                     f"observe: {a['spearman']:.2f}" for name, a in (("POS tags", agreement["pos"]),
+                                                                     ("Dependency labels", agreement["label"]))])
+    for number, tag, key in ((10, "JJ", "table10"), (11, "VBG", "table11")):
+        ours = by_pair[by_pair["xpos"] == tag].sort_values("mean", ascending=False)
+        table = pd.DataFrame({"label": ours["sd_label"], "count": ours["count"], "mean L1 (ours)": ours["mean"],
+                              f"× 300/{dim}": ours["mean"] * scale})
+        if paper is not None:
+            table = table.merge(paper[key].rename(columns={"dep_label": "label", "weight": "paper"}), on="label",
+                                how="outer")
+        # labels only one side has: shown as "–", counts as integers
+        table = table.astype(object).where(table.notna(), "–")
+        table["count"] = [c if c == "–" else f"{int(c):,}" for c in table["count"]]
+        for column in table.columns[2:]:
+            table[column] = [v if v == "–" else f"{v:.1f}" for v in table[column]]
+        listed = "" if paper is None else f"; the paper lists {len(paper[key])}"
+        doc.para(f"Table {number}: mean gate L1 norm of words tagged {tag}, by dependency label "
+                 f"(labels seen at least {summary['min_pair_count']} times{listed}).")
+        doc.table(table)
+    mapping = ", ".join(f"{ud}→{sd}" for ud, sd in summary["label_mapping"].items())
+    doc.para("UD labels are mapped to the paper's Stanford Dependencies where one exists: case→prep (possessive "
+             "on 's), a negating advmod→neg, compound on a number→number, an adjectival xcomp→acomp, and "
+             f"{mapping}; other UD subtypes count as their base relation. The mapping is approximate: UD attaches "
+             "prepositions and copulas differently, so prep/pobj/cop are not the same arcs as the paper's.")
+    with atomic_path(out_dir / "gate_norms_by_pos.png") as tmp:
+        shutil.copyfile(analysis / "norms_by_pos.png", tmp)
+    doc.image(out_dir / "gate_norms_by_pos.png", "mean gate L1 norm by POS tag")

@@ -1,0 +1,168 @@
+"""The report's transfer sections (Wieting & Gimpel 2017, Sec. 4.1-4.2): Tables 1-4 beside the paper's, how
+each row's model was selected, every training job with its wall time, and the learning curves."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: cluster nodes and CI have no display
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from paraphrastic.atomic import atomic_path, write_text  # noqa: E402
+from paraphrastic.evaluation.selection import Selection  # noqa: E402
+from paraphrastic.report.document import Document, paper_rows, paper_table, per_dataset_table  # noqa: E402
+
+
+def grid_table(sel: Selection, row_ids: list[str], paper: pd.DataFrame | None, *, with_regularization: bool):
+    rows = []
+    for row in row_ids:
+        label = sel.labels[row]
+        entry = {"model": label["model"]}
+        match = {"model": label["model"]}
+        if with_regularization:
+            entry["regularization"] = label["regularization"]
+            match["regularization"] = label["regularization"]
+        found = paper_rows(paper, **match)
+        entry.update({"runs": len(sel.rows[row]), "seeds": len(sel.scores(row)),
+                      "oracle (ours)": sel.shown(row, "oracle"), "STS 2016 (ours)": sel.shown(row, "test"),
+                      "oracle (paper)": math.nan if found is None else float(found["oracle"]),
+                      "STS 2016 (paper)": math.nan if found is None else float(found["sts2016"])})
+        rows.append(entry)
+    return pd.DataFrame(rows)
+
+
+def tables_section(doc: Document, config: dict, sel: Selection, baseline_results: dict) -> bool:
+    """Tables 1-4 (those params.yaml's ``report`` fills); True when Table 4 was written."""
+    table1 = config["report"]["table1"]
+    if table1:
+        doc.heading("Table 1: training data (STS 2016 model selection, 22-set mean)")
+        paper1 = paper_table(config, "wieting2017_table1")
+        rows = []
+        for data_name, cols in table1.items():
+            row = {"training data": data_name}
+            for model, row_id in cols.items():
+                row[f"{model} (ours)"] = sel.shown(row_id)
+                found = paper_rows(paper1, training_data=data_name)
+                row[f"{model} (paper)"] = math.nan if found is None or model not in found else float(found[model])
+            rows.append(row)
+        doc.table(pd.DataFrame(rows))
+
+    if config["report"].get("table2"):
+        doc.heading("Table 2: regularization (22-set mean)")
+        doc.table(grid_table(sel, config["report"]["table2"], paper_table(config, "wieting2017_table2"),
+                             with_regularization=True))
+    if config["report"].get("table3"):
+        doc.heading("Table 3: GRAN variants (22-set mean)")
+        doc.table(grid_table(sel, config["report"]["table3"], paper_table(config, "wieting2017_table3"),
+                             with_regularization=False))
+
+    table4 = config["report"]["table4"]
+    if not table4:
+        return False
+    doc.heading("Table 4: per-dataset results (STS 2016 model selection)")
+    results = {row: sel.as_results(row) for row in table4.values()}
+    results["baseline"] = baseline_results
+    columns = {f"{m} (ours)": row for m, row in table4.items()}
+    columns["initial vectors (ours)"] = "baseline"
+    paper4 = paper_table(config, "wieting2017_table4")
+    doc.table(per_dataset_table(results, columns, paper4, {f"{m} (paper)": m for m in table4}))
+    doc.heading("Table 4, Spearman's ρ × 100", 3)
+    doc.table(per_dataset_table(results, columns, None, {}, metric="spearman"))
+    return True
+
+
+def selection_section(doc: Document, sel: Selection) -> None:
+    """Which run and epoch each row selected, on STS 2016 and on the oracle, and the seeds' spread."""
+    doc.heading("Model selection per row")
+    rows = []
+    for row, choice in sel.chosen.items():
+        (test_run, test_epochs), (oracle_run, oracle_epochs) = choice["test"], choice["oracle"]
+        rows.append({"row": row, "runs": len(sel.rows[row]), "seeds": len(test_epochs), "test run": test_run,
+                     "epoch": ",".join(str(e["epoch"]) for _, e in sorted(test_epochs.items())),
+                     "STS16": float(np.mean(sel.scores(row, "test", "selection_pearson"))),
+                     "22-set (test)": sel.shown(row, "test"), "oracle run": oracle_run,
+                     "oracle epoch": ",".join(str(e["epoch"]) for _, e in sorted(oracle_epochs.items())),
+                     "22-set (oracle)": sel.shown(row, "oracle")})
+    doc.para("With several seeds a run is scored by its seeds' mean (each seed at its own selected epoch; "
+             "`epoch` lists them by seed) and shown as mean ± sample sd.")
+    doc.table(pd.DataFrame(rows))
+    replicated = [row for row in sel.rows if len(sel.scores(row)) > 1]
+    if replicated:
+        doc.heading("Seed variation (rows trained with several seeds)")
+        doc.table(pd.DataFrame([{"row": row, "run": sel.chosen[row]["test"][0], "seeds": len(sel.scores(row)),
+                                 "22-set per seed": ", ".join(f"{v:.1f}" for v in sel.scores(row)),
+                                 "mean": sel.score(row), "sd": sel.sd(row),
+                                 "range": max(sel.scores(row)) - min(sel.scores(row))} for row in replicated]))
+
+
+def runs_section(doc: Document, sel: Selection, out_dir: Path) -> None:
+    """Every transfer job with its settings and wall time; the same table as runs.csv beside the report."""
+    doc.heading("Training runs and wall time per job")
+    run_rows = []
+    for row, names in sel.rows.items():
+        for name in names:
+            settings = sel.runs[name]
+            for seed in sel.seeds[name]:
+                info = sel.trains[(name, seed)]
+                run_rows.append({"run": name, "seed": seed, "row": row, "model": settings["model"],
+                                 "train set": settings["train_set"],
+                                 "settings": ", ".join(f"{k}={v}" for k, v in sorted(settings.items())
+                                                       if k not in ("model", "train_set", "epochs", "seeds")),
+                                 "epochs": settings["epochs"], "train s": info["train_seconds_total"],
+                                 "job s": info["wall_seconds_this_call"], "device": info["device"]})
+    runs_frame = pd.DataFrame(run_rows)
+    write_text(out_dir / "runs.csv", runs_frame.to_csv(index=False))
+    doc.para(f"{len(run_rows)} jobs, {runs_frame['job s'].sum() / 60:.1f} min of job wall time in all "
+             "(`job s`: the training job's wall time including per-epoch evaluation; `train s`: the "
+             "training passes alone). The manifest of runs and settings is `runs.csv` beside this report.")
+    doc.table(runs_frame)
+
+
+def learning_curves(histories: dict[str, pd.DataFrame], path: Path) -> None:
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    for name, frame in histories.items():
+        axes[0].plot(frame["epoch"], frame["loss"], marker="o", label=name)
+        axes[1].plot(frame["epoch"], frame["selection_pearson"], marker="o", label=name)
+        axes[2].plot(frame["epoch"], frame["transfer_pearson"], marker="o", label=name)
+    for ax, title in zip(axes, ("training loss (margin + reg.)", "STS 2016 mean Pearson ×100 (selection)",
+                                "22-set mean Pearson ×100"), strict=True):
+        ax.set_title(title)
+        ax.set_xlabel("epoch")
+        ax.grid(alpha=0.3)
+    axes[2].legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    plt.close(fig)
+
+
+def learning_curves_section(doc: Document, config: dict, sel: Selection, out_dir: Path) -> None:
+    """Loss, STS 2016 and 22-set mean per epoch of the rows in Tables 1 and 4 (first seed of the selected run)."""
+    plot = out_dir / "learning_curves.png"
+    shown = {}
+    table1, table4 = config["report"]["table1"], config["report"]["table4"]
+    for row in dict.fromkeys([*table4.values(), *(r for c in table1.values() for r in c.values())]):
+        run, seed, _ = sel.first_seed(row)
+        epochs = [{k: v for k, v in h.items() if not k.startswith("per_dataset")}
+                  for h in sel.histories[(run, seed)]]
+        shown[row] = pd.DataFrame(epochs)
+    learning_curves(shown, plot)
+    doc.heading("Learning curves (the STS-2016-selected run of each row in Tables 1 and 4; its first seed)")
+    doc.image(plot, "loss, STS 2016 and 22-set mean per epoch")
+
+
+def metrics(sel: Selection, baseline: float) -> dict:
+    """metrics.json's transfer entries: each row's selected score (with its seeds' sd), and the baseline."""
+    entries = {}
+    for row in sel.rows:
+        entries[row] = {"test": sel.score(row, "test"), "oracle": sel.score(row, "oracle")}
+        if len(sel.scores(row)) > 1:
+            entries[row].update(test_sd=sel.sd(row, "test"), oracle_sd=sel.sd(row, "oracle"),
+                                seeds=len(sel.scores(row)))
+    entries["baseline"] = {"test": baseline, "oracle": baseline}
+    return entries

@@ -1,0 +1,31 @@
+"""The gate analysis section: Tables 9-11 beside the paper's lists."""
+
+import pandas as pd
+
+from paraphrastic.report.document import Document
+from paraphrastic.report.gates import gate_section
+from tests.report.conftest import table_after, texts
+
+
+def test_tables_9_to_11_beside_the_papers(results, tmp_path, paper_tables):
+    config, folder = results
+    doc = Document()
+    gate_section(doc, config, folder, tmp_path)
+    table9 = table_after(doc, "Tables 9-11")
+    pos_top = table9[table9["list"] == "POS top 10"]
+    assert pos_top["ours (mean L1)"].tolist()[:3] == ["NNP (30.0)", "NN (25.0)", "DT (10.0)"]
+    paper = pd.read_csv(paper_tables / "wieting2017_table9.csv")
+    first = paper[(paper["feature_type"] == "POS") & (paper["list"] == "top 10")].sort_values("position")
+    assert pos_top["paper"].iloc[0] == first["label"].iloc[0]
+    bottom = table9[table9["list"] == "Dep. label bottom 10"]
+    assert bottom["ours (mean L1)"].iloc[0] == "det (9.0)"  # lowest first
+    said = texts(doc)
+    assert "POS tags: 4/10 of the paper's top 10 and 3/10 of its bottom 10" in said and "ρ" in said
+    assert "UPOS 80.0, XPOS 78.0, UAS 60.0, LAS 50.0" in said and "200 sentences" in said
+    # Table 10: the JJ labels, with our norms rescaled to 300-d gates beside the paper's
+    tables = [value[0] for kind, value in doc.blocks if kind == "table"]
+    table10 = next(t for t in tables if "× 300/50" in t.columns)
+    amod = table10[table10["label"] == "amod"].iloc[0]
+    assert (amod["count"], amod["mean L1 (ours)"], amod["× 300/50"]) == ("30", "24.0", "144.0")
+    copied = (tmp_path / "gate_norms_by_pos.png").read_bytes()
+    assert copied == (folder / "gates/analysis/norms_by_pos.png").read_bytes()
