@@ -11,6 +11,7 @@ import pytest
 
 from paraphrastic.data import vocab as vocab_mod
 from paraphrastic.data.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, write_table
+from paraphrastic.experiments.settings import TransferSettings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -70,8 +71,7 @@ def workspace(tmp_path) -> dict:
             "vocab_dir": tmp_path / "vocab", "vectors": vectors}
 
 
-def settings(**overrides) -> dict:
+def settings(**overrides) -> TransferSettings:
     base = {"name": "toy", "model": "avg", "train_set": "simpwiki", "epochs": 2, "batch_size": 16,
             "learning_rate": 0.01, "margin": 0.4, "lambda_w": 0.0, "lambda_c": 0.0, "hidden_dim": None, "seed": 3}
-    base.update(overrides)
-    return base
+    return TransferSettings(**{**base, **overrides})

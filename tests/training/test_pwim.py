@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -14,6 +15,7 @@ from paraphrastic.data.corpus import write_table
 from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA
 from paraphrastic.data.vocab import SPECIAL, Vocabulary, save_matrix
 from paraphrastic.errors import PipelineError
+from paraphrastic.experiments.settings import PwimSettings
 from paraphrastic.training.pwim import padded, scores_with_sets, train_pwim
 
 
@@ -70,8 +72,8 @@ def _table(tmp_path):
     return tmp_path / "sick.parquet"
 
 
-SETTINGS = {"name": "t", "task": "sick", "seed": 2, "epochs": 3, "batch_size": 7, "learning_rate": 1e-3,
-            "hidden_dim": 5, "padding": 32, "context": True, "focus": True, "fc_dim": 8}
+SETTINGS = PwimSettings(name="t", task="sick", seed=2, epochs=3, batch_size=7, learning_rate=1e-3, hidden_dim=5,
+                        padding=32, context=True, focus=True, fc_dim=8)
 
 
 def test_training_selects_on_validation_and_resumes_exactly(tmp_path):
@@ -97,7 +99,7 @@ def test_training_selects_on_validation_and_resumes_exactly(tmp_path):
 def test_ablations_train_too(tmp_path):
     table = _table(tmp_path)
     for change in ({"context": False}, {"focus": False}, {"padding": 48}):
-        info = train_pwim({**SETTINGS, **change, "epochs": 1}, table_path=table, vocab_dir=tmp_path,
+        info = train_pwim(dataclasses.replace(SETTINGS, **change, epochs=1), table_path=table, vocab_dir=tmp_path,
                           out_dir=tmp_path / str(change), checkpoint_dir=tmp_path / f"c{change}", progress=False,
                           threads=1, device="cpu")
         assert info["selected_epoch"] == 1

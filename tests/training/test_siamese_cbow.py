@@ -15,6 +15,7 @@ from paraphrastic.data import siamese_corpus
 from paraphrastic.data.corpus import EVAL_SCHEMA, write_table
 from paraphrastic.data.vocab import SPECIAL
 from paraphrastic.errors import MalformedLine
+from paraphrastic.experiments.settings import SiameseSettings
 from paraphrastic.losses.siamese import siamese_loss
 from paraphrastic.models.files import load_model
 from paraphrastic.training import siamese_cbow as sc
@@ -139,8 +140,8 @@ def _synthetic(tmp_path):
     return tmp_path / "corpus", tmp_path / "eval.parquet"
 
 
-SETTINGS = {"name": "t", "seed": 3, "init": "random", "init_std": 0.01, "min_count": 2, "negatives": 2,
-            "batch_size": 16, "epochs": 4, "learning_rate": 50.0, "dim": None}
+SETTINGS = SiameseSettings(name="t", seed=3, init="random", init_std=0.01, min_count=2, negatives=2, batch_size=16,
+                           epochs=4, learning_rate=50.0, dim=None)
 
 
 def test_training_learns_the_topics_and_resumes_exactly(tmp_path):

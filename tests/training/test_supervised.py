@@ -12,6 +12,7 @@ from paraphrastic.data.corpus import write_table
 from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA, cap, split_per_set
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
+from paraphrastic.experiments.settings import SupervisedSettings
 from paraphrastic.losses.kl import kl_loss, target_distribution
 from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model
@@ -141,11 +142,10 @@ def supervised_table(workspace):
     return path
 
 
-def supervised_settings(**overrides) -> dict:
+def supervised_settings(**overrides) -> SupervisedSettings:
     base = {"name": "sup", "task": "sick", "model": "lstmavg", "epochs": 3, "batch_size": 8, "learning_rate": 0.01,
             "head_dim": 6, "lambda_w": 0.0, "lambda_c": 0.0, "lambda_s": 0.0, "hidden_dim": None, "seed": 2}
-    base.update(overrides)
-    return base
+    return SupervisedSettings(**{**base, **overrides})
 
 
 def run_supervised(workspace, table, name, **kw):

@@ -159,7 +159,7 @@ def test_sigterm_mid_epoch_saves_there_and_the_rerun_resumes_exactly(workspace, 
 def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(workspace, monkeypatch, how):
     extra = dict(model="lstmavg", epochs=2, batch_size=8, **REGULARISED)
     run(workspace, "full", **extra)
-    real_score = train_module.evaluate.score_sets
+    real_score = train_module.similarity.score_sets
 
     def score_then_interrupt(*args, **kwargs):
         if how == "crash":  # the job dies while scoring epoch 1 (SIGKILL, node failure)
@@ -167,7 +167,7 @@ def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(work
         os.kill(os.getpid(), signal.SIGTERM)  # SIGTERM arrives while scoring epoch 1
         return real_score(*args, **kwargs)
 
-    monkeypatch.setattr(train_module.evaluate, "score_sets", score_then_interrupt)
+    monkeypatch.setattr(train_module.similarity, "score_sets", score_then_interrupt)
     expected = KeyboardInterrupt if how == "crash" else TrainingInterrupted
     with pytest.raises(expected):
         run(workspace, "eval", **extra)
@@ -176,7 +176,7 @@ def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(work
         assert state["epoch"] == 0 and state["partial"]["next"] == 64
     else:  # the signal was honoured right after epoch 1's checkpoint
         assert state["epoch"] == 1 and "partial" not in state
-    monkeypatch.setattr(train_module.evaluate, "score_sets", real_score)
+    monkeypatch.setattr(train_module.similarity, "score_sets", real_score)
     run(workspace, "eval", **extra)
     _same_result(workspace, "full", "eval")
 

@@ -9,8 +9,7 @@ import yaml
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from paraphrastic.atomic import write_text  # noqa: E402
-from paraphrastic.data.pwim_tasks import TASKS as PWIM_TASKS  # noqa: E402
-from paraphrastic.data.supervised_tasks import TASKS as SUPERVISED_TASKS  # noqa: E402
+from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS  # noqa: E402
 from paraphrastic.experiments import config as params  # noqa: E402
 from paraphrastic.experiments import settings as run_settings  # noqa: E402
 from paraphrastic.experiments.jobs import JobTables  # noqa: E402
@@ -84,7 +83,7 @@ def stage_outputs(name):
 RUN_SETTINGS = {
     "runs": lambda w: run_settings.experiment(config, w.experiment, TABLES.runs, int(w.seed)),
     "supervised_runs": lambda w: run_settings.supervised_experiment(config, w.sup_run, w.task, int(w.seed),
-                                                                     TABLES.supervised_runs),
+                                                                     TABLES.supervised_runs, transfer_rows=TABLES.rows),
     "siamese_runs": lambda w: run_settings.siamese_experiment(config, w.scbow_run),
     "pwim_runs": lambda w: run_settings.pwim_experiment(config, w.pwim_run, w.pwim_task),
 }
@@ -100,7 +99,7 @@ def stage_params(name):
     }
     if stage.run_settings:
         settings = RUN_SETTINGS[stage.run_settings.split(".")[0]]
-        values["run"] = lambda w: json.dumps(settings(w), sort_keys=True)
+        values["run"] = lambda w: json.dumps(settings(w).as_dict(), sort_keys=True)
     return values
 
 

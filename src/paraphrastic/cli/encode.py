@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from paraphrastic.encoder import load, read_sentences
-
 
 def embed(args) -> None:
     import numpy as np
 
     from paraphrastic.atomic import atomic_path
+    from paraphrastic.encoder import load, read_sentences
 
     encoder = load(args.model, device=args.device)
     vectors = encoder.encode(read_sentences(args.input, args.column))
@@ -21,6 +20,8 @@ def embed(args) -> None:
 
 
 def similarity(args) -> None:
+    from paraphrastic.encoder import load, read_sentences
+
     encoder = load(args.model, device=args.device)
     first, second = read_sentences(args.input, 0), read_sentences(args.input, 1)
     for value in encoder.similarity(first, second):

@@ -6,6 +6,7 @@ dvc.yaml. It only parses arguments: each pipeline subcommand calls its stage's `
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from paraphrastic.cli import encode, stages, tools
@@ -35,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Set to list, when the command ends, every paraphrastic module it ran (an audit of a stage's code deps).
+LIST_MODULES = "PARAPHRASTIC_LIST_MODULES"
+MODULES_LINE = "paraphrastic modules run:"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -42,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     except PipelineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", 1)
+    finally:
+        if os.environ.get(LIST_MODULES):
+            ours = sorted(m for m in sys.modules if m == "paraphrastic" or m.startswith("paraphrastic."))
+            print(MODULES_LINE, *ours, file=sys.stderr)
     return 0
 
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import argparse
 from importlib import import_module
 
-from paraphrastic.data.pwim_tasks import TASKS as PWIM_TASKS
-from paraphrastic.data.supervised_tasks import TASKS as SUPERVISED_TASKS
+from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS
 
 # What argparse adds beside the stage's own options.
 _NOT_OPTIONS = ("params", "schema", "profile", "command", "func", "step")

@@ -6,15 +6,22 @@ from paraphrastic.atomic import write_text
 
 
 def grids(args, load_config) -> None:
-    from paraphrastic.experiments.grids import expand
-    from paraphrastic.experiments.jobs import jobs
+    from paraphrastic.experiments import settings
+    from paraphrastic.experiments.jobs import JobTables
     from paraphrastic.pipeline.dvc import runs_file
 
     config = load_config(args)
-    runs, rows = expand(config)
-    for row, names in rows.items():
+    tables = JobTables.of(config)
+    for row, names in tables.rows.items():
         print(f"{row}: {len(names)} run(s)")
-    print(f"{len(runs)} runs, {len(jobs(config, runs))} jobs counting seeds (data profile {config['data_profile']})")
+    # every job's settings, checked against the schema (a misspelt key or a bad value stops here)
+    for job in tables.jobs.values():
+        settings.experiment(config, job["run"], tables.runs, job["seed"])
+    for job in tables.supervised_jobs.values():
+        settings.supervised_experiment(config, job["run"], job["task"], job["seed"], tables.supervised_runs,
+                                       transfer_rows=tables.rows)
+    print(f"{len(tables.runs)} runs, {len(tables.jobs)} jobs counting seeds; {len(tables.supervised_jobs)} supervised "
+          f"jobs; every job's settings are valid (data profile {config['data_profile']})")
     if args.write:
         write_text(args.write, runs_file(config))
         print(f"wrote {args.write}")

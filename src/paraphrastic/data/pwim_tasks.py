@@ -21,10 +21,11 @@ import pandas as pd
 from paraphrastic.data import datasets
 from paraphrastic.data.corpus import build_eval_table
 from paraphrastic.data.datasets import EvalSet
+from paraphrastic.data.tasks import PWIM_TASKS
 from paraphrastic.errors import PipelineError
 from paraphrastic.data.supervised_tasks import SICK_SPLITS, cap
 
-TASKS = ("sick", "msrvid", "sts2014")
+TASKS = PWIM_TASKS
 SCORE_RANGE = {"sick": (1, 5), "msrvid": (0, 5), "sts2014": (0, 5)}
 # Sec. 8 and Table 2: the paper's pair counts, reported beside ours.
 PAPER_PAIRS = {"sick": {"train": 4500, "validation": 500, "test": 4927},

@@ -18,10 +18,11 @@ import torch
 from paraphrastic.data import datasets
 from paraphrastic.data.corpus import EVAL_SCHEMA, build_eval_table, read_table, token_stats
 from paraphrastic.data.datasets import EvalSet
+from paraphrastic.data.tasks import SUPERVISED_TASKS
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 
-TASKS = ("sts", "sick")
+TASKS = SUPERVISED_TASKS
 SPLITS = ("train", "validation", "test")
 SUPERVISED_SCHEMA = pa.schema([*EVAL_SCHEMA, ("split", pa.string())])
 

@@ -17,7 +17,9 @@ from paraphrastic.data import datasets
 from paraphrastic.errors import PipelineError
 
 MIRROR_ENV = "PARAPHRASTIC_MIRROR"
-DEFAULT_SCHEMA = Path("workflow/schemas/params.schema.yaml")
+DEFAULT_SCHEMA = Path("workflow/schemas/params.schema.yaml")  # relative to the repository, where both engines run
+# The same file beside this checkout's code, wherever the caller runs (the run settings are checked against it).
+CHECKOUT_SCHEMA = Path(__file__).resolve().parents[3] / DEFAULT_SCHEMA
 
 
 def load(path="params.yaml", schema=DEFAULT_SCHEMA) -> dict:

@@ -84,8 +84,8 @@ def runs_file(config: dict) -> str:
            "supervised_jobs": tables.supervised_jobs_of(universal=False),
            "universal_jobs": tables.supervised_jobs_of(universal=True),
            # Siamese CBOW runs and PWIM jobs (a run on a task), with their full settings
-           "siamese_runs": {name: siamese_experiment(config, name) for name in tables.siamese_jobs},
+           "siamese_runs": {name: siamese_experiment(config, name).as_dict() for name in tables.siamese_jobs},
            "siamese_jobs": tables.siamese_jobs, "pwim_jobs": tables.pwim_jobs,
-           "pwim_runs": {task: {j["run"]: pwim_experiment(config, j["run"], task)
+           "pwim_runs": {task: {j["run"]: pwim_experiment(config, j["run"], task).as_dict()
                                 for j in tables.pwim_jobs.values() if j["task"] == task} for task in pwim_tasks}}
     return header + yaml.dump(doc, Dumper=NoAliases, sort_keys=True)

@@ -19,13 +19,12 @@ from paraphrastic.data.batching import pad
 from paraphrastic.data.pwim_tasks import SCORE_RANGE
 from paraphrastic.data.supervised_tasks import load_task
 from paraphrastic.evaluation.similarity import per_set_correlations, split_scores
+from paraphrastic.experiments.settings import PwimSettings
 from paraphrastic.losses.kl import kl_loss, target_distribution
 from paraphrastic.models.files import save_pwim
 from paraphrastic.models.pwim import PairwiseWordInteraction
 from paraphrastic.runtime import resolve_device, set_threads
 from paraphrastic.training.epochs import Run, Streams, fingerprint, seed_everything
-
-MODEL_KEYS = ("hidden_dim", "padding", "context", "focus", "fc_dim")
 
 
 def padded(sequences: list[list[int]], limit: int, device) -> tuple[torch.Tensor, torch.Tensor]:
@@ -34,11 +33,9 @@ def padded(sequences: list[list[int]], limit: int, device) -> tuple[torch.Tensor
     return tokens, mask.sum(dim=1).long()
 
 
-def build(settings: dict, embeddings: torch.Tensor) -> PairwiseWordInteraction:
-    low, high = SCORE_RANGE[settings["task"]]
-    return PairwiseWordInteraction(embeddings, high - low + 1, hidden_dim=int(settings["hidden_dim"]),
-                                   padding=int(settings["padding"]), context=bool(settings["context"]),
-                                   focus=bool(settings["focus"]), fc_dim=int(settings["fc_dim"]))
+def build(settings: PwimSettings, embeddings: torch.Tensor) -> PairwiseWordInteraction:
+    low, high = SCORE_RANGE[settings.task]
+    return PairwiseWordInteraction(embeddings, high - low + 1, **settings.model_options())
 
 
 @torch.no_grad()
@@ -70,13 +67,13 @@ def scores_with_sets(frame: pd.DataFrame, predicted: np.ndarray) -> dict:
     return scores
 
 
-def train_pwim(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir, device: str = "auto",
+def train_pwim(settings: PwimSettings, *, table_path, vocab_dir, out_dir, checkpoint_dir, device: str = "auto",
                threads: int | None = None, progress: bool = True, stop_after: int | None = None,
                eval_batch_size: int = 100) -> dict:
     started = time.time()
     set_threads(threads)
     device = resolve_device(device)
-    task = settings["task"]
+    task = settings.task
     low, high = SCORE_RANGE[task]
     vocab_dir = Path(vocab_dir)
     vocab, embeddings, frames = load_task(table_path, vocab_dir)
@@ -84,15 +81,15 @@ def train_pwim(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir
     left, right = ids["train"]
     targets = target_distribution(torch.tensor(frames["train"]["score"].to_numpy()), low, high).float().to(device)
 
-    seed = int(settings["seed"])
+    seed = settings.seed
     seed_everything(seed)
     model = build(settings, embeddings).to(device)
     trainable = [p for p in model.parameters() if p.requires_grad]
     # Sec. 8: "RMSProp ... with a learning rate fixed to 10^-4"
-    optimizer = torch.optim.RMSprop(trainable, lr=float(settings["learning_rate"]))
+    optimizer = torch.optim.RMSprop(trainable, lr=settings.learning_rate)
     inputs = [Path(table_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy"]
-    run = Run(f"pwim/{task}/{settings['name']}", model, optimizer, Path(checkpoint_dir),
-              fingerprint(settings, inputs, []), seed, int(settings["epochs"]), int(settings["batch_size"]))
+    run = Run(f"pwim/{task}/{settings.name}", model, optimizer, Path(checkpoint_dir),
+              fingerprint(settings.as_dict(), inputs, []), seed, settings.epochs, settings.batch_size)
 
     def batch_loss(batch: np.ndarray, streams: Streams) -> torch.Tensor:
         a, la = padded([left[i] for i in batch], model.padding, device)
@@ -115,7 +112,7 @@ def train_pwim(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir
     best = run.restore_best(history, "validation_pearson")
     predicted = predict(model, *ids["test"], low, batch_size=eval_batch_size, device=device)
     epoch_seconds = [h["train_seconds"] for h in history]
-    info = {"run": settings["name"], "task": task, "settings": settings, "selected_epoch": best["epoch"],
+    info = {"run": settings.name, "task": task, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
             "validation": {k.removeprefix("validation_"): best[k] for k in best if k.startswith("validation_")},
             "test": scores_with_sets(frames["test"], predicted),
             "pairs": {s: len(f) for s, f in frames.items()}, "parameters": model.parameter_count(),
@@ -124,8 +121,8 @@ def train_pwim(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir
             "wall_seconds_this_call": time.time() - started}
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    save_pwim(out_dir / "model.pt", model, {k: settings[k] for k in MODEL_KEYS}, task, vocab,
-              {"settings": settings, "epoch": best["epoch"]})
+    save_pwim(out_dir / "model.pt", model, settings.model_options(), task, vocab,
+              {"settings": settings.as_dict(), "epoch": best["epoch"]})
     write_text(out_dir / "history.csv", pd.DataFrame(history).to_csv(index=False))
     write_json(out_dir / "history.json", history)
     write_json(out_dir / "train.json", info)

@@ -31,6 +31,7 @@ from paraphrastic.data.siamese_corpus import neighbours
 from paraphrastic.data.vocab import SPECIAL, UNK_ID, Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.similarity import scores_of, sts_frame, time_scoring
+from paraphrastic.experiments.settings import SiameseSettings
 from paraphrastic.losses.siamese import siamese_loss
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
@@ -109,7 +110,7 @@ def linear_decay(optimizer: torch.optim.Optimizer, initial: float, total_batches
 # ---- training ---------------------------------------------------------------------------------------
 
 
-def train_siamese(settings: dict, *, corpus_dir, eval_path, sets: list[str], out_dir, checkpoint_dir,
+def train_siamese(settings: SiameseSettings, *, corpus_dir, eval_path, sets: list[str], out_dir, checkpoint_dir,
                   device: str = "auto", threads: int | None = None, progress: bool = True,
                   stop_after: int | None = None, eval_batch_size: int = 512) -> dict:
     """Train one Siamese CBOW run; write model.pt (an ``avg`` encoder), history and train.json.
@@ -125,11 +126,10 @@ def train_siamese(settings: dict, *, corpus_dir, eval_path, sets: list[str], out
     words = read_table(corpus_dir / "words.parquet")
     pretrained = np.load(corpus_dir / "embeddings.npy")
     frame = sts_frame(eval_path, sets)
-    seed = int(settings["seed"])
+    seed = settings.seed
     seed_everything(seed)
-    std = float(settings["init_std"])
-    vocab, matrix = initial_embeddings(words, pretrained, settings["init"], int(settings["min_count"]),
-                                       std, torch.Generator().manual_seed(seed), settings.get("dim"))
+    vocab, matrix = initial_embeddings(words, pretrained, settings.init, settings.min_count, settings.init_std,
+                                       torch.Generator().manual_seed(seed), settings.dim)
     model = build_model("avg", matrix).to(device)
     weight = model.embedding.weight
     sentences = corpus_ids(vocab, corpus)
@@ -143,13 +143,13 @@ def train_siamese(settings: dict, *, corpus_dir, eval_path, sets: list[str], out
     centers = np.flatnonzero(usable & (pairs >= 0).any(axis=1))
     if len(centers) < 2:
         raise PipelineError(f"{corpus_dir / 'corpus.parquet'}: fewer than 2 sentences have a neighbour")
-    negatives, batch_size = int(settings["negatives"]), int(settings["batch_size"])
-    epochs, lr = int(settings["epochs"]), float(settings["learning_rate"])
+    negatives, batch_size = settings.negatives, settings.batch_size
+    epochs, lr = settings.epochs, settings.learning_rate
     optimizer = torch.optim.SGD([weight], lr=lr)
     batches_per_epoch = math.ceil(len(centers) / batch_size)
     inputs = [corpus_dir / name for name in ("corpus.parquet", "words.parquet", "embeddings.npy")] + [Path(eval_path)]
-    run = Run(f"siamese/{settings['name']}", model, optimizer, Path(checkpoint_dir),
-              fingerprint(settings, inputs, sets), seed, epochs, batch_size,
+    run = Run(f"siamese/{settings.name}", model, optimizer, Path(checkpoint_dir),
+              fingerprint(settings.as_dict(), inputs, sets), seed, epochs, batch_size,
               schedule=linear_decay(optimizer, lr, epochs * batches_per_epoch, batches_per_epoch, batch_size))
 
     def batch_loss(batch: np.ndarray, streams: Streams) -> torch.Tensor:
@@ -180,7 +180,7 @@ def train_siamese(settings: dict, *, corpus_dir, eval_path, sets: list[str], out
         return {"stopped_after_epoch": run.stopped_after}
     final = scores_of(model, vocab, frame, eval_batch_size, device)
     timing = time_scoring(model, vocab, frame, eval_batch_size, device)
-    info = {"run": settings["name"], "settings": settings, "epochs": epochs, "vocabulary": len(vocab),
+    info = {"run": settings.name, "settings": settings.as_dict(), "epochs": epochs, "vocabulary": len(vocab),
             "centre_sentences": int(len(centers)), "corpus_sentences": len(corpus),
             "sentences_without_known_words": int((~usable).sum()),
             "corpus_tokens": int(sum(len(s) for s in sentences)), "device": str(device),
@@ -189,7 +189,7 @@ def train_siamese(settings: dict, *, corpus_dir, eval_path, sets: list[str], out
             "wall_seconds_this_call": time.time() - started}
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    save_model(out_dir / "model.pt", model, "avg", {}, vocab, {"settings": settings, "epoch": epochs})
+    save_model(out_dir / "model.pt", model, "avg", {}, vocab, {"settings": settings.as_dict(), "epoch": epochs})
     rows = [{"epoch": 0, "mean_pearson": initial["mean_pearson"], "mean_spearman": initial["mean_spearman"]}]
     rows += [{k: v for k, v in h.items() if k != "per_dataset"} for h in history]
     write_text(out_dir / "history.csv", pd.DataFrame(rows).to_csv(index=False))

@@ -23,9 +23,10 @@ from paraphrastic.data.supervised_tasks import SCORE_RANGE, load_task
 from paraphrastic.data.vocab import Vocabulary, add_tags
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.similarity import pair_embeddings, split_scores
+from paraphrastic.experiments.settings import SupervisedSettings
 from paraphrastic.losses.kl import kl_loss, target_distribution
 from paraphrastic.losses.regularization import head_regularization, regularization
-from paraphrastic.models.encoders import MODEL_OPTIONS, SentenceEncoder, build_model
+from paraphrastic.models.encoders import SentenceEncoder, build_model
 from paraphrastic.models.files import load_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
 from paraphrastic.runtime import resolve_device, set_threads
@@ -48,21 +49,21 @@ def predict(model: PairScorer, vocab: Vocabulary, frame: pd.DataFrame, *, batch_
     return torch.cat(scores).numpy() if scores else np.zeros(0)
 
 
-def universal_encoder(init_path: Path, settings: dict, vocab: Vocabulary) -> tuple[SentenceEncoder, dict]:
+def universal_encoder(init_path: Path, settings: SupervisedSettings, vocab: Vocabulary) -> tuple[SentenceEncoder, dict]:
     """The transfer-trained encoder of ``init_path``, with this run's input regularisers, anchored at
     its own parameters: λ_w pulls the word embeddings and λ_c the compositional parameters back to them."""
     encoder, transfer_vocab, payload = load_model(init_path)
-    if payload["model"] != settings["model"]:
-        raise PipelineError(f"{settings['name']}: model {settings['model']!r} cannot start from {init_path}, "
+    if payload["model"] != settings.model:
+        raise PipelineError(f"{settings.name}: model {settings.model!r} cannot start from {init_path}, "
                             f"a {payload['model']!r}")
     if transfer_vocab.words != vocab.words:  # word ids would silently point at other words' vectors
-        raise PipelineError(f"{settings['name']}: {init_path} was trained with another vocabulary than the "
+        raise PipelineError(f"{settings.name}: {init_path} was trained with another vocabulary than the "
                             "supervised data's (rebuilt data/vocab?); retrain it or rebuild the supervised jobs")
     options = dict(payload["options"])
     for key in ("dropout", "word_dropout"):  # the supervised run's own input regularisers
         options.pop(key, None)
-        if settings.get(key):
-            options[key] = settings[key]
+        if getattr(settings, key):
+            options[key] = getattr(settings, key)
     encoder_state = encoder.state_dict()
     encoder = build_model(payload["model"], encoder.embedding.weight.detach().clone(), **options)
     encoder.load_state_dict(encoder_state)
@@ -72,7 +73,7 @@ def universal_encoder(init_path: Path, settings: dict, vocab: Vocabulary) -> tup
     return encoder, options
 
 
-def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoint_dir, init_path=None,
+def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out_dir, checkpoint_dir, init_path=None,
                      device: str = "auto", threads: int | None = None, progress: bool = True,
                      stop_after: int | None = None, eval_batch_size: int = 512) -> dict:
     """Train one supervised job on its task's train split; every epoch is scored on validation and test.
@@ -83,7 +84,7 @@ def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoi
     started = time.time()
     set_threads(threads)
     device = resolve_device(device)
-    task = settings["task"]
+    task = settings.task
     low, high = SCORE_RANGE[task]
     vocab_dir = Path(vocab_dir)
     vocab, embeddings, frames = load_task(table_path, vocab_dir)
@@ -93,36 +94,35 @@ def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoi
     right = [vocab.ids(t) for t in train_rows["tokens2"]]
     targets = target_distribution(torch.tensor(train_rows["score"].to_numpy()), low, high).float()
 
-    seed = int(settings["seed"])
+    seed = settings.seed
     seed_everything(seed)
-    if settings.get("init"):
+    if settings.init:
         if init_path is None:
-            raise PipelineError(f"{settings['name']}: a universal run needs the transfer model (--init)")
+            raise PipelineError(f"{settings.name}: a universal run needs the transfer model (--init)")
         encoder, options = universal_encoder(Path(init_path), settings, vocab)
     else:
-        options = {k: settings[k] for k in MODEL_OPTIONS if settings.get(k) is not None}
-        encoder = build_model(settings["model"], embeddings, **options)
-    model = PairScorer(encoder, SimilarityHead(encoder.output_dim, int(settings["head_dim"]), low, high))
+        options = settings.model_options()
+        encoder = build_model(settings.model, embeddings, **options)
+    model = PairScorer(encoder, SimilarityHead(encoder.output_dim, settings.head_dim, low, high))
     model.to(device)
-    optimizer = adam(model.parameters(), settings["learning_rate"])
+    optimizer = adam(model.parameters(), settings.learning_rate)
     inputs = [Path(table_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy"]
-    if settings.get("init"):
+    if settings.init:
         inputs.append(Path(init_path))
-    run = Run(f"{task}/{settings['name']}", model, optimizer, Path(checkpoint_dir),
-              fingerprint(settings, inputs, []), seed, int(settings["epochs"]), int(settings["batch_size"]))
+    run = Run(f"{task}/{settings.name}", model, optimizer, Path(checkpoint_dir),
+              fingerprint(settings.as_dict(), inputs, []), seed, settings.epochs, settings.batch_size)
 
-    tags = options.get("tags") or "none"
-    scramble = float(settings.get("scramble") or 0.0)
+    tags = options.get("tags") or "none"  # a universal run keeps its transfer model's tags
     targets = targets.to(device)
 
     def batch_loss(batch: np.ndarray, streams: Streams) -> torch.Tensor:
         first, second = [left[i] for i in batch], [right[i] for i in batch]
-        if scramble:
-            first, second = scramble_pairs(first, second, scramble, streams.scrambler)
+        if settings.scramble:
+            first, second = scramble_pairs(first, second, settings.scramble, streams.scrambler)
         tokens, mask = pad([add_tags(s, tags) for s in first + second], device)
         loss = kl_loss(model(tokens, mask, len(batch)), targets[torch.as_tensor(batch, device=device)])
-        return (loss + regularization(model.encoder, settings["lambda_c"], settings["lambda_w"])
-                + head_regularization(model.head, settings.get("lambda_s") or 0.0))
+        return (loss + regularization(model.encoder, settings.lambda_c, settings.lambda_w)
+                + head_regularization(model.head, settings.lambda_s))
 
     def score_epoch() -> dict:
         row = {}
@@ -139,16 +139,16 @@ def train_supervised(settings: dict, *, table_path, vocab_dir, out_dir, checkpoi
     if history is None:
         return {"stopped_after_epoch": run.stopped_after}
     best = run.restore_best(history, "validation_pearson")
-    info = {"experiment": settings["name"], "task": task, "settings": settings, "selected_epoch": best["epoch"],
+    info = {"experiment": settings.name, "task": task, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
             **{k: best[k] for k in best if k.startswith(("validation_", "test_"))},
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
-            "init": str(init_path) if settings.get("init") else None,
+            "init": str(init_path) if settings.init else None,
             "wall_seconds_this_call": time.time() - started,
             "train_seconds_total": float(sum(h["train_seconds"] for h in history))}
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    save_scorer(out_dir / "model.pt", model, settings["model"], options, vocab,
-                {"settings": settings, "epoch": best["epoch"]})
+    save_scorer(out_dir / "model.pt", model, settings.model, options, vocab,
+                {"settings": settings.as_dict(), "epoch": best["epoch"]})
     write_text(out_dir / "history.csv", pd.DataFrame(history).to_csv(index=False))
     write_json(out_dir / "history.json", history)
     write_json(out_dir / "train.json", info)

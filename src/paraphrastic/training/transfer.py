@@ -14,10 +14,11 @@ from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.batching import length_bucketed, pad
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.vocab import Vocabulary, add_tags
-from paraphrastic.evaluation import similarity as evaluate
+from paraphrastic.evaluation import similarity
+from paraphrastic.experiments.settings import TransferSettings
 from paraphrastic.losses.margin import margin_loss
 from paraphrastic.losses.regularization import regularization
-from paraphrastic.models.encoders import MODEL_OPTIONS, build_model
+from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
 from paraphrastic.runtime import resolve_device, set_threads
 from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, seed_everything
@@ -36,9 +37,9 @@ def scramble_pairs(first: list[list[int]], second: list[list[int]], rate: float,
     return first, second
 
 
-def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[str], out_dir, checkpoint_dir,
-          device: str = "auto", threads: int | None = None, progress: bool = True, stop_after: int | None = None,
-          eval_batch_size: int = 512) -> dict:
+def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selection: list[str], out_dir,
+          checkpoint_dir, device: str = "auto", threads: int | None = None, progress: bool = True,
+          stop_after: int | None = None, eval_batch_size: int = 512) -> dict:
     """Train one experiment; write model.pt (STS-2016-selected epoch), history.csv and train.json.
 
     ``stop_after`` ends the run after that many epochs in this call (for resume tests) without
@@ -53,51 +54,48 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
     vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
     embeddings = torch.from_numpy(np.load(Path(vocab_dir) / "embeddings.npy"))
     corpus = read_table(train_path)
-    if settings.get("max_pairs"):
-        corpus = corpus.iloc[: settings["max_pairs"]]
+    if settings.max_pairs:
+        corpus = corpus.iloc[: settings.max_pairs]
     left = [vocab.ids(t) for t in corpus["tokens1"]]  # tags are added per batch, after scrambling
     right = [vocab.ids(t) for t in corpus["tokens2"]]
     eval_frame = read_table(eval_path)
 
-    seed = int(settings["seed"])
+    seed = settings.seed
     seed_everything(seed)
-    options = {k: settings[k] for k in MODEL_OPTIONS if settings.get(k) is not None}
-    model = build_model(settings["model"], embeddings, **options)
+    options = settings.model_options()
+    model = build_model(settings.model, embeddings, **options)
     model.to(device)
-    optimizer = adam(model.parameters(), settings["learning_rate"])
+    optimizer = adam(model.parameters(), settings.learning_rate)
     vocab_dir = Path(vocab_dir)
-    stamp = fingerprint(settings, [Path(train_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy",
+    stamp = fingerprint(settings.as_dict(), [Path(train_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy",
                                    Path(eval_path)], selection)
-    batch_size = int(settings["batch_size"])
+    batch_size = settings.batch_size
     arrange = None
-    if settings.get("length_buckets"):
+    if settings.length_buckets:
         # a batch pads to its longest sentence, of either side of a pair
         lengths = np.maximum([len(s) for s in left], [len(s) for s in right])
 
         def arrange(order: np.ndarray, epoch: int) -> np.ndarray:
-            return length_bucketed(order, lengths, batch_size, int(settings["length_buckets"]),
+            return length_bucketed(order, lengths, batch_size, settings.length_buckets,
                                    np.random.default_rng([seed, epoch, 3]))
 
-    run = Run(settings["name"], model, optimizer, checkpoint_dir, stamp, seed, int(settings["epochs"]),
+    run = Run(settings.name, model, optimizer, checkpoint_dir, stamp, seed, settings.epochs,
               batch_size, min_batch=2, arrange=arrange)  # a lone pair has no in-batch negative
 
-    tags = settings.get("tags") or "none"
-    scramble = float(settings.get("scramble") or 0.0)
-    sampling = settings.get("sampling") or "max"
 
     def batch_loss(batch: np.ndarray, streams: Streams) -> torch.Tensor:
         first, second = [left[i] for i in batch], [right[i] for i in batch]
-        if scramble:
-            first, second = scramble_pairs(first, second, scramble, streams.scrambler)
-        tokens, mask = pad([add_tags(s, tags) for s in first + second], device)
+        if settings.scramble:
+            first, second = scramble_pairs(first, second, settings.scramble, streams.scrambler)
+        tokens, mask = pad([add_tags(s, settings.tags) for s in first + second], device)
         embedded = model(tokens, mask)
-        loss = margin_loss(embedded[: len(batch)], embedded[len(batch):], settings["margin"],
-                           sampling=sampling, generator=streams.negatives)
-        return loss + regularization(model, settings["lambda_c"], settings["lambda_w"])
+        loss = margin_loss(embedded[: len(batch)], embedded[len(batch):], settings.margin,
+                           sampling=settings.sampling, generator=streams.negatives)
+        return loss + regularization(model, settings.lambda_c, settings.lambda_w)
 
     def score_epoch() -> dict:
-        results = evaluate.score_sets(model, vocab, eval_frame, batch_size=eval_batch_size, device=device)
-        summary = evaluate.summarize(results, selection)
+        results = similarity.score_sets(model, vocab, eval_frame, batch_size=eval_batch_size, device=device)
+        summary = similarity.summarize(results, selection)
         return {"selection_pearson": summary["selection_pearson"], "transfer_pearson": summary["transfer_pearson"],
                 "per_dataset": {k: v["pearson"] for k, v in results.items()},
                 "per_dataset_spearman": {k: v["spearman"] for k, v in results.items()}}
@@ -111,14 +109,14 @@ def train(settings: dict, *, train_path, vocab_dir, eval_path, selection: list[s
         return {"stopped_after_epoch": run.stopped_after}
     # "test" model selection (Sec. 4.1.2): the epoch with the best mean Pearson on STS 2016.
     best = run.restore_best(history, "selection_pearson")
-    info = {"experiment": settings["name"], "settings": settings, "selected_epoch": best["epoch"],
+    info = {"experiment": settings.name, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
             "selection_pearson": best["selection_pearson"], "transfer_pearson": best["transfer_pearson"],
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
             "wall_seconds_this_call": time.time() - started,
             "train_seconds_total": float(sum(h["train_seconds"] for h in history))}
     out_dir.mkdir(parents=True, exist_ok=True)
-    save_model(out_dir / "model.pt", model, settings["model"], options, vocab,
-               {"settings": settings, "epoch": best["epoch"]})
+    save_model(out_dir / "model.pt", model, settings.model, options, vocab,
+               {"settings": settings.as_dict(), "epoch": best["epoch"]})
     flat = pd.DataFrame([{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in history])
     write_text(out_dir / "history.csv", flat.to_csv(index=False))
     write_json(out_dir / "history.json", history)

@@ -13,8 +13,8 @@ from paraphrastic.pipeline.steps.train_supervised import train_job
 
 def run(config: dict, *, experiment_name, task, seed, data_dir, **job) -> None:
     settings = supervised_experiment(config, experiment_name, task, seed)
-    if not settings.get("init"):
+    if not settings.init:
         raise PipelineError(f"supervised run {experiment_name!r} has no `init` row: train it with train-supervised")
-    init = universal_init_path(config, Path(data_dir), settings["init"], seed)
+    init = universal_init_path(config, Path(data_dir), settings.init, seed)
     print(f"initialised from {init}")
     train_job(config, settings, task=task, init_path=init, **job)
