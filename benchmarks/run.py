@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE))
 from throughput import batch_padding, measure, sample_batches  # noqa: E402
 
 from paraphrastic.data.corpus import read_table  # noqa: E402
-from paraphrastic.evaluation import similarity as evaluate  # noqa: E402
+from paraphrastic.evaluation import similarity  # noqa: E402
 from paraphrastic.evaluation.reference import table4_models  # noqa: E402
 from paraphrastic.evaluation.selection import model_dir  # noqa: E402
 from paraphrastic.experiments import config as cfg  # noqa: E402
@@ -81,11 +81,11 @@ def encoding_section(eval_path: Path, model_paths: dict[str, Path], minilm: bool
             print(f"  {name}: {path} missing, skipped")
             continue
         model, vocab, _ = load_model(path)
-        evaluate.score_sets(model, vocab, frame[frame["dataset"] == frame["dataset"].iloc[0]])  # warm up
+        similarity.score_sets(model, vocab, frame[frame["dataset"] == frame["dataset"].iloc[0]])  # warm up
         start = time.perf_counter()
-        results = evaluate.score_sets(model, vocab, frame)
+        results = similarity.score_sets(model, vocab, frame)
         seconds = time.perf_counter() - start
-        summary = evaluate.summarize(results, [])
+        summary = similarity.summarize(results, [])
         rows.append({"model": name, "sets": len(results), "sentences": len(sentences), "seconds": seconds,
                      "sentences_per_second": len(sentences) / seconds,
                      "transfer_pearson": summary["transfer_pearson"]})

@@ -12,7 +12,7 @@ from paraphrastic.cli import main as cli
 from paraphrastic.data.tokenize import tokenize
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
-from paraphrastic.evaluation import similarity as evaluate
+from paraphrastic.evaluation import similarity
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
@@ -39,11 +39,11 @@ def test_encode_matches_the_pipelines_scoring(model_file):
     encoder = paraphrastic.load(path, device="cpu")
     vectors = encoder.encode(SENTENCES)
     assert vectors.shape == (3, encoder.dim) and vectors.dtype == np.float32
-    expected = evaluate.encode(model, vocab, [tokenize(s) for s in SENTENCES]).numpy()
+    expected = similarity.encode(model, vocab, [tokenize(s) for s in SENTENCES]).numpy()
     assert np.allclose(vectors, expected, atol=1e-6)
     frame = pd.DataFrame({"tokens1": [tokenize(s) for s in SENTENCES],
                           "tokens2": [tokenize(s) for s in SENTENCES[::-1]]})
-    assert np.allclose(encoder.similarity(SENTENCES, SENTENCES[::-1]), evaluate.cosine_scores(model, vocab, frame),
+    assert np.allclose(encoder.similarity(SENTENCES, SENTENCES[::-1]), similarity.cosine_scores(model, vocab, frame),
                        atol=1e-6)
     assert encoder.encode([]).shape == (0, encoder.dim)
 
@@ -52,7 +52,7 @@ def test_unknown_words_empty_strings_and_very_long_inputs(model_file):
     encoder = paraphrastic.load(model_file[0], device="cpu")
     unknown, empty, blank = encoder.encode(["zyxxy qwertzuiop", "", "   \n "])
     assert np.isfinite(unknown).all() and np.abs(unknown).sum() > 0
-    unk = evaluate.encode(model_file[1], model_file[2], [["<unk>"]]).numpy()[0]
+    unk = similarity.encode(model_file[1], model_file[2], [["<unk>"]]).numpy()[0]
     assert np.allclose(empty, unk) and np.allclose(blank, unk)  # no tokens: embedded as one <unk>
     long = " ".join(["the man is playing"] * 5000)  # 20,000 tokens
     vectors = encoder.encode([long, "a dog"])

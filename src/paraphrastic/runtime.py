@@ -17,3 +17,9 @@ def set_threads(threads: int | None) -> None:
     does not, and float results depend on the thread count, so both tools must give the same one."""
     if threads:
         torch.set_num_threads(threads)
+
+
+def prepare_job(device: str = "auto", threads: int | None = None) -> torch.device:
+    """A job's torch threads set (see :func:`set_threads`) and its device resolved."""
+    set_threads(threads)
+    return resolve_device(device)

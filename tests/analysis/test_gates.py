@@ -10,7 +10,6 @@ import pytest
 import torch
 
 from paraphrastic.analysis import gates
-from paraphrastic.data import gate_sentences as sentence_sample
 from paraphrastic.data.batching import pad
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.models.encoders import build_model
@@ -46,21 +45,6 @@ def test_extracted_gates_rebuild_the_models_own_sentence_embedding(tags):
         expected = gate[row, offset : offset + len(norm)].sum(-1).numpy()
         np.testing.assert_allclose(norm, expected, rtol=1e-6)
     assert all(((n > 0) & (n < 6)).all() for n in norms)  # an L1 norm of 6 sigmoids
-
-
-def test_sample_is_seeded_short_distinct_and_excludes_selection_sentences():
-    raw = ["The dog runs .", "the dog runs .", "A -LRB- long -RRB- one " + "x " * 20, "Cats sleep .", "Held out .",
-           "New York is big ."]
-    excluded = {("held", "out", ".")}
-    frame, stats = sentence_sample.sample_sentences(raw, excluded, n=10, max_tokens=15, seed=3)
-    assert stats == {"distinct_sentences": 5, "longer_than_max": 1, "selection_sentences_excluded": 1,
-                     "qualified": 3, "sampled": 3, "requested": 10, "max_tokens": 15, "seed": 3}
-    assert sorted(frame["text"]) == ["Cats sleep .", "New York is big .", "The dog runs ."]
-    assert frame.iloc[0]["tokens"] == frame.iloc[0]["text"].split()  # case kept for the parser
-    first, _ = sentence_sample.sample_sentences(raw, excluded, n=2, max_tokens=15, seed=3)
-    again, _ = sentence_sample.sample_sentences(raw, excluded, n=2, max_tokens=15, seed=3)
-    assert len(first) == 2 and list(first["text"]) == list(again["text"])
-    assert sentence_sample.cased_tokens("-LRB- a\\/b -RRB-") == ["(", "a/b", ")"]
 
 
 def hand_made_parse() -> tuple[pd.DataFrame, list[np.ndarray]]:

@@ -4,24 +4,24 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from paraphrastic.evaluation import similarity as evaluate
+from paraphrastic.evaluation import similarity
 
 
 def test_correlations_are_scaled_by_100():
     rng = np.random.default_rng(0)
     gold = rng.uniform(0, 5, 50)
     predicted = gold + rng.normal(0, 1, 50)
-    got = evaluate.correlations(predicted, gold)
+    got = similarity.correlations(predicted, gold)
     assert got["pearson"] == pytest.approx(100 * stats.pearsonr(predicted, gold).statistic)
     assert got["spearman"] == pytest.approx(100 * stats.spearmanr(predicted, gold).statistic)
     assert got["pairs"] == 50
-    assert math.isnan(evaluate.correlations(np.ones(5), gold[:5])["pearson"])
+    assert math.isnan(similarity.correlations(np.ones(5), gold[:5])["pearson"])
 
 
 def test_summarize_means_over_transfer_sets_and_selection():
     results = {"sts12.MSRpar": {"pearson": 40.0, "spearman": 30.0}, "sts13.FNWN": {"pearson": 60.0, "spearman": 50.0},
                "sick.test": {"pearson": 80.0, "spearman": 70.0}, "sts16.headlines": {"pearson": 10.0, "spearman": 0.0}}
-    summary = evaluate.summarize(results, ["sts16.headlines"])
+    summary = similarity.summarize(results, ["sts16.headlines"])
     assert summary["transfer_sets"] == 3 and summary["transfer_pearson"] == pytest.approx(60.0)
     assert summary["transfer_spearman"] == pytest.approx(50.0)
     assert summary["selection_pearson"] == 10.0
@@ -38,13 +38,13 @@ def test_score_sets_encodes_each_sentence_once(workspace):
     vocab = Vocabulary.load(workspace["vocab_dir"] / "vocab.txt")
     model = build_model("avg", torch.from_numpy(np.load(workspace["vocab_dir"] / "embeddings.npy")))
     frame = read_table(workspace["eval"])
-    results = evaluate.score_sets(model, vocab, frame, batch_size=7)
+    results = similarity.score_sets(model, vocab, frame, batch_size=7)
     assert set(results) == {"sts12.MSRvid", "sts16.headlines"}
     assert results["sts12.MSRvid"]["pairs"] == 24
     # the same scores as a straightforward per-pair computation
     rows = frame[frame["dataset"] == "sts12.MSRvid"]
-    a = evaluate.encode(model, vocab, list(rows["tokens1"]))
-    b = evaluate.encode(model, vocab, list(rows["tokens2"]))
+    a = similarity.encode(model, vocab, list(rows["tokens1"]))
+    b = similarity.encode(model, vocab, list(rows["tokens2"]))
     cos = torch.nn.functional.cosine_similarity(a, b).numpy()
-    assert results["sts12.MSRvid"]["pearson"] == pytest.approx(evaluate.correlations(cos, rows["score"].to_numpy())
+    assert results["sts12.MSRvid"]["pearson"] == pytest.approx(similarity.correlations(cos, rows["score"].to_numpy())
                                                                ["pearson"], abs=1e-4)

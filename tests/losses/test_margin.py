@@ -2,8 +2,6 @@ import torch
 import torch.nn.functional as F
 
 from paraphrastic.losses.margin import hardest_negatives, margin_loss, random_negatives
-from paraphrastic.losses.regularization import regularization
-from paraphrastic.models.encoders import build_model
 
 
 def brute_force_loss(g1, g2, margin):
@@ -40,18 +38,6 @@ def test_loss_is_zero_when_pairs_are_separated_by_the_margin():
     assert margin_loss(g1, g1.clone(), 0.8).item() == 0.0
 
 
-def test_regularization_terms():
-    emb = torch.ones(4, 3)
-    model = build_model("lstmavg", emb)
-    with torch.no_grad():
-        model.embedding.weight.add_(0.5)
-    expected_w = 0.1 * 0.25 * 12
-    expected_c = 0.01 * sum(float(p.detach().pow(2).sum()) for p in model.compositional_parameters())
-    torch.testing.assert_close(regularization(model, 0.0, 0.1).item(), expected_w)
-    torch.testing.assert_close(regularization(model, 0.01, 0.1).item(), expected_w + expected_c, rtol=1e-5,
-                               atol=1e-6)
-
-
 def test_random_negatives_are_uniform_over_other_pairs():
     g = torch.Generator().manual_seed(0)
     batch = 4
@@ -79,9 +65,3 @@ def test_mix_and_rand_losses_are_reproducible_with_a_generator():
         margin_loss(g1, g2, 0.4, sampling="max")
 
 
-def test_irnn_is_regularised_towards_its_initial_weights():
-    model = build_model("irnn", torch.randn(5, 3))
-    assert regularization(model, 1.0, 0.0).item() == 0.0  # untrained: at its initial values
-    with torch.no_grad():
-        model.rnn.weight_h.add_(0.1)
-    torch.testing.assert_close(regularization(model, 1.0, 0.0).item(), 9 * 0.01)

@@ -10,35 +10,11 @@ import pandas as pd
 import pytest
 import torch
 
-from paraphrastic.data import pwim_tasks as pwim_data
 from paraphrastic.data.corpus import write_table
 from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA
 from paraphrastic.data.vocab import SPECIAL, Vocabulary, save_matrix
-from paraphrastic.errors import PipelineError
 from paraphrastic.experiments.settings import PwimSettings
 from paraphrastic.training.pwim import padded, scores_with_sets, train_pwim
-
-
-def test_hold_out_is_seeded_per_set_and_sized():
-    frame = pd.DataFrame({"dataset": ["a"] * 50 + ["b"] * 20})
-    split = pwim_data.hold_out(frame, 0.1, seed=1)
-    assert (split[:50] == "validation").sum() == 5 and (split[50:] == "validation").sum() == 2
-    assert split.equals(pwim_data.hold_out(frame, 0.1, seed=1)) and not split.equals(pwim_data.hold_out(frame, 0.1, 2))
-    with pytest.raises(PipelineError, match="validation_fraction"):
-        pwim_data.hold_out(frame, 1.0, seed=1)
-
-
-def test_tasks_from_the_mirror_match_the_paper_counts(mirror):
-    msrvid, _ = pwim_data.build_task_table("msrvid", mirror, max_length=32, validation_fraction=0.1, seed=1)
-    counts = msrvid["split"].value_counts().to_dict()
-    assert counts == {"train": 675, "validation": 75, "test": 750}  # the organisers' 750 / 750 halves
-    sts, notes = pwim_data.build_task_table("sts2014", mirror, max_length=48, validation_fraction=0.1, seed=1)
-    assert notes["train_before_length_filter"] == 7592  # Sec. 8: "a total of 7,592"
-    assert 0 < notes["removed"] < 400  # the paper removed 210 with its tokenizer
-    assert (sts["split"] == "test").sum() == 3750 and set(sts.loc[sts["split"] == "test", "dataset"]) == \
-        {s.id for s in pwim_data.STS2014_TEST}
-    fits = sts[sts["split"] != "test"]
-    assert fits["tokens1"].map(len).max() <= 48 and fits["tokens2"].map(len).max() <= 48
 
 
 def test_sentences_are_cut_to_the_padding():

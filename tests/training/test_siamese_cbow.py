@@ -3,81 +3,17 @@
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pandas as pd
-import pytest
 import torch
-import torch.nn.functional as F
 
 from paraphrastic.data import siamese_corpus
 from paraphrastic.data.corpus import EVAL_SCHEMA, write_table
 from paraphrastic.data.vocab import SPECIAL
-from paraphrastic.errors import MalformedLine
 from paraphrastic.experiments.settings import SiameseSettings
-from paraphrastic.losses.siamese import siamese_loss
 from paraphrastic.models.files import load_model
 from paraphrastic.training import siamese_cbow as sc
-from paraphrastic.training import word2vec as wb
-
-CONLLU = """# newdoc id = doc-a
-# sent_id = a-1
-# text = The cat sat.
-1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_
-
-# sent_id = a-2
-# text = It was happy.
-1\tIt\tit\tPRON\tPRP\t_\t2\tnsubj\t_\t_
-
-# newdoc id = doc-b
-# text = A dog ran.
-1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_
-
-"""
-
-
-def test_documents_keep_order_and_boundaries(tmp_path):
-    path = tmp_path / "x.conllu"
-    path.write_text(CONLLU)
-    docs = siamese_corpus.read_documents(path)
-    assert [d for d, _ in docs] == ["doc-a", "doc-b"]
-    assert [t for _, t in docs[0][1]] == ["The cat sat.", "It was happy."] and docs[0][1][0][0] == 3
-    corpus = siamese_corpus.build_corpus([path])
-    assert corpus["tokens"][0] == ["the", "cat", "sat", "."] and corpus["source"][2] == "x.conllu:11"
-    assert siamese_corpus.neighbours(corpus).tolist() == [[-1, 1], [0, -1], [-1, -1]]
-
-
-@pytest.mark.parametrize("text, line, message", [
-    ("# sent_id = 1\n# text = Hi.\n1\tHi\n\n", 2, "before the first `# newdoc id`"),
-    ("# newdoc id = d\n# sent_id = 1\n1\tHi\n\n# text = x\n1\tx\n", 2, "without a `# text =` comment"),
-])
-def test_malformed_treebank_names_file_and_line(tmp_path, text, line, message):
-    path = tmp_path / "bad.conllu"
-    path.write_text(text)
-    with pytest.raises(MalformedLine, match=message) as info:
-        siamese_corpus.read_documents(path)
-    assert f"bad.conllu:{line}" in str(info.value)
-
-
-def test_loss_is_cross_entropy_of_the_cosine_softmax_against_one_over_positives():
-    torch.manual_seed(0)
-    center, candidates = torch.randn(3, 5), torch.randn(3, 4, 5)
-    positive = torch.tensor([[True, True, False, False]] * 3)
-    present = torch.tensor([[True, True, True, True], [False, True, True, True], [True, True, True, True]])
-    loss = siamese_loss(center, candidates, positive, present)
-    expected = []
-    for i in range(3):
-        keep = present[i]
-        cos = F.cosine_similarity(center[i][None], candidates[i][keep])
-        p = torch.softmax(cos, 0)
-        pos = positive[i][keep]
-        expected.append(-(torch.log(p[pos])).mean())  # target 1/|S+| on each present neighbour
-    assert torch.allclose(loss, torch.stack(expected).mean(), atol=1e-6)
-    # the paper's example: 2 positives, 2 negatives -> target (0.5, 0.5, 0, 0); its minimum is finite
-    ideal = siamese_loss(torch.ones(1, 2), torch.tensor([[[1.0, 1.0], [1.0, 1.0], [-1.0, -1.0], [-1.0, -1.0]]]),
-                            positive[:1], present[:1])
-    assert math.isclose(float(ideal), -math.log(math.e / (2 * math.e + 2 / math.e)), rel_tol=1e-5)
 
 
 def test_negatives_avoid_the_sentence_and_its_neighbours():
@@ -112,7 +48,7 @@ def test_vocabularies_of_the_two_initialisations():
     assert vocab.words[len(SPECIAL):] == ["the", "qqq"] and matrix.shape == (len(SPECIAL) + 2, 7)
 
 
-def _synthetic(tmp_path):
+def synthetic_corpus(tmp_path):
     """Documents alternating two topics, and an eval table of pairs within and across topics."""
     rng = np.random.default_rng(0)
     topics = [["cat", "dog", "pet", "fur"], ["car", "road", "wheel", "fuel"]]
@@ -145,7 +81,7 @@ SETTINGS = SiameseSettings(name="t", seed=3, init="random", init_std=0.01, min_c
 
 
 def test_training_learns_the_topics_and_resumes_exactly(tmp_path):
-    corpus, eval_path = _synthetic(tmp_path)
+    corpus, eval_path = synthetic_corpus(tmp_path)
     kw = {"corpus_dir": corpus, "eval_path": eval_path, "sets": ["sts12.MSRvid"], "progress": False, "threads": 1}
     info = sc.train_siamese(SETTINGS, out_dir=tmp_path / "a", checkpoint_dir=tmp_path / "ca", **kw)
     history = json.loads((tmp_path / "a/history.json").read_text())
@@ -161,15 +97,3 @@ def test_training_learns_the_topics_and_resumes_exactly(tmp_path):
     assert torch.equal(model.embedding.weight, again.embedding.weight)
 
 
-def test_word2vec_baseline_is_reproducible(tmp_path):
-    corpus, eval_path = _synthetic(tmp_path)
-    settings = {"dim": 8, "window": 5, "min_count": 2, "sample": 1e-5, "negative": 5, "epochs": 2}
-    kw = {"corpus_dir": corpus, "eval_path": eval_path, "sets": ["sts12.MSRvid"], "seed": 1, "threads": 1}
-    first = wb.train_baselines(settings, out_dir=tmp_path / "w1", **kw)
-    second = wb.train_baselines(settings, out_dir=tmp_path / "w2", **kw)
-    assert set(first["architectures"]) == {"cbow", "skipgram"}
-    for arch in ("cbow", "skipgram"):
-        a, _, _ = load_model(tmp_path / "w1" / arch / "model.pt")
-        b, vocab, _ = load_model(tmp_path / "w2" / arch / "model.pt")
-        assert torch.equal(a.embedding.weight, b.embedding.weight) and "cat" in vocab.index
-        assert first["architectures"][arch]["final"] == second["architectures"][arch]["final"]

@@ -17,7 +17,7 @@ import yaml
 
 from paraphrastic.data.corpus import read_table
 from paraphrastic.errors import TrainingDiverged, TrainingInterrupted
-from paraphrastic.evaluation import similarity as evaluate
+from paraphrastic.evaluation import similarity
 from paraphrastic.models.files import load_model
 from paraphrastic.training import transfer as train_module
 from paraphrastic.training.transfer import train
@@ -43,7 +43,7 @@ def test_training_lowers_the_loss_and_writes_outputs(workspace, model):
     assert info["selected_epoch"] == best["epoch"]
     # model.pt holds the selected epoch's weights: re-scoring it reproduces that epoch's metrics
     loaded, vocab, _ = load_model(workspace["root"] / "m" / "model.pt")
-    results = evaluate.score_sets(loaded, vocab, read_table(workspace["eval"]))
+    results = similarity.score_sets(loaded, vocab, read_table(workspace["eval"]))
     assert results["sts16.headlines"]["pearson"] == pytest.approx(best["per_dataset"]["sts16.headlines"], abs=1e-4)
 
 
@@ -264,7 +264,7 @@ def test_every_model_trains_and_reloads_with_its_options(workspace, model, extra
     loaded, vocab, payload = load_model(workspace["root"] / model / "model.pt")
     assert payload["model"] == model and all(payload["options"][k] == v for k, v in extra.items())
     history = json.loads((workspace["root"] / model / "history.json").read_text())
-    results = evaluate.score_sets(loaded, vocab, read_table(workspace["eval"]))
+    results = similarity.score_sets(loaded, vocab, read_table(workspace["eval"]))
     assert results["sts16.headlines"]["pearson"] == pytest.approx(history[0]["per_dataset"]["sts16.headlines"],
                                                                   abs=1e-4)
     assert info["selected_epoch"] == 1

@@ -88,7 +88,7 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
     """
     from paraphrastic.atomic import write_json
     from paraphrastic.data.corpus import read_table
-    from paraphrastic.evaluation import similarity as evaluate
+    from paraphrastic.evaluation import similarity
     from paraphrastic.evaluation.selection import model_dir
     from paraphrastic.models.files import load_model
 
@@ -101,12 +101,12 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
     ours = {}
     for label, row, run, seed, epoch in table4_models(config, data_dir):
         model, vocab, _ = load_model(model_dir(data_dir, run, seed) / "model.pt")
-        evaluate.encode(model, vocab, list(frame["tokens1"].iloc[:64]))  # warm up
+        similarity.encode(model, vocab, list(frame["tokens1"].iloc[:64]))  # warm up
         start = time.perf_counter()
-        evaluate.encode(model, vocab, sentences, batch_size=config["evaluation"]["batch_size"])
+        similarity.encode(model, vocab, sentences, batch_size=config["evaluation"]["batch_size"])
         speed = _speed(len(sentences), time.perf_counter() - start)
-        results = evaluate.score_sets(model, vocab, frame, batch_size=config["evaluation"]["batch_size"])
-        summary = evaluate.summarize(results, config["evaluation"]["selection"])
+        results = similarity.score_sets(model, vocab, frame, batch_size=config["evaluation"]["batch_size"])
+        summary = similarity.summarize(results, config["evaluation"]["selection"])
         ours[label] = {"row": row, "run": run, "seed": seed, "epoch": epoch,
                        "per_dataset": results, "summary": summary, **speed}
     encoder = MiniLM(batch_size=settings["batch_size"])
@@ -114,7 +114,7 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
     results, speed = score_raw_sentences(encoder.encode, frame)
     result = {"threads": torch.get_num_threads(), "device": "cpu",
               "reference": {"model": MINILM, "per_dataset": results,
-                            "summary": evaluate.summarize(results, config["evaluation"]["selection"]), **speed},
+                            "summary": similarity.summarize(results, config["evaluation"]["selection"]), **speed},
               "ours": ours}
     write_json(Path(out_path), result)
     return result

@@ -54,8 +54,28 @@ def _coerce(value, hint):
     return value
 
 
-@dataclass(frozen=True)
-class TransferSettings(_Settings):
+@dataclass(frozen=True, kw_only=True)
+class EncoderSettings(_Settings):
+    """What every sentence-encoder job sets beside its objective: architecture options (None: the model's own
+    default; each model takes those that apply to it) and input regularisation (Sec. 4.2)."""
+
+    hidden_dim: int | None = None
+    output_gate: bool | None = None
+    combine: str | None = None
+    layers: int | None = None
+    activation: str | None = None
+    tags: str = "none"
+    dropout: float = 0.0
+    word_dropout: float = 0.0
+    scramble: float = 0.0
+
+    def model_options(self) -> dict:
+        """The options model.pt records and the encoder is built with."""
+        return {key: getattr(self, key) for key in sorted(MODEL_OPTIONS) if getattr(self, key) is not None}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransferSettings(EncoderSettings):
     """A transfer job (Wieting & Gimpel 2017, Sec. 3-4.2): the margin objective over paraphrase pairs."""
 
     name: str
@@ -68,28 +88,13 @@ class TransferSettings(_Settings):
     margin: float
     lambda_w: float
     lambda_c: float
-    hidden_dim: int | None = None
-    # architecture options (None: the model's own default; each model takes those that apply to it)
-    output_gate: bool | None = None
-    combine: str | None = None
-    layers: int | None = None
-    activation: str | None = None
-    tags: str = "none"
-    # input regularisation (Sec. 4.2) and negative sampling (MAX, MIX or RAND)
-    dropout: float = 0.0
-    word_dropout: float = 0.0
-    scramble: float = 0.0
-    sampling: str = "max"
+    sampling: str = "max"  # in-batch negatives: MAX, MIX or RAND
     max_pairs: int | None = None  # train on the first N pairs only (tests)
     length_buckets: int | None = None  # batch by length within windows of N batches
 
-    def model_options(self) -> dict:
-        """The options model.pt records and the encoder is built with."""
-        return {key: getattr(self, key) for key in sorted(MODEL_OPTIONS) if getattr(self, key) is not None}
 
-
-@dataclass(frozen=True)
-class SupervisedSettings(_Settings):
+@dataclass(frozen=True, kw_only=True)
+class SupervisedSettings(EncoderSettings):
     """A supervised job (Sec. 4.3): an encoder under Tai et al.'s head on one task; ``init`` names the transfer
     row a universal run starts from."""
 
@@ -104,19 +109,7 @@ class SupervisedSettings(_Settings):
     lambda_w: float
     lambda_c: float
     lambda_s: float
-    hidden_dim: int | None = None
     init: str | None = None
-    output_gate: bool | None = None
-    combine: str | None = None
-    layers: int | None = None
-    activation: str | None = None
-    tags: str = "none"
-    dropout: float = 0.0
-    word_dropout: float = 0.0
-    scramble: float = 0.0
-
-    def model_options(self) -> dict:
-        return {key: getattr(self, key) for key in sorted(MODEL_OPTIONS) if getattr(self, key) is not None}
 
 
 @dataclass(frozen=True)

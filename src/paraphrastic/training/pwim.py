@@ -23,7 +23,7 @@ from paraphrastic.experiments.settings import PwimSettings
 from paraphrastic.losses.kl import kl_loss, target_distribution
 from paraphrastic.models.files import save_pwim
 from paraphrastic.models.pwim import PairwiseWordInteraction
-from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.runtime import prepare_job
 from paraphrastic.training.epochs import Run, Streams, fingerprint, seed_everything
 
 
@@ -71,8 +71,7 @@ def train_pwim(settings: PwimSettings, *, table_path, vocab_dir, out_dir, checkp
                threads: int | None = None, progress: bool = True, stop_after: int | None = None,
                eval_batch_size: int = 100) -> dict:
     started = time.time()
-    set_threads(threads)
-    device = resolve_device(device)
+    device = prepare_job(device, threads)
     task = settings.task
     low, high = SCORE_RANGE[task]
     vocab_dir = Path(vocab_dir)

@@ -35,7 +35,7 @@ from paraphrastic.experiments.settings import SiameseSettings
 from paraphrastic.losses.siamese import siamese_loss
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
-from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.runtime import prepare_job
 from paraphrastic.training.epochs import Run, Streams, fingerprint, seed_everything
 
 INITS = ("pretrained", "random")
@@ -119,8 +119,7 @@ def train_siamese(settings: SiameseSettings, *, corpus_dir, eval_path, sets: lis
     the model is the last epoch's, as the paper trains a fixed number of epochs with no selection.
     """
     started = time.time()
-    set_threads(threads)
-    device = resolve_device(device)
+    device = prepare_job(device, threads)
     corpus_dir = Path(corpus_dir)
     corpus = read_table(corpus_dir / "corpus.parquet")
     words = read_table(corpus_dir / "words.parquet")

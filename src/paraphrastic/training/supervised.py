@@ -29,7 +29,7 @@ from paraphrastic.losses.regularization import head_regularization, regularizati
 from paraphrastic.models.encoders import SentenceEncoder, build_model
 from paraphrastic.models.files import load_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
-from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.runtime import prepare_job
 from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, seed_everything
 from paraphrastic.training.transfer import scramble_pairs
 
@@ -82,8 +82,7 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
     selection among a row's runs happens in the report, on the same validation scores.
     """
     started = time.time()
-    set_threads(threads)
-    device = resolve_device(device)
+    device = prepare_job(device, threads)
     task = settings.task
     low, high = SCORE_RANGE[task]
     vocab_dir = Path(vocab_dir)

@@ -20,7 +20,7 @@ from paraphrastic.losses.margin import margin_loss
 from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
-from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.runtime import prepare_job
 from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, seed_everything
 
 
@@ -46,8 +46,7 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
     writing the final outputs, exactly as if the job had been killed after its checkpoint.
     """
     started = time.time()
-    set_threads(threads)
-    device = resolve_device(device)
+    device = prepare_job(device, threads)
     out_dir, checkpoint_dir = Path(out_dir), Path(checkpoint_dir)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
 

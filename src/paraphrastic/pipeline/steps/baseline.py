@@ -11,12 +11,11 @@ from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.evaluation.similarity import write_scores
 from paraphrastic.experiments.config import selection_ids
 from paraphrastic.models.encoders import build_model
-from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.runtime import prepare_job
 
 
 def run(config: dict, *, vocab_dir, eval, out, device=None, threads=None) -> None:
-    device = resolve_device(device or config["device"])
-    set_threads(threads)
+    device = prepare_job(device or config["device"], threads)
     vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
     model = build_model("avg", torch.from_numpy(np.load(Path(vocab_dir) / "embeddings.npy"))).to(device)
     summary = write_scores(model, vocab, eval_path=eval, out=out, name="baseline",

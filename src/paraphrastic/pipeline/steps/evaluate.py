@@ -6,12 +6,11 @@ from __future__ import annotations
 from paraphrastic.evaluation.similarity import write_scores
 from paraphrastic.experiments.config import selection_ids
 from paraphrastic.models.files import load_model
-from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.runtime import prepare_job
 
 
 def run(config: dict, *, model, eval, out, device=None, threads=None) -> None:
-    device = resolve_device(device or config["device"])
-    set_threads(threads)
+    device = prepare_job(device or config["device"], threads)
     encoder, vocab, payload = load_model(model, device)
     trained = payload["settings"]
     summary = write_scores(encoder, vocab, eval_path=eval, out=out, name=trained["name"],

@@ -1,0 +1,28 @@
+"""The gate analysis's sentences: seeded, short, distinct, none of them a model-selection sentence."""
+
+from __future__ import annotations
+import math
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from paraphrastic.analysis import gates
+from paraphrastic.data import gate_sentences
+from paraphrastic.data.batching import pad
+from paraphrastic.data.vocab import Vocabulary
+from paraphrastic.models.encoders import build_model
+
+
+def test_sample_is_seeded_short_distinct_and_excludes_selection_sentences():
+    raw = ["The dog runs .", "the dog runs .", "A -LRB- long -RRB- one " + "x " * 20, "Cats sleep .", "Held out .",
+           "New York is big ."]
+    excluded = {("held", "out", ".")}
+    frame, stats = gate_sentences.sample_sentences(raw, excluded, n=10, max_tokens=15, seed=3)
+    assert stats == {"distinct_sentences": 5, "longer_than_max": 1, "selection_sentences_excluded": 1,
+                     "qualified": 3, "sampled": 3, "requested": 10, "max_tokens": 15, "seed": 3}
+    assert sorted(frame["text"]) == ["Cats sleep .", "New York is big .", "The dog runs ."]
+    assert frame.iloc[0]["tokens"] == frame.iloc[0]["text"].split()  # case kept for the parser
+    first, _ = gate_sentences.sample_sentences(raw, excluded, n=2, max_tokens=15, seed=3)
+    again, _ = gate_sentences.sample_sentences(raw, excluded, n=2, max_tokens=15, seed=3)
+    assert len(first) == 2 and list(first["text"]) == list(again["text"])
+    assert gate_sentences.cased_tokens("-LRB- a\\/b -RRB-") == ["(", "a/b", ")"]
