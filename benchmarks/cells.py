@@ -86,7 +86,7 @@ def gemm_shapes(model_name: str, lengths: list[int], steps: int, dim: int, hidde
     """(m, k, n) of every matrix product in one forward + backward pass of the encoder, as the project's
     kernel does them, on a batch of sentences with these ``lengths`` padded to ``steps``; plus the
     hardest-negative similarity matrix. The recurrence covers real tokens only (step t: the sentences
-    still running); GRAN's gate layers run over the padded batch, as models.py applies them."""
+    still running); GRAN's gate layers run over the padded batch, as models/encoders.py applies them."""
     sentences, padded = len(lengths), len(lengths) * steps
     tokens = int(sum(lengths))
     running = [sum(1 for n in lengths if n > t) for t in range(steps)]

@@ -37,7 +37,7 @@ def token_batches(batches, vocab_size: int, rng: np.random.Generator):
 
 
 def train_seconds(model, batches, *, warmup: int = 1) -> float:
-    """Seconds for the timed batches: forward, MAX margin loss, backward and Adam, as train.py does."""
+    """Seconds for the timed batches: forward, MAX margin loss, backward and Adam, as training/transfer.py does."""
     optimizer = adam(model.parameters(), 1e-3)
     model.train()
 

@@ -31,6 +31,17 @@ def test_every_stage_command_is_a_subcommand_that_parses():
         assert args.step == stage.step.rpartition(".")[2]
 
 
+def test_every_stage_command_names_every_path_it_reads_or_writes():
+    """A default path lives in the CLI, outside every stage's code deps: the stage commands never rely on one."""
+    commands = subcommands()
+    for stage in STAGES.values():
+        words = stage.command.split()
+        given = {word for word in words if word.startswith("--")}
+        for action in commands[words[0]]._actions:
+            if action.option_strings and isinstance(action.default, str) and action.default != argparse.SUPPRESS:
+                assert action.option_strings[0] in given, (stage.name, action.option_strings[0])
+
+
 def test_help_and_a_bad_command(capsys):
     with pytest.raises(SystemExit) as done:
         main(["train", "--help"])

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from paraphrastic.data import pwim_tasks
+from paraphrastic.data import pwim_tasks, tasks
 from paraphrastic.data.corpus import write_table
 from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA
 from paraphrastic.data.vocab import SPECIAL, Vocabulary, save_matrix
@@ -33,6 +33,6 @@ def test_tasks_from_the_mirror_match_the_paper_counts(mirror):
     assert notes["train_before_length_filter"] == 7592  # Sec. 8: "a total of 7,592"
     assert 0 < notes["removed"] < 400  # the paper removed 210 with its tokenizer
     assert (sts["split"] == "test").sum() == 3750 and set(sts.loc[sts["split"] == "test", "dataset"]) == \
-        {s.id for s in pwim_tasks.STS2014_TEST}
+        {s.id for s in tasks.STS2014_TEST}
     fits = sts[sts["split"] != "test"]
     assert fits["tokens1"].map(len).max() <= 48 and fits["tokens2"].map(len).max() <= 48

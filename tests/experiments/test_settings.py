@@ -78,8 +78,10 @@ def test_a_bad_experiment_setting_is_caught_too():
 def test_numbers_take_their_fields_type():
     c = tiny()
     c["experiments"]["avg-ppdb"]["lambda_w"] = 0  # YAML's integer zero
+    c["experiments"]["avg-ppdb"]["batch_size"] = 100.0  # the schema counts 100.0 as an integer
     s = experiment(c, "avg-ppdb")
     assert s.lambda_w == 0.0 and isinstance(s.lambda_w, float)
+    assert s.batch_size == 100 and isinstance(s.batch_size, int)
     with pytest.raises(PipelineError, match="unknown setting"):
         TransferSettings.build({**s.as_dict(), "marginn": 1.0}, "here")
 

@@ -96,6 +96,9 @@ def test_stages_depend_on_what_they_run_and_not_on_their_neighbours():
     assert "src/paraphrastic/evaluation/selection.py" in code_paths("train_universal")
     assert "src/paraphrastic/evaluation/selection.py" not in code_paths("train_supervised")
     assert "src/paraphrastic/data/fetch.py" in code_paths("fetch") and "src/paraphrastic/data/fetch.py" not in train
+    # fetching depends on the manifest's reader and the lists of files, not on how the files are read or tokenised
+    assert not set(code_paths("fetch")) & {"src/paraphrastic/data/tokenize.py", "src/paraphrastic/data/readers.py",
+                                           "src/paraphrastic/data/vocab.py", "src/paraphrastic/data/corpus.py"}
 
 
 def test_code_digest_follows_the_source(tmp_path):

@@ -26,9 +26,9 @@ CLI = f"python -m paraphrastic --params {RESOLVED_PARAMS}"
 
 # ---- every job, computed once per parse ------------------------------------------------------------------
 TABLES = JobTables.of(config)
-GATE_JOBS = TABLES.row_jobs(config["gates"]["gran_row"])  # the analysed GRAN row's jobs
-ERROR_JOBS = TABLES.row_jobs(*config["error_analysis"]["rows"].values())  # Table 7's two rows
-TABLE4_JOBS = TABLES.row_jobs(*config["report"]["table4"].values())  # timed beside MiniLM
+GATE_JOBS = TABLES.row_jobs(config["gates"]["gran_row"], where="gates.gran_row")  # the analysed GRAN row's jobs
+ERROR_JOBS = TABLES.row_jobs(*config["error_analysis"]["rows"].values(), where="error_analysis.rows")  # Table 7
+TABLE4_JOBS = TABLES.row_jobs(*config["report"]["table4"].values(), where="report.table4")  # timed beside MiniLM
 
 
 def _choice(names) -> str:

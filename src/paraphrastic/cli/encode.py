@@ -30,7 +30,7 @@ def similarity(args) -> None:
 
 def add_commands(sub) -> None:
     model_help = "a model.pt written by a training stage (transfer, supervised or Siamese CBOW)"
-    device_help = "cpu | cuda | auto (CUDA when present; default: auto)"
+    device_help = "auto (CUDA when present), cpu, cuda or cuda:N (default: auto)"
     p = sub.add_parser("embed", help="embed sentences (one per line, or a TSV column) with a trained model.pt")
     p.add_argument("--model", required=True, help=model_help)
     p.add_argument("--input", required=True, help="text file, one sentence per line ('-' = standard input)")

@@ -29,8 +29,8 @@ def _threads(p) -> None:
 
 
 def _device(p) -> None:
-    p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="where to train or score (default: params.yaml "
-                                                                      "`device`; auto = CUDA when present)")
+    p.add_argument("--device", help="where to train or score: auto (CUDA when present), cpu, cuda or cuda:N "
+                                    "(default: params.yaml `device`)")
 
 
 def _training(p) -> None:

@@ -18,12 +18,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from paraphrastic.data import datasets
 from paraphrastic.data.corpus import build_eval_table
-from paraphrastic.data.datasets import EvalSet
-from paraphrastic.data.tasks import PWIM_TASKS
+from paraphrastic.data.supervised_tasks import cap
+from paraphrastic.data.tasks import MSRVID, PWIM_TASKS, SICK_SPLITS, STS2014_TEST, STS2014_TRAIN
 from paraphrastic.errors import PipelineError
-from paraphrastic.data.supervised_tasks import SICK_SPLITS, cap
 
 TASKS = PWIM_TASKS
 SCORE_RANGE = {"sick": (1, 5), "msrvid": (0, 5), "sts2014": (0, 5)}
@@ -31,24 +29,6 @@ SCORE_RANGE = {"sick": (1, 5), "msrvid": (0, 5), "sts2014": (0, 5)}
 PAPER_PAIRS = {"sick": {"train": 4500, "validation": 500, "test": 4927},
                "msrvid": {"train": 750, "test": 750},
                "sts2014": {"train": 7382, "train_before_length_filter": 7592, "test": 3750}}
-
-
-def _train_2012(name: str) -> EvalSet:
-    folder = "sts/2012-train"
-    return EvalSet(f"sts12train.{name}", "STS 2012 train", "", "sts",
-                   (f"{folder}/STS.input.{name}.txt", f"{folder}/STS.gs.{name}.txt"))
-
-
-TRAIN_2012 = tuple(_train_2012(name) for name in ("MSRpar", "MSRvid", "SMTeuroparl"))
-STS2014_TEST = tuple(s for s in datasets.EVAL_SETS if s.group == "STS 2014")
-STS2014_TRAIN = TRAIN_2012 + tuple(s for s in datasets.EVAL_SETS if s.group in ("STS 2012", "STS 2013"))
-MSRVID = {"train": TRAIN_2012[1], "test": datasets.BY_ID["sts12.MSRvid"]}
-
-
-def raw_files() -> list[str]:
-    """Paths under data/raw the PWIM tables are built from."""
-    specs = [*SICK_SPLITS.values(), *STS2014_TRAIN, *STS2014_TEST, *MSRVID.values()]
-    return list(dict.fromkeys(f for s in specs for f in s.files))
 
 
 def hold_out(frame: pd.DataFrame, fraction: float, seed: int) -> pd.Series:

@@ -13,13 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import torch
 
-from paraphrastic.data import datasets
-from paraphrastic.data.corpus import EVAL_SCHEMA, build_eval_table, read_table, token_stats
-from paraphrastic.data.datasets import EvalSet
-from paraphrastic.data.tasks import SUPERVISED_TASKS
-from paraphrastic.data.vocab import Vocabulary
+from paraphrastic.data.corpus import EVAL_SCHEMA, build_eval_table, token_stats
+from paraphrastic.data.tasks import SICK_SPLITS, SUPERVISED_TASKS, sts_sets
 from paraphrastic.errors import PipelineError
 
 TASKS = SUPERVISED_TASKS
@@ -31,33 +27,6 @@ PAPER_SPLITS = {"sts": {"train": 4481, "validation": 1207, "test": 6060},
                 "sick": {"train": 4500, "validation": 500, "test": 4927}}
 # Gold scores lie in [low, high]; the head predicts a distribution over the integers in between.
 SCORE_RANGE = {"sts": (0, 5), "sick": (1, 5)}
-
-SICK_SPLITS = {
-    "train": EvalSet("sick.train", "2014 SICK", "", "sick", ("sts/sick2014/SICK_train.txt",)),
-    "validation": EvalSet("sick.trial", "2014 SICK", "", "sick", ("sts/sick2014/SICK_trial.txt",)),
-    "test": EvalSet("sick.test", "2014 SICK", "", "sick", ("sts/sick2014/SICK_test_annotated.txt",)),
-}
-
-
-def sts_sets(ids) -> list[EvalSet]:
-    """The STS 2012-2015 sets the STS task pools: ``"all"`` (the paper's 20) or a list of ids."""
-    if ids == "all":
-        return [s for s in datasets.EVAL_SETS if s.format == "sts"]
-    chosen = datasets.resolve(ids)
-    wrong = [s.id for s in chosen if s.format != "sts"]
-    if wrong:
-        raise PipelineError(f"supervised.sts_sets: {wrong} are not STS 2012-2015 sets")
-    return chosen
-
-
-# The 20 STS 2012-2015 sets: the STS task's "all", and the sets Siamese CBOW (Kenter et al. 2016) is scored on.
-STS_2012_2015 = tuple(s.id for s in sts_sets("all"))
-
-
-def raw_files() -> list[str]:
-    """Paths under data/raw the supervised tables may be built from; the fetch stage always fetches all of
-    them, so choosing other STS sets (``supervised.sts_sets``) reruns only the supervised stages."""
-    return [f for s in sts_sets("all") for f in s.files] + [f for s in SICK_SPLITS.values() for f in s.files]
 
 
 def split_per_set(frame: pd.DataFrame, train: float, validation: float, seed: int) -> pd.Series:
@@ -119,13 +88,3 @@ def task_stats(task: str, frame: pd.DataFrame) -> dict:
             **{f"tokens_{s}": token_stats(frame[frame["split"] == s]) for s in SPLITS if counts.get(s, 0)}}
 
 
-def load_task(table_path, vocab_dir) -> tuple[Vocabulary, torch.Tensor, dict[str, pd.DataFrame]]:
-    """The vocabulary, initial word vectors and the train / validation / test rows of a task table."""
-    vocab_dir = Path(vocab_dir)
-    table = read_table(table_path)
-    frames = {s: table[table["split"] == s].reset_index(drop=True) for s in ("train", "validation", "test")}
-    if len(frames["train"]) < 1 or len(frames["validation"]) < 2 or len(frames["test"]) < 2:
-        raise PipelineError(f"{table_path}: the task table needs training pairs and at least 2 validation "
-                            "and 2 test pairs")
-    return (Vocabulary.load(vocab_dir / "vocab.txt"), torch.from_numpy(np.load(vocab_dir / "embeddings.npy")),
-            frames)

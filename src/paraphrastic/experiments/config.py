@@ -18,8 +18,11 @@ from paraphrastic.errors import PipelineError
 
 MIRROR_ENV = "PARAPHRASTIC_MIRROR"
 DEFAULT_SCHEMA = Path("workflow/schemas/params.schema.yaml")  # relative to the repository, where both engines run
-# The same file beside this checkout's code, wherever the caller runs (the run settings are checked against it).
+# The same file beside this checkout's code, wherever the caller runs (the run settings are checked against it;
+# an installed package without the checkout falls back to the repository's, relative to where it runs).
 CHECKOUT_SCHEMA = Path(__file__).resolve().parents[3] / DEFAULT_SCHEMA
+if not CHECKOUT_SCHEMA.is_file():
+    CHECKOUT_SCHEMA = DEFAULT_SCHEMA
 
 
 def load(path="params.yaml", schema=DEFAULT_SCHEMA) -> dict:

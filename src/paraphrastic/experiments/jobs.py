@@ -112,11 +112,12 @@ class JobTables:
         return cls(runs, rows, every, experiments, supervised_runs, supervised_rows,
                    supervised_jobs(config, supervised_runs), siamese_jobs(config), pwim_jobs(config))
 
-    def row_jobs(self, *rows: str) -> dict[str, dict]:
-        """The transfer jobs of these table rows (the models an analysis or a universal run reads)."""
+    def row_jobs(self, *rows: str, where: str = "params") -> dict[str, dict]:
+        """The transfer jobs of these table rows (the models an analysis or a universal run reads); ``where``
+        names the config key that named them, for the error when one is not a row."""
         unknown = [row for row in rows if row not in self.rows]
         if unknown:
-            raise PipelineError(f"no experiment or grid row named {unknown[0]!r} in params")
+            raise PipelineError(f"{where}: no experiment or grid row named {unknown[0]!r} in params")
         wanted = {run for row in rows for run in self.rows[row]}
         return {key: job for key, job in self.jobs.items() if job["run"] in wanted}
 

@@ -47,10 +47,13 @@ class _Settings:
 
 
 def _coerce(value, hint):
-    """An int where the field is a float (YAML's ``0`` for ``0.0``); every other value as it is."""
+    """A number as its field's type: YAML's ``0`` for a float field, and ``100.0`` (which the schema accepts
+    as an integer) for an int field; every other value as it is."""
     options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
     if float in options and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if int in options and float not in options and isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
 
 

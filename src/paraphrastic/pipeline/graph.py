@@ -56,7 +56,7 @@ class Stage:
         return f"paraphrastic.pipeline.steps.{self.command.split()[0].replace('-', '_')}"
 
 
-# What choosing a transfer row's model reads (report.Selection): its runs, their seeds and settings.
+# What choosing a transfer row's model reads (evaluation.selection.Selection): its runs, their seeds and settings.
 _SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "seeds", "seed", "train")
 
 
@@ -65,7 +65,8 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
     job = f"data/supervised/models/{'universal/' if universal else ''}{SUP_DIR}"
     checkpoints = f"data/supervised/checkpoints/{'universal/' if universal else ''}{SUP_DIR}"
     command = (f"{'train-universal' if universal else 'train-supervised'} --experiment {{sup_run}} --task {{task}} "
-               f"--seed {{seed}} --out-dir {job} --checkpoints {checkpoints} --threads {{threads}}"
+               f"--seed {{seed}} --supervised-dir data/supervised --vocab-dir data/vocab --out-dir {job} "
+               f"--checkpoints {checkpoints} --threads {{threads}}"
                + (" --data-dir data" if universal else ""))
     deps = ("data/supervised/{task}.parquet", *_VOCAB, *(("data/models",) if universal else ()))
     return Stage(name, command, deps=deps,
@@ -102,7 +103,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"words": Output("data/vocab/vocab.txt"), "embeddings": Output("data/vocab/embeddings.npy"),
                 "coverage": Output("data/vocab/coverage.json")},
           params=("data_profile", "profiles")),
-    Stage("train", f"train --experiment {{experiment}} --seed {{seed}} --out-dir data/models/{JOB_DIR} "
+    Stage("train", f"train --experiment {{experiment}} --seed {{seed}} --corpus-dir data/corpus --vocab-dir data/vocab "
+                   f"--eval data/corpus/eval.parquet --out-dir data/models/{JOB_DIR} "
                    f"--checkpoints data/checkpoints/{JOB_DIR} --threads {{threads}}",
           deps=("data/corpus/{train_set}.parquet", *_VOCAB, "data/corpus/eval.parquet"),
           outs={"model": Output(f"data/models/{JOB_DIR}/model.pt"),

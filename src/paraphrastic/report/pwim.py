@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from paraphrastic.data.pwim_tasks import PAPER_PAIRS, STS2014_TEST
+from paraphrastic.data.pwim_tasks import PAPER_PAIRS
+from paraphrastic.data.tasks import STS2014_TEST
 from paraphrastic.evaluation.selection import Selection
 from paraphrastic.experiments.jobs import pwim_jobs
 from paraphrastic.report.document import Document, format_r, format_unit, paper_table, read_json
@@ -28,7 +29,7 @@ def _pwim_infos(config: dict, data_dir: Path) -> dict[tuple[str, str], dict]:
 
 def _gran_rows(config: dict, transfer_sel: Selection, supervised_sel) -> tuple[dict | None, dict | None]:
     """(our supervised GRAN row's SICK test scores, our transfer GRAN's per-set Pearson), where present,
-    from the report's own selections (``supervised_sel``: a supervised_report.SupervisedSelection)."""
+    from the report's own selections (``supervised_sel``: an evaluation.selection.SupervisedSelection)."""
     supervised = None
     row = (config["supervised"]["report"].get("table6") or [None])[0]
     if row and (row, "sick") in supervised_sel.chosen:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from paraphrastic.data.supervised_tasks import sts_sets
+from paraphrastic.data.tasks import sts_sets
 from paraphrastic.experiments.jobs import siamese_jobs
 from paraphrastic.report.document import Document, format_r, paper_table, read_json
 

@@ -17,7 +17,6 @@ import torch
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.batching import pad
 from paraphrastic.data.pwim_tasks import SCORE_RANGE
-from paraphrastic.data.supervised_tasks import load_task
 from paraphrastic.evaluation.similarity import per_set_correlations, split_scores
 from paraphrastic.experiments.settings import PwimSettings
 from paraphrastic.losses.kl import kl_loss, target_distribution
@@ -25,6 +24,7 @@ from paraphrastic.models.files import save_pwim
 from paraphrastic.models.pwim import PairwiseWordInteraction
 from paraphrastic.runtime import prepare_job
 from paraphrastic.training.epochs import Run, Streams, fingerprint, seed_everything
+from paraphrastic.training.task_tables import load_task
 
 
 def padded(sequences: list[list[int]], limit: int, device) -> tuple[torch.Tensor, torch.Tensor]:

@@ -19,7 +19,7 @@ import torch
 
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.batching import pad
-from paraphrastic.data.supervised_tasks import SCORE_RANGE, load_task
+from paraphrastic.data.supervised_tasks import SCORE_RANGE
 from paraphrastic.data.vocab import Vocabulary, add_tags
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.similarity import pair_embeddings, split_scores
@@ -31,6 +31,7 @@ from paraphrastic.models.files import load_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
 from paraphrastic.runtime import prepare_job
 from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, seed_everything
+from paraphrastic.training.task_tables import load_task
 from paraphrastic.training.transfer import scramble_pairs
 
 
@@ -79,7 +80,7 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
     """Train one supervised job on its task's train split; every epoch is scored on validation and test.
 
     model.pt holds the epoch with the best validation Pearson (the paper's model selection); the
-    selection among a row's runs happens in the report, on the same validation scores.
+    selection among a row's runs (evaluation.selection.SupervisedSelection) uses the same validation scores.
     """
     started = time.time()
     device = prepare_job(device, threads)

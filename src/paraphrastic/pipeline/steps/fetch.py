@@ -4,8 +4,7 @@ URL, sha256-verified, into data/raw (with FETCHED.json, the record of what came 
 from __future__ import annotations
 
 from paraphrastic.data.fetch import fetch_all, load_manifest
-from paraphrastic.data.pwim_tasks import raw_files as pwim_raw_files
-from paraphrastic.data.supervised_tasks import raw_files as supervised_raw_files
+from paraphrastic.data.tasks import pwim_raw_files, supervised_raw_files
 from paraphrastic.experiments.config import eval_sets, mirror_dir, profile, simpwiki_files
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.siamese_corpus import prepare
-from paraphrastic.data.supervised_tasks import STS_2012_2015
+from paraphrastic.data.tasks import STS_2012_2015
 from paraphrastic.experiments.config import profile
 
 

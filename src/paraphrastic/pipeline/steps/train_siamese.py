@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paraphrastic.data.supervised_tasks import STS_2012_2015
+from paraphrastic.data.tasks import STS_2012_2015
 from paraphrastic.experiments.settings import siamese_experiment
 from paraphrastic.training.siamese_cbow import train_siamese
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from paraphrastic.errors import PipelineError
 from paraphrastic.experiments.settings import supervised_experiment
 from paraphrastic.training.supervised import train_supervised
 
@@ -21,4 +22,8 @@ def train_job(config: dict, settings, *, task, supervised_dir, vocab_dir, out_di
 
 
 def run(config: dict, *, experiment_name, task, seed, **job) -> None:
-    train_job(config, supervised_experiment(config, experiment_name, task, seed), task=task, **job)
+    settings = supervised_experiment(config, experiment_name, task, seed)
+    if settings.init:
+        raise PipelineError(f"supervised run {experiment_name!r} starts from transfer row {settings.init!r}: train it "
+                            "with train-universal")
+    train_job(config, settings, task=task, **job)

@@ -1,0 +1,26 @@
+"""A supervised task's table, as the trainers read it: the vocabulary, the initial word vectors and the
+train / validation / test rows (shared by the supervised and the PWIM trainers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from paraphrastic.data.corpus import read_table
+from paraphrastic.data.vocab import Vocabulary
+from paraphrastic.errors import PipelineError
+
+
+def load_task(table_path, vocab_dir) -> tuple[Vocabulary, torch.Tensor, dict[str, pd.DataFrame]]:
+    """The vocabulary, initial word vectors and the train / validation / test rows of a task table."""
+    vocab_dir = Path(vocab_dir)
+    table = read_table(table_path)
+    frames = {s: table[table["split"] == s].reset_index(drop=True) for s in ("train", "validation", "test")}
+    if len(frames["train"]) < 1 or len(frames["validation"]) < 2 or len(frames["test"]) < 2:
+        raise PipelineError(f"{table_path}: the task table needs training pairs and at least 2 validation "
+                            "and 2 test pairs")
+    return (Vocabulary.load(vocab_dir / "vocab.txt"), torch.from_numpy(np.load(vocab_dir / "embeddings.npy")),
+            frames)
