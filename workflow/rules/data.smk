@@ -5,7 +5,6 @@ rule fetch:
     input:
         *stage_inputs("fetch"),
         mirror=mirror_inputs,
-        code=code_paths("fetch"),
     output:
         # The files themselves rather than directory("data/raw") (what DVC declares): Snakemake can
         # checksum files, so a rewritten but unchanged data/raw reruns nothing downstream.
@@ -22,7 +21,6 @@ rule fetch:
 rule prepare_eval:
     input:
         *stage_inputs("prepare_eval"),
-        code=code_paths("prepare_eval"),
     output:
         **stage_outputs("prepare_eval"),
     log:
@@ -36,7 +34,6 @@ rule prepare_eval:
 rule prepare_train:
     input:
         *stage_inputs("prepare_train"),
-        code=code_paths("prepare_train"),
     output:
         **stage_outputs("prepare_train"),
     log:
@@ -50,7 +47,6 @@ rule prepare_train:
 rule match:
     input:
         *stage_inputs("match"),
-        code=code_paths("match"),
     output:
         **stage_outputs("match"),
     log:
@@ -64,7 +60,6 @@ rule match:
 rule vocab:
     input:
         *stage_inputs("vocab"),
-        code=code_paths("vocab"),
     output:
         **stage_outputs("vocab"),
     log:

@@ -6,7 +6,6 @@
 rule evaluate:
     input:
         *stage_inputs("evaluate"),
-        code=code_paths("evaluate"),
     output:
         **stage_outputs("evaluate"),
     log:
@@ -21,7 +20,6 @@ rule evaluate:
 rule baseline:
     input:
         *stage_inputs("baseline"),
-        code=code_paths("baseline"),
     output:
         **stage_outputs("baseline"),
     log:
@@ -38,7 +36,6 @@ rule error_analysis:
         *stage_inputs("error_analysis"),
         # the two rows' jobs: their histories choose the runs, their model.pt files score the pairs
         jobs=job_files("train", ERROR_JOBS),
-        code=code_paths("error_analysis"),
     output:
         **stage_outputs("error_analysis"),
     log:
@@ -55,7 +52,6 @@ rule compare_encoders:
         *stage_inputs("compare_encoders"),
         # the Table 4 rows' jobs: their histories choose the runs, their model.pt files are timed
         jobs=job_files("train", TABLE4_JOBS),
-        code=code_paths("compare_encoders"),
     output:
         **stage_outputs("compare_encoders"),
     log:

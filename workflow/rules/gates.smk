@@ -4,7 +4,6 @@
 rule stanza_models:
     input:
         *stage_inputs("stanza_models"),
-        code=code_paths("stanza_models"),
     output:
         resources=directory(STAGES["stanza_models"].outs["resources"].path),
         scores=STAGES["stanza_models"].outs["scores"].path,
@@ -23,7 +22,6 @@ rule stanza_models:
 rule gate_sentences:
     input:
         *stage_inputs("gate_sentences"),
-        code=code_paths("gate_sentences"),
     output:
         **stage_outputs("gate_sentences"),
     log:
@@ -37,7 +35,6 @@ rule gate_sentences:
 rule parse:
     input:
         *stage_inputs("parse"),
-        code=code_paths("parse"),
     output:
         **stage_outputs("parse"),
     log:
@@ -54,7 +51,6 @@ rule gates:
         *stage_inputs("gates"),
         # the analysed row's jobs: their histories choose the run, its model.pt gives the gates
         jobs=job_files("train", GATE_JOBS),
-        code=code_paths("gates"),
     output:
         **stage_outputs("gates"),
     log:

@@ -22,7 +22,6 @@ rule report:
         word2vec=STAGES["word2vec"].outs["results"].path,
         pwim=job_files("train_pwim", TABLES.pwim_jobs, HISTORIES),
         pwim_stats=STAGES["prepare_pwim"].outs["stats"].path,
-        code=code_paths("report"),
     output:
         **stage_outputs("report"),
     log:

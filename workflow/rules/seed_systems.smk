@@ -6,7 +6,6 @@
 rule siamese_corpus:
     input:
         *stage_inputs("siamese_corpus"),
-        code=code_paths("siamese_corpus"),
     output:
         **stage_outputs("siamese_corpus"),
     log:
@@ -20,7 +19,6 @@ rule siamese_corpus:
 rule train_siamese:
     input:
         *stage_inputs("train_siamese"),
-        code=code_paths("train_siamese"),
     output:
         **stage_outputs("train_siamese"),
     log:
@@ -38,7 +36,6 @@ rule train_siamese:
 rule word2vec:
     input:
         *stage_inputs("word2vec"),
-        code=code_paths("word2vec"),
     output:
         **stage_outputs("word2vec"),
     log:
@@ -53,7 +50,6 @@ rule word2vec:
 rule prepare_pwim:
     input:
         *stage_inputs("prepare_pwim"),
-        code=code_paths("prepare_pwim"),
     output:
         **stage_outputs("prepare_pwim"),
     log:
@@ -67,7 +63,6 @@ rule prepare_pwim:
 rule train_pwim:
     input:
         *stage_inputs("train_pwim"),
-        code=code_paths("train_pwim"),
     output:
         **stage_outputs("train_pwim"),
     log:

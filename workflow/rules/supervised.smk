@@ -10,7 +10,6 @@ def universal_init_inputs(wildcards):
 rule prepare_supervised:
     input:
         *stage_inputs("prepare_supervised"),
-        code=code_paths("prepare_supervised"),
     output:
         **stage_outputs("prepare_supervised"),
     log:
@@ -24,7 +23,6 @@ rule prepare_supervised:
 rule train_supervised:
     input:
         *stage_inputs("train_supervised"),
-        code=code_paths("train_supervised"),
     output:
         **stage_outputs("train_supervised"),
     log:
@@ -43,7 +41,6 @@ rule train_universal:
     input:
         *stage_inputs("train_universal"),
         init=universal_init_inputs,
-        code=code_paths("train_universal"),
     output:
         **stage_outputs("train_universal"),
     log:

@@ -6,7 +6,6 @@
 rule train:
     input:
         *stage_inputs("train"),
-        code=code_paths("train"),
     output:
         **stage_outputs("train"),
     log:

@@ -42,8 +42,13 @@ class _Settings:
         unknown = sorted(set(values) - set(fields))
         if unknown:
             raise PipelineError(f"{where}: unknown setting(s) {unknown}; known: {sorted(fields)}")
-        hints = typing.get_type_hints(cls)
+        hints = _field_types(cls)
         return cls(**{key: _coerce(value, hints[key]) for key, value in values.items()})
+
+
+@cache
+def _field_types(cls) -> dict:
+    return typing.get_type_hints(cls)
 
 
 def _coerce(value, hint):
