@@ -1,6 +1,7 @@
 """Paraphrastic sentence embeddings (Wieting & Gimpel, ACL 2017) as an importable library.
 
-Every Snakemake rule and DVC stage is a thin call into :mod:`paraphrastic.cli.main`; nothing here
+Every Snakemake rule and DVC stage runs ``python -m paraphrastic <command>``: the command line
+(:mod:`paraphrastic.cli`) calls the stage's module in :mod:`paraphrastic.pipeline.steps`. Nothing here
 imports Snakemake or DVC.
 """
 
