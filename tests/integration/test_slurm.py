@@ -115,12 +115,14 @@ def test_the_tiny_pipeline_runs_through_slurm_with_the_real_profile(slurm_run):
 def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics(slurm_run):
     root, env, log, cancelled, _ = slurm_run
     assert cancelled, "the training job finished before it could be cancelled"
-    # the job's own log (the rule's `log:`), appended to by both attempts, is where a SLURM user looks
-    job_log = (root / f"logs/train/{VICTIM}.seed1.log").read_text(errors="replace")
-    # SLURM's SIGTERM reached the training process, which saved its place before the SIGKILL
-    assert "stopped by signal 15" in job_log, job_log[-3000:]
-    assert "resuming from" in job_log, job_log[-3000:]
-    assert job_log.index("stopped by signal 15") < job_log.index("resuming from")
+    # SLURM's SIGTERM reached the training process, which saved its place before the SIGKILL: each attempt's
+    # output is in its SLURM job log, and the rule's log holds the last attempt's
+    attempts = "".join(p.read_text(errors="replace") for p in sorted((root / ".snakemake/slurm_logs").rglob("*.log"))
+                       if VICTIM in str(p))
+    assert "stopped by signal 15" in attempts, attempts[-3000:]
+    assert "resuming from" in attempts, attempts[-3000:]
+    rule_log = (root / f"logs/train/{VICTIM}.seed1.log").read_text(errors="replace")
+    assert "resuming from" in rule_log and f"selected epoch {VICTIM_EPOCHS}" in rule_log, rule_log[-3000:]
     # the uninterrupted reference: the same job run directly, outside SLURM
     reference = Path(tempfile.mkdtemp(prefix="reference-"))
     sh([sys.executable, "-m", "paraphrastic", "train", "--experiment", VICTIM, "--seed", "1",

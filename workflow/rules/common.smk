@@ -105,8 +105,8 @@ def stage_params(name):
 
 
 def stage_log(name):
-    """logs/<rule>/<job>.log: the job's stdout and stderr, appended to on every attempt (a resumed job's log
-    shows where it stopped and where it went on)."""
+    """logs/<rule>/<job>.log: the job's stdout and stderr (of its last attempt: Snakemake removes a job's log
+    before it runs it again)."""
     wildcards = re.findall(r"\{(\w+)\}", " ".join(out.path for out in STAGES[name].outs.values()))
     job = ".".join("seed{seed}" if w == "seed" else f"{{{w}}}" for w in dict.fromkeys(wildcards))
     return f"logs/{name}/{job or name}.log"
@@ -116,7 +116,10 @@ def stage_shell(name):
     command = STAGES[name].command
     for wildcard in ("experiment", "sup_run", "task", "seed", "scbow_run", "pwim_run", "pwim_task"):
         command = command.replace(f"{{{wildcard}}}", f"{{wildcards.{wildcard}}}")
-    return f"{CLI} {command} >> {{log}} 2>&1"
+    # The output goes to the log and on to the job's own stdout: the terminal locally; under SLURM the job's
+    # output file, one per attempt, so a preempted attempt's last words outlive the retry. tee ignores
+    # SIGTERM (which SLURM sends every process of the job) and so passes on what the job says as it stops.
+    return f"{CLI} {command} 2>&1 | (trap '' TERM; exec tee {{log}})"
 
 
 def job_outputs(path, jobs):
