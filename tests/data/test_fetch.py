@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import http.server
 import io
-import threading
+import sys
 import zipfile
 from pathlib import Path
 
@@ -13,8 +12,13 @@ import pytest
 
 from paraphrastic.data import fetch
 from paraphrastic.errors import ChecksumMismatch, MissingSource, TruncatedDownload
+from paraphrastic.experiments.config import load
+from paraphrastic.pipeline.steps.fetch import required_raw_files
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from upstream_server import UpstreamServer  # noqa: E402
 
 
 def sha(data: bytes) -> str:
@@ -67,32 +71,10 @@ def test_missing_mirror_and_missing_file(tmp_path, mirror_dir):
         fetch.fetch_all(["sts/b.txt"], manifest, tmp_path / "raw", None)
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    files: dict[str, bytes] = {}
-    lie_about_length: set[str] = set()
-
-    def do_GET(self):  # noqa: N802 (http.server's name)
-        body = self.files.get(self.path)
-        if body is None:
-            self.send_error(404)
-            return
-        self.send_response(200)
-        claimed = len(body) + 100 if self.path in self.lie_about_length else len(body)
-        self.send_header("Content-Length", str(claimed))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def server():
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", _Handler
-    httpd.shutdown()
+    with UpstreamServer() as upstream:
+        yield upstream.base, upstream
 
 
 def _zip(members: dict[str, bytes]) -> bytes:
@@ -132,7 +114,6 @@ def test_truncated_download_names_url_and_leaves_nothing(tmp_path, server):
 def test_download_checksum_mismatch(tmp_path, server):
     base, handler = server
     handler.files = {"/f.txt": b"tampered"}
-    handler.lie_about_length = set()
     manifest = {"x/f.txt": {"url": base + "/f.txt", "sha256": sha(b"original")}}
     with pytest.raises(ChecksumMismatch, match=f"x/f.txt .*expected sha256 {sha(b'original')}"):
         fetch.fetch_all(["x/f.txt"], manifest, tmp_path / "raw", None)
@@ -154,3 +135,112 @@ def test_manifest_pins_every_mirror_file(mirror):
             assert entry["size"] == path.stat().st_size, name
             checked += 1
     assert checked >= 60
+
+
+def test_every_member_is_in_its_archives_known_listing():
+    """The manifest never names a file its archive lacks (the official STS 2013 zip has no SMT input)."""
+    sources = REPO / "workflow" / "sources.yaml"
+    manifest, listings = fetch.load_manifest(sources), fetch.load_archive_listings(sources)
+    assert fetch.member_problems(manifest, listings) == []
+    archived = {entry["url"] for entry in manifest.values() if entry.get("member")}
+    assert len(archived & listings.keys()) >= 7  # every STS year, SimpWiki v2 and GloVe have a known listing
+    sts2013 = "http://ixa2.si.ehu.es/stswiki/images/2/2f/STS2013-en-test.zip"
+    old_entry = {"sts/2013/STS.input.SMT.txt": {"url": sts2013, "member": "test-gs/STS.input.SMT.txt"}}
+    assert fetch.member_problems(old_entry, listings) == [
+        f"sts/2013/STS.input.SMT.txt: {sts2013} holds no member(s) 'test-gs/STS.input.SMT.txt'"]
+
+
+def test_paper_profile_fetches_every_file_from_a_pinned_url():
+    """Every file the paper profile needs has a URL; GitHub URLs name a commit, never a branch."""
+    config = load(REPO / "params.yaml")
+    config["data_profile"] = "paper"
+    manifest = fetch.load_manifest(REPO / "workflow" / "sources.yaml")
+    for name in required_raw_files(config):
+        url = manifest[name].get("url")
+        assert url, name
+        if "github" in url:
+            assert "/refs/heads/" not in url and "/master" not in url, name
+            assert any(len(part) == 40 and all(c in "0123456789abcdef" for c in part) for part in url.split("/")), name
+
+
+def test_upstream_base_override_keeps_the_manifests_urls(tmp_path, server):
+    base, upstream = server
+    upstream.files = {"/example.org/data/f.txt": b"body"}
+    manifest = {"x/f.txt": {"url": "http://example.org/data/f.txt", "sha256": sha(b"body")}}
+    records = fetch.fetch_all(["x/f.txt"], manifest, tmp_path / "raw", None, upstream_base=base)
+    assert records[0]["origin"] == "http://example.org/data/f.txt"
+    assert upstream.requests == [("/example.org/data/f.txt", None)]
+
+
+def test_a_cut_download_resumes_with_a_range_request(tmp_path, server):
+    base, upstream = server
+    body = bytes(range(256)) * 4000
+    upstream.files = {"/big.bin": body}
+    upstream.cut_after = {"/big.bin": 300_000}
+    manifest = {"x/big.bin": {"url": base + "/big.bin", "sha256": sha(body), "size": len(body)}}
+    downloads = tmp_path / "downloads"
+    with pytest.raises(TruncatedDownload, match="a rerun resumes"):
+        fetch.fetch_all(["x/big.bin"], manifest, tmp_path / "raw", None, downloads=downloads)
+    part = next(downloads.rglob("big.bin.part"))
+    assert part.stat().st_size == 300_000
+    assert leftovers(tmp_path / "raw") == []
+    fetch.fetch_all(["x/big.bin"], manifest, tmp_path / "raw", None, downloads=downloads)
+    assert (tmp_path / "raw/x/big.bin").read_bytes() == body
+    assert upstream.requests[-1] == ("/big.bin", "bytes=300000-")
+    assert not part.exists()
+
+
+def test_a_server_that_ignores_ranges_restarts_the_download(tmp_path, server):
+    base, upstream = server
+    body = b"0123456789" * 10_000
+    upstream.files = {"/f.bin": body}
+    upstream.cut_after = {"/f.bin": 1000}
+    upstream.ignore_range = {"/f.bin"}
+    manifest = {"x/f.bin": {"url": base + "/f.bin", "sha256": sha(body)}}
+    downloads = tmp_path / "downloads"
+    with pytest.raises(TruncatedDownload):
+        fetch.fetch_all(["x/f.bin"], manifest, tmp_path / "raw", None, downloads=downloads)
+    fetch.fetch_all(["x/f.bin"], manifest, tmp_path / "raw", None, downloads=downloads)
+    assert (tmp_path / "raw/x/f.bin").read_bytes() == body
+
+
+def test_a_failure_keeps_what_was_verified_and_a_rerun_fetches_only_the_rest(tmp_path, server):
+    base, upstream = server
+    archive = _zip({"d/one.txt": b"one\n", "d/two.txt": b"two\n"})
+    upstream.files = {"/bundle.zip": archive, "/three.txt": b"three\n"}
+    manifest = {
+        "a/one.txt": {"url": base + "/bundle.zip", "member": "one.txt", "sha256": None},
+        "a/two.txt": {"url": base + "/bundle.zip", "member": "two.txt", "sha256": sha(b"two\n")},
+        "a/three.txt": {"url": base + "/three.txt", "sha256": sha(b"three\n")},
+        "a/four.txt": {"url": base + "/four.txt", "sha256": None},  # not on the server: fails last
+    }
+    names, raw, downloads = list(manifest), tmp_path / "raw", tmp_path / "downloads"
+    with pytest.raises(MissingSource, match="four.txt"):
+        fetch.fetch_all(names, manifest, raw, None, downloads=downloads)
+    assert leftovers(raw) == ["FETCHED.json", "one.txt", "three.txt", "two.txt"]
+    assert [path for path, _ in upstream.requests] == ["/bundle.zip", "/three.txt", "/four.txt"]
+    upstream.files["/four.txt"] = b"four\n"
+    upstream.requests.clear()
+    records = fetch.fetch_all(names, manifest, raw, None, downloads=downloads)
+    assert upstream.requests == [("/four.txt", None)]
+    assert [r["file"] for r in records] == names
+    assert records[0]["sha256"] == sha(b"one\n") and not records[0]["pinned"]
+    # data/raw deleted (as Snakemake and DVC do before rerunning a stage): the archive is not downloaded again
+    for path in raw.rglob("*.txt"):
+        path.unlink()
+    upstream.requests.clear()
+    fetch.fetch_all(names, manifest, raw, None, downloads=downloads)
+    assert upstream.requests == []
+
+
+def test_a_download_that_fails_its_checksum_is_not_kept(tmp_path, server):
+    base, upstream = server
+    upstream.files = {"/f.txt": b"tampered"}
+    manifest = {"x/f.txt": {"url": base + "/f.txt", "sha256": sha(b"original")}}
+    downloads = tmp_path / "downloads"
+    with pytest.raises(ChecksumMismatch):
+        fetch.fetch_all(["x/f.txt"], manifest, tmp_path / "raw", None, downloads=downloads)
+    assert leftovers(downloads) == []
+    upstream.files = {"/f.txt": b"original"}
+    fetch.fetch_all(["x/f.txt"], manifest, tmp_path / "raw", None, downloads=downloads)
+    assert (tmp_path / "raw/x/f.txt").read_bytes() == b"original"

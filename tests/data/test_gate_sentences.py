@@ -1,16 +1,8 @@
 """The gate analysis's sentences: seeded, short, distinct, none of them a model-selection sentence."""
 
 from __future__ import annotations
-import math
-import numpy as np
-import pandas as pd
-import pytest
-import torch
-from paraphrastic.analysis import gates
+
 from paraphrastic.data import gate_sentences
-from paraphrastic.data.batching import pad
-from paraphrastic.data.vocab import Vocabulary
-from paraphrastic.models.encoders import build_model
 
 
 def test_sample_is_seeded_short_distinct_and_excludes_selection_sentences():

@@ -1,26 +1,20 @@
 """PWIM's three tasks as tables: the seeded validation hold-out and the pair counts beside the paper's."""
 
 from __future__ import annotations
-import dataclasses
-import json
-import numpy as np
+
 import pandas as pd
 import pytest
-import torch
+
 from paraphrastic.data import pwim_tasks, tasks
-from paraphrastic.data.corpus import write_table
-from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA
-from paraphrastic.data.vocab import SPECIAL, Vocabulary, save_matrix
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments.settings import PwimSettings
-from paraphrastic.training.pwim import padded, scores_with_sets, train_pwim
 
 
 def test_hold_out_is_seeded_per_set_and_sized():
     frame = pd.DataFrame({"dataset": ["a"] * 50 + ["b"] * 20})
     split = pwim_tasks.hold_out(frame, 0.1, seed=1)
     assert (split[:50] == "validation").sum() == 5 and (split[50:] == "validation").sum() == 2
-    assert split.equals(pwim_tasks.hold_out(frame, 0.1, seed=1)) and not split.equals(pwim_tasks.hold_out(frame, 0.1, 2))
+    assert split.equals(pwim_tasks.hold_out(frame, 0.1, seed=1))
+    assert not split.equals(pwim_tasks.hold_out(frame, 0.1, 2))
     with pytest.raises(PipelineError, match="validation_fraction"):
         pwim_tasks.hold_out(frame, 1.0, seed=1)
 

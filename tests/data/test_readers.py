@@ -113,9 +113,21 @@ def test_simpwiki_misaligned_and_aligned_format(tmp_path):
     (tmp_path / "simple.aligned").write_text("Title\t0\tThe sentence .\n")
     pair, = readers.read_aligned_pairs(tmp_path / "normal.aligned", tmp_path / "simple.aligned", fmt="aligned")
     assert (pair.s1, pair.s2) == ("The long sentence .", "The sentence .")
-    (tmp_path / "simple.aligned").write_text("The sentence .\n")
-    with pytest.raises(MalformedLine, match=r"simple.aligned:1: expected title"):
-        readers.read_aligned_pairs(tmp_path / "normal.aligned", tmp_path / "simple.aligned", fmt="aligned")
+
+def test_simpwiki_v2_read_as_the_authors_code_reads_it(tmp_path):
+    """Their train.py takes each line's last tab field; pairs with an empty or undecodable side are skipped."""
+    (tmp_path / "normal.aligned").write_bytes(b"T\t0\tOne .\nT\t1\t\nT\t2\tThree .\nSentence four .\n"
+                                              b"T\t4\tFive \xe9.\n")
+    (tmp_path / "simple.aligned").write_bytes(b"T\t0\t1 .\nT\t1\t2 .\nT\t2\t \nT\t3\t4 .\nT\t4\t5 .\n")
+    skipped = readers.SkippedLines()
+    pairs = readers.read_aligned_pairs(tmp_path / "normal.aligned", tmp_path / "simple.aligned", fmt="aligned",
+                                       skipped=skipped)
+    assert [(p.s1, p.s2, p.source) for p in pairs] == [
+        ("One .", "1 .", f"{tmp_path.name}/normal.aligned:1"),
+        ("Sentence four .", "4 .", f"{tmp_path.name}/normal.aligned:4")]
+    assert skipped.as_dict()["by_kind"] == {"empty (pair skipped)": 2, "not UTF-8 (pair skipped)": 1,
+                                            "without 3 fields (the last one read)": 1}
+    assert skipped.as_dict()["first"]["empty (pair skipped)"] == ["normal.aligned:2", "simple.aligned:3"]
 
 
 def test_ppdb_formats(tmp_path):
@@ -126,3 +138,18 @@ def test_ppdb_formats(tmp_path):
     path.write_text("the movie\tthis film\n")
     pair, = readers.read_ppdb(path, fmt="pairs")
     assert (pair.s1, pair.s2) == ("the movie", "this film")
+
+
+def test_ppdb_xl_skips_what_the_authors_loader_skips(tmp_path):
+    """utils.get_data strips each line and keeps exactly-two-field lines; we also drop empty and non-UTF-8 ones."""
+    path = tmp_path / "ppdb-XL-ordered-data.txt"
+    path.write_bytes(b"the movie\tthis film \n\n   \nlonely\na\tb\tc\n\tx\ny\t \t\nok\t\xff\n"
+                     b"  padded \t phrase\n")
+    skipped = readers.SkippedLines()
+    pairs = readers.read_ppdb(path, fmt="pairs", skipped=skipped)
+    assert [(p.s1, p.s2, p.source) for p in pairs] == [
+        ("the movie", "this film", "ppdb-XL-ordered-data.txt:1"),
+        ("padded ", " phrase", "ppdb-XL-ordered-data.txt:9")]
+    assert skipped.as_dict()["by_kind"] == {"blank": 2, "not UTF-8": 1, "with 1 fields, not 2": 3,
+                                            "with 3 fields, not 2": 1}
+    assert skipped.total() == 7

@@ -1,23 +1,11 @@
 """Siamese CBOW's ordered corpus: documents, their order and boundaries, and the neighbours of each sentence."""
 
 from __future__ import annotations
-import json
-import math
-import numpy as np
-import pandas as pd
-import pytest
-import torch
-import torch.nn.functional as F
-from paraphrastic.data import siamese_corpus
-from paraphrastic.data.corpus import EVAL_SCHEMA, write_table
-from paraphrastic.data.vocab import SPECIAL
-from paraphrastic.errors import MalformedLine
-from paraphrastic.experiments.settings import SiameseSettings
-from paraphrastic.losses.siamese import siamese_loss
-from paraphrastic.models.files import load_model
-from paraphrastic.training import siamese_cbow as sc
-from paraphrastic.training import word2vec as wb
 
+import pytest
+
+from paraphrastic.data import siamese_corpus
+from paraphrastic.errors import MalformedLine
 
 CONLLU = """# newdoc id = doc-a
 # sent_id = a-1

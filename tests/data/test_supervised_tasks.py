@@ -1,23 +1,12 @@
 """The supervised tasks' tables: the STS 40/10/50 split per set, and the cap per split."""
 
 from __future__ import annotations
-import numpy as np
+
 import pandas as pd
 import pytest
-import torch
-import torch.nn.functional as F
-from paraphrastic.data.corpus import write_table
-from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA, cap, split_per_set
-from paraphrastic.data.vocab import Vocabulary
+
+from paraphrastic.data.supervised_tasks import cap, split_per_set
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments.settings import SupervisedSettings
-from paraphrastic.losses.kl import kl_loss, target_distribution
-from paraphrastic.losses.regularization import regularization
-from paraphrastic.models.encoders import build_model
-from paraphrastic.models.files import load_scorer, save_model
-from paraphrastic.models.heads import SimilarityHead
-from paraphrastic.training.supervised import predict, train_supervised, universal_encoder
-from tests.conftest import synthetic_pairs
 
 
 def sts_frame(sizes: dict[str, int]) -> pd.DataFrame:

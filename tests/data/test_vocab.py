@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from paraphrastic.data import vocab
+from paraphrastic.data.readers import SkippedLines
 from paraphrastic.errors import MalformedLine
 
 
@@ -24,6 +25,31 @@ def test_malformed_vector_line(tmp_path):
     path.write_text("the 1 2\ncat 3\n")
     with pytest.raises(MalformedLine, match=r"v.txt:2: expected 2 values"):
         vocab.build([["cat"]], path)
+
+
+def test_paragram_style_file_latin1_trailing_spaces_blank_lines_and_repeats(tmp_path):
+    """PARAGRAM-SL999 as it ships: no header, trailing spaces, bytes that are not UTF-8; upstream's loader
+    splits on whitespace and keeps a repeated word's last vector."""
+    path = tmp_path / "paragram.txt"
+    path.write_bytes(b"the 1 2 \n"
+                     b"caf\xe9 3 4\n"          # latin-1 e-acute: decodes to the corpus's word
+                     b"\n"
+                     b"r\xff\xfeb 9 9 \n"      # a stray byte in a word nobody uses
+                     b"nbsp\xc2\xa0word 5 6\n"  # a UTF-8 non-breaking space stays inside its word
+                     b"the  7\t8\n")
+    skipped = SkippedLines()
+    voc, matrix = vocab.build([["the", "café", "nbsp\xa0word"]], path, skipped)
+    assert voc.words[4:] == ["café", "nbsp\xa0word", "the"]  # equal counts: alphabetical
+    np.testing.assert_array_equal(matrix[4:], [[3, 4], [5, 6], [7, 8]])
+    assert skipped.as_dict() == {
+        "lines": 4,
+        "by_kind": {"blank": 1, "repeating a word (its last vector kept)": 1,
+                    "with a word not in UTF-8 (read as latin-1)": 2},
+        "first": {"blank": ["paragram.txt:3"], "repeating a word (its last vector kept)": ["paragram.txt:6"],
+                  "with a word not in UTF-8 (read as latin-1)": ["paragram.txt:2", "paragram.txt:4"]}}
+    path.write_bytes(b"the 1 2\nunused 3 4 5\n")
+    with pytest.raises(MalformedLine, match=r"paragram.txt:2: expected 2 values .*got 3"):
+        vocab.build([["the"]], path)
 
 
 def test_word2vec_header_and_truncated_gzip(tmp_path):

@@ -153,6 +153,7 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert baseline["trained"] is False and -100 < baseline["summary"]["transfer_pearson"] < 100
     stats = json.loads((root / "data/corpus/train_stats.json").read_text())
     assert stats["simpwiki"]["pairs"] == 2000 and stats["ppdb"]["pairs"] == 2000
+    assert stats["simpwiki"]["skipped_lines"]["lines"] == stats["ppdb"]["skipped_lines"]["lines"] == 0  # clean mirror
     assert json.loads((root / "data/corpus/match_summary.json").read_text())["direction"] == \
         "simpwiki_sampled_to_ppdb"
 

@@ -69,16 +69,22 @@ def transfer_files(data: Path, tables: JobTables) -> None:
                                            "datasets": {k: scores(v) for k, v in baseline.items()}})
 
 
+NO_SKIPS = {"lines": 0, "by_kind": {}, "first": {}}
+
+
 def data_files(data: Path) -> None:
     write(data / "corpus/train_stats.json",
-          {"simpwiki": {"pairs": 2000, "tokens": 50000, "mean_sentence_tokens": 12.5},
-           "ppdb": {"pairs": 2000, "tokens": 8000, "mean_sentence_tokens": 2.0}})
+          {"simpwiki": {"pairs": 2000, "tokens": 50000, "mean_sentence_tokens": 12.5, "skipped_lines": NO_SKIPS},
+           "ppdb": {"pairs": 2000, "tokens": 8000, "mean_sentence_tokens": 2.0,
+                    "skipped_lines": {"lines": 3, "by_kind": {"blank": 1, "with 3 fields, not 2": 2},
+                                      "first": {"blank": ["ppdb.txt:7"],
+                                                "with 3 fields, not 2": ["ppdb.txt:2", "ppdb.txt:9"]}}}})
     write(data / "corpus/match_summary.json",
           {"direction": "simpwiki_sampled_to_ppdb", "seed": 1,
            "full": {"simpwiki": {"pairs": 2000, "tokens": 50000}, "ppdb": {"pairs": 2000, "tokens": 8000}},
            "matched": {"simpwiki": {"pairs": 320, "tokens": 8010}, "ppdb": {"pairs": 2000, "tokens": 8000}}})
     write(data / "vocab/coverage.json",
-          {"words": 1234, "dim": 50, "embeddings": "embeddings/glove.6B.50d.txt.gz",
+          {"words": 1234, "dim": 50, "embeddings": "embeddings/glove.6B.50d.txt.gz", "skipped_lines": NO_SKIPS,
            "coverage": {"simpwiki": {"token_coverage": 0.95, "type_coverage": 0.8},
                         "eval": {"token_coverage": 0.99, "type_coverage": 0.9}}})
 

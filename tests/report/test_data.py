@@ -29,3 +29,5 @@ def test_data_table_and_coverage(results):
     assert table["corpus"].tolist() == ["simpwiki", "ppdb", "simpwiki (token-matched)", "ppdb (token-matched)"]
     assert table["mean tokens/sentence"].tolist()[2] == 8010 / 640
     assert "Vocabulary: 1,234 words" in texts(doc) and "simpwiki 95.0% of tokens, 80.0% of types" in texts(doc)
+    assert ("simpwiki none; ppdb 3 lines: 1 blank (ppdb.txt:7), 2 with 3 fields, not 2 (ppdb.txt:2, ppdb.txt:9); "
+            "the word vectors (embeddings/glove.6B.50d.txt.gz) none.") in texts(doc)

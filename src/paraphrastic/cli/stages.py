@@ -60,7 +60,9 @@ def add_commands(sub, load_config) -> None:
     # ---- data ---------------------------------------------------------------------------------------
     p = stage("fetch", "fetch and verify every upstream file the data profile needs into data/raw")
     _paths(p, manifest=("workflow/sources.yaml", "the sources manifest: URL, sha256 and mirror path per file"),
-           out=("data/raw", "where the files go"))
+           out=("data/raw", "where the files go"),
+           downloads=("data/downloads", "the download cache: complete bodies, and partial ones a rerun resumes "
+                      "(no stage's output, so it survives reruns; delete it to reclaim the space)"))
     p = stage("prepare-eval", "read and tokenise every evaluation set into one parquet table")
     _paths(p, raw=RAW, out=EVAL, stats=("data/corpus/eval_stats.json", "token statistics per set"))
     p = stage("prepare-train", "read and tokenise SimpWiki and PPDB into parquet tables")

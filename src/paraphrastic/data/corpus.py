@@ -10,11 +10,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from paraphrastic.data import readers
 from paraphrastic.atomic import atomic_path
+from paraphrastic.data import readers
 from paraphrastic.data.datasets import EvalSet
-from paraphrastic.errors import PipelineError
 from paraphrastic.data.tokenize import tokenize
+from paraphrastic.errors import PipelineError
 
 # The training sets a run may name (`train_set`), each one table: <name>.parquet. The *_matched pair is
 # token-matched (Sec. 4.1.2).

@@ -1,4 +1,9 @@
-"""Readers for every format in the data mirror. Each rejects a malformed line with file:line.
+"""Readers for every format in the data mirror and the paper's upstream files.
+
+Evaluation data (STS inputs and gold scores, SICK, Twitter PIT) is read strictly: a malformed line
+stops with file:line, since skipping a scored pair would change a result. The training corpora the
+authors' code reads (SimpWiki v2, PPDB XL) are read as that code reads them: a line it would skip is
+skipped and tallied by kind in a :class:`SkippedLines`, which the stage records in its stats JSON.
 
 All readers return plain Python records (raw, untokenised text); tokenisation happens once,
 downstream, in :mod:`paraphrastic.data.corpus`.
@@ -10,6 +15,7 @@ import gzip
 import math
 import os
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,21 +31,51 @@ class ScoredPair:
     line: int  # 1-based line in the input file, kept for auditing
 
 
-def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, text without the line ending); decode errors name the line."""
+def iter_raw_lines(path: str | os.PathLike) -> Iterator[tuple[int, bytes]]:
+    """Yield (1-based line number, bytes without the line ending) of a plain or gzipped file."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     number = 0
     with opener(path, "rb") as handle:
         try:
             for number, raw in enumerate(handle, start=1):
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise MalformedLine(path, number, f"not valid UTF-8 ({exc.reason})") from None
-                yield number, text.rstrip("\n").rstrip("\r")
+                yield number, raw.rstrip(b"\n").rstrip(b"\r")
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
             raise MalformedLine(path, number + 1, f"corrupt or truncated gzip data ({exc})") from None
+
+
+def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, text without the line ending); decode errors name the line."""
+    for number, raw in iter_raw_lines(path):
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MalformedLine(path, number, f"not valid UTF-8 ({exc.reason})") from None
+
+
+class SkippedLines:
+    """What a tolerant reader did with lines it could not take as they were: a count per kind, and where
+    the first few of each kind are (``file:line``), for the stage's stats JSON."""
+
+    FIRST = 5
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.first: dict[str, list[str]] = {}
+
+    def note(self, kind: str, path, number: int) -> None:
+        self.counts[kind] += 1
+        where = self.first.setdefault(kind, [])
+        if len(where) < self.FIRST:
+            where.append(f"{Path(path).name}:{number}")
+
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def as_dict(self) -> dict:
+        kinds = sorted(self.counts)
+        return {"lines": self.total(), "by_kind": {k: self.counts[k] for k in kinds},
+                "first": {k: self.first[k] for k in kinds}}
 
 
 def _score(path, number: int, text: str, low: float, high: float, line: str) -> float:
@@ -138,16 +174,20 @@ class TextPair:
     source: str  # e.g. "simpwiki/v2-validation:17"
 
 
-def read_aligned_pairs(first_path, second_path, *, fmt: str = "sentences") -> list[TextPair]:
+def read_aligned_pairs(first_path, second_path, *, fmt: str = "sentences",
+                       skipped: SkippedLines | None = None) -> list[TextPair]:
     """SimpWiki: two line-aligned files (standard / simple Wikipedia).
 
     ``fmt="sentences"``: one sentence per line (the mirror's slices). ``fmt="aligned"``: the v2
-    release's ``title<TAB>paragraph<TAB>sentence`` lines.
+    release's ``title<TAB>paragraph<TAB>sentence`` lines, whose last field the authors' code takes
+    (``line.split('\\t')[-1].strip()``), whatever the number of fields. A pair with an empty or
+    undecodable side is skipped and tallied in ``skipped``; files of different lengths are an error.
     """
     if fmt not in {"sentences", "aligned"}:
         raise PipelineError(f"unknown SimpWiki format {fmt!r}")
-    first = list(iter_lines(first_path))
-    second = list(iter_lines(second_path))
+    skipped = SkippedLines() if skipped is None else skipped
+    first = list(iter_raw_lines(first_path))
+    second = list(iter_raw_lines(second_path))
     if len(first) != len(second):
         shorter = first_path if len(first) < len(second) else second_path
         raise MalformedLine(shorter, min(len(first), len(second)) + 1,
@@ -156,41 +196,64 @@ def read_aligned_pairs(first_path, second_path, *, fmt: str = "sentences") -> li
     pairs = []
     for (number, a), (_, b) in zip(first, second, strict=True):
         texts = []
-        for path, line in ((first_path, a), (second_path, b)):
+        for path, raw in ((first_path, a), (second_path, b)):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                skipped.note("not UTF-8 (pair skipped)", path, number)
+                break
             if fmt == "aligned":
                 parts = line.split("\t")
                 if len(parts) != 3:
-                    raise MalformedLine(path, number, "expected title<TAB>paragraph<TAB>sentence", line)
-                line = parts[2]
+                    skipped.note("without 3 fields (the last one read)", path, number)
+                line = parts[-1]
             if not line.strip():
-                raise MalformedLine(path, number, "empty sentence", line)
+                skipped.note("empty (pair skipped)", path, number)
+                break
             texts.append(line)
-        pairs.append(TextPair(texts[0], texts[1], f"{tag}:{number}"))
+        if len(texts) == 2:
+            pairs.append(TextPair(texts[0], texts[1], f"{tag}:{number}"))
     return pairs
 
 
-def read_ppdb(path, *, fmt: str = "human_labels") -> list[TextPair]:
+def read_ppdb(path, *, fmt: str = "human_labels", skipped: SkippedLines | None = None) -> list[TextPair]:
     """PPDB pairs, tab-separated.
 
-    ``fmt="human_labels"``: Pavlick et al. (2015) ``score, [CAT], phrase, paraphrase, scores``.
-    ``fmt="pairs"``: phrase<TAB>paraphrase[<TAB>...] as in Wieting's ``ppdb-XL-ordered-data.txt``.
+    ``fmt="human_labels"``: Pavlick et al. (2015) ``score, [CAT], phrase, paraphrase, scores``, the
+    mirror's pinned file, read strictly. ``fmt="pairs"``: ``phrase<TAB>paraphrase`` as in Wieting's
+    ``ppdb-XL-ordered-data.txt``, read as his ``utils.get_data`` reads it: each line stripped, blank lines
+    and lines without exactly two fields skipped; we also skip (and tally in ``skipped``) a line with
+    an empty phrase or bytes that are not UTF-8.
     """
+    if fmt not in {"human_labels", "pairs"}:
+        raise PipelineError(f"unknown PPDB format {fmt!r}")
+    skipped = SkippedLines() if skipped is None else skipped
     pairs = []
     name = Path(path).name
-    for number, line in iter_lines(path):
-        parts = line.split("\t")
-        if fmt == "human_labels":
+    if fmt == "human_labels":
+        for number, line in iter_lines(path):
+            parts = line.split("\t")
             if len(parts) != 5:
                 raise MalformedLine(path, number, f"expected 5 tab-separated fields, got {len(parts)}", line)
             _score(path, number, parts[0], 1.0, 5.0, line)
-            a, b = parts[2], parts[3]
-        elif fmt == "pairs":
-            if len(parts) < 2:
-                raise MalformedLine(path, number, "expected phrase<TAB>paraphrase", line)
-            a, b = parts[0], parts[1]
+            if not parts[2].strip() or not parts[3].strip():
+                raise MalformedLine(path, number, "empty phrase", line)
+            pairs.append(TextPair(parts[2], parts[3], f"{name}:{number}"))
+        return pairs
+    for number, raw in iter_raw_lines(path):
+        try:
+            line = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            skipped.note("not UTF-8", path, number)
+            continue
+        if not line:
+            skipped.note("blank", path, number)
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2:
+            skipped.note(f"with {len(parts)} fields, not 2", path, number)
+        elif not parts[0].strip() or not parts[1].strip():
+            skipped.note("empty phrase", path, number)
         else:
-            raise PipelineError(f"unknown PPDB format {fmt!r}")
-        if not a.strip() or not b.strip():
-            raise MalformedLine(path, number, "empty phrase", line)
-        pairs.append(TextPair(a, b, f"{name}:{number}"))
+            pairs.append(TextPair(parts[0], parts[1], f"{name}:{number}"))
     return pairs

@@ -8,7 +8,6 @@ evaluation table's columns, so every pair can be traced to its file and line.
 from __future__ import annotations
 
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -63,8 +62,9 @@ def cap(frame: pd.DataFrame, max_pairs: int | None, seed: int) -> pd.DataFrame:
 
 def build_task_table(task: str, raw_root, *, sets: str | list[str], split: dict,
                      max_pairs: int | None = None) -> pd.DataFrame:
-    """One task's pairs with their ``split``: STS pools the STS 2012-2015 ``sets`` (``"all"`` or ids) and splits each by ``split`` (train and
-    validation fractions, seed); SICK keeps its official files. At most ``max_pairs`` per split (tests)."""
+    """One task's pairs with their ``split``: STS pools the STS 2012-2015 ``sets`` (``"all"`` or ids) and
+    splits each by ``split`` (train and validation fractions, seed); SICK keeps its official files. At most
+    ``max_pairs`` per split (tests)."""
     if task == "sts":
         frame = build_eval_table(sts_sets(sets), raw_root)
         frame["split"] = split_per_set(frame, split["train"], split["validation"], split["seed"])

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from paraphrastic.atomic import atomic_path, write_text
+from paraphrastic.data.readers import SkippedLines, iter_raw_lines
 from paraphrastic.errors import MalformedLine, PipelineError
-from paraphrastic.data.readers import iter_lines
 
 PAD, UNK, SOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 PAD_ID, UNK_ID, SOS_ID, EOS_ID = 0, 1, 2, 3
@@ -51,33 +51,58 @@ class Vocabulary:
         return cls(Path(path).read_text(encoding="utf-8").rstrip("\n").split("\n"))
 
 
-def read_vectors(path, wanted: set[str]) -> tuple[dict[str, np.ndarray], int]:
-    """Vectors for ``wanted`` words only (a 400k x 300 file need not be held in memory)."""
+def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) -> tuple[dict[str, np.ndarray], int]:
+    """Vectors for ``wanted`` words only (a 400k x 300 file need not be held in memory).
+
+    The format of GloVe and PARAGRAM-SL999: ``word v1 ... vd`` per line, no header, split on any
+    whitespace (a trailing space is common). Lines are decoded one by one, UTF-8 first and latin-1
+    where that fails (PARAGRAM is not clean UTF-8; only the words we keep need to match the corpora's).
+    Blank lines are skipped; a word seen twice keeps its last vector, as the authors' ``get_wordmap``
+    does. Both, and each latin-1 line, are tallied in ``skipped``. Every line must have the width of the
+    first: another width is an error naming the file and line.
+    """
+    skipped = SkippedLines() if skipped is None else skipped
     vectors: dict[str, np.ndarray] = {}
     dim = None
-    for number, line in iter_lines(path):
-        word, _, rest = line.partition(" ")
+    for number, raw in iter_raw_lines(path):
+        # Split the bytes (ASCII whitespace, as Python 2's str.split did for the authors): a word may
+        # hold a non-breaking space, which str.split would cut.
+        fields = raw.split()
+        if not fields:
+            skipped.note("blank", path, number)
+            continue
+        try:
+            word = fields[0].decode("utf-8")
+        except UnicodeDecodeError:
+            word = fields[0].decode("latin-1")
+            skipped.note("with a word not in UTF-8 (read as latin-1)", path, number)
         if dim is None:
-            dim = len(rest.split(" "))
+            dim = len(fields) - 1
             if dim == 1 and word.isdigit():
                 raise MalformedLine(path, number, "looks like a word2vec header (count dim); expected GloVe text "
-                                    "format, one `word v1 ... vd` per line", line)
-        if word not in wanted or word in vectors:
+                                    "format, one `word v1 ... vd` per line", _shown(raw))
+        if len(fields) - 1 != dim:
+            raise MalformedLine(path, number, f"expected {dim} values after the word (the first line's width), "
+                                f"got {len(fields) - 1}", _shown(raw))
+        if word not in wanted:
             continue
-        values = rest.split(" ")
-        if len(values) != dim:
-            raise MalformedLine(path, number, f"expected {dim} values after the word, got {len(values)}",
-                                line[:80])
+        if word in vectors:
+            skipped.note("repeating a word (its last vector kept)", path, number)
         try:
-            vectors[word] = np.asarray(values, dtype=np.float32)
+            vectors[word] = np.asarray(fields[1:], dtype=np.float32)
         except ValueError:
-            raise MalformedLine(path, number, "non-numeric vector value", line[:80]) from None
+            raise MalformedLine(path, number, "non-numeric vector value", _shown(raw)) from None
     if dim is None:
         raise PipelineError(f"{path}: empty word-vector file")
     return vectors, dim
 
 
-def build(token_lists: Iterable[list[str]], vectors_path) -> tuple[Vocabulary, np.ndarray]:
+def _shown(raw: bytes) -> str:
+    return raw[:80].decode("utf-8", errors="replace")
+
+
+def build(token_lists: Iterable[list[str]], vectors_path,
+          skipped: SkippedLines | None = None) -> tuple[Vocabulary, np.ndarray]:
     """Words of the corpora that have a pretrained vector, most frequent first, after the special rows.
 
     Restricting to corpus words is equivalent to loading the whole file: a word that never occurs
@@ -87,7 +112,7 @@ def build(token_lists: Iterable[list[str]], vectors_path) -> tuple[Vocabulary, n
     counts: Counter[str] = Counter()
     for tokens in token_lists:
         counts.update(tokens)
-    vectors, dim = read_vectors(vectors_path, set(counts))
+    vectors, dim = read_vectors(vectors_path, set(counts), skipped)
     words = SPECIAL + sorted((w for w in vectors if w not in SPECIAL), key=lambda w: (-counts[w], w))
     matrix = np.zeros((len(words), dim), dtype=np.float32)
     for i, word in enumerate(words[len(SPECIAL):], start=len(SPECIAL)):

@@ -79,7 +79,7 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
-    Stage("fetch", "fetch --manifest workflow/sources.yaml --out data/raw",
+    Stage("fetch", "fetch --manifest workflow/sources.yaml --out data/raw --downloads data/downloads",
           deps=("workflow/sources.yaml",), outs={"raw": Output("data/raw")},
           params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra")),
     Stage("prepare_eval",

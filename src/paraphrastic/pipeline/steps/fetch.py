@@ -1,5 +1,6 @@
 """fetch: every upstream file the data profile and the evaluation sets need, from the offline mirror or its
-URL, sha256-verified, into data/raw (with FETCHED.json, the record of what came from where)."""
+URL (through the resumable download cache), sha256-verified, into data/raw (with FETCHED.json, the record
+of what came from where)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def required_raw_files(config: dict) -> list[str]:
     return list(dict.fromkeys(files))
 
 
-def run(config: dict, *, manifest, out) -> None:
-    records = fetch_all(required_raw_files(config), load_manifest(manifest), out, mirror_dir(config))
+def run(config: dict, *, manifest, out, downloads) -> None:
+    records = fetch_all(required_raw_files(config), load_manifest(manifest), out, mirror_dir(config),
+                        downloads=downloads)
     print(f"fetched {len(records)} files into {out}")

@@ -1,5 +1,5 @@
 """prepare-train: the profile's SimpWiki and PPDB pairs, tokenised into simpwiki.parquet and ppdb.parquet
-(capped by data.max_train_pairs), and their token statistics."""
+(capped by data.max_train_pairs), and their token statistics with the lines the readers skipped."""
 
 from __future__ import annotations
 
@@ -15,14 +15,16 @@ def run(config: dict, *, raw, out_dir) -> None:
     prof = profile(config)
     raw, out = Path(raw), Path(out_dir)
     cap, seed = config["data"].get("max_train_pairs"), config["seed"]
+    skipped = {"simpwiki": readers.SkippedLines(), "ppdb": readers.SkippedLines()}
     simpwiki_pairs = []
     for first, second in simpwiki_files(config):
-        simpwiki_pairs += readers.read_aligned_pairs(raw / first, raw / second, fmt=prof["simpwiki"]["format"])
-    ppdb_pairs = readers.read_ppdb(raw / prof["ppdb"]["path"], fmt=prof["ppdb"]["format"])
+        simpwiki_pairs += readers.read_aligned_pairs(raw / first, raw / second, fmt=prof["simpwiki"]["format"],
+                                                     skipped=skipped["simpwiki"])
+    ppdb_pairs = readers.read_ppdb(raw / prof["ppdb"]["path"], fmt=prof["ppdb"]["format"], skipped=skipped["ppdb"])
     stats = {}
     for name, pairs in (("simpwiki", simpwiki_pairs), ("ppdb", ppdb_pairs)):
         frame = build_train_table(pairs, max_pairs=cap, seed=seed)
         write_table(frame, TRAIN_SCHEMA, out / f"{name}.parquet")
-        stats[name] = token_stats(frame)
+        stats[name] = token_stats(frame) | {"skipped_lines": skipped[name].as_dict()}
     write_json(out / "train_stats.json", stats)
     print(stats)

@@ -1,5 +1,5 @@
 """vocab: every word of the training corpora and evaluation sets that has a pretrained vector, the initial
-embedding matrix, and the vectors' coverage of each table."""
+embedding matrix, and the vectors' coverage of each table (with the vector-file lines read leniently)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 from paraphrastic.atomic import write_json
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table
+from paraphrastic.data.readers import SkippedLines
 from paraphrastic.experiments.config import profile
 
 
@@ -20,10 +21,12 @@ def run(config: dict, *, raw, corpus, out_dir) -> None:
     tables = {name: read_table(corpus / f"{name}.parquet") for name in ("simpwiki", "ppdb", "eval")}
     everything = [s for frame in tables.values() for s in _sentences(frame)]
     embeddings = profile(config)["embeddings"]
-    vocab, matrix = vocabulary.build(everything, Path(raw) / embeddings)
+    skipped = SkippedLines()
+    vocab, matrix = vocabulary.build(everything, Path(raw) / embeddings, skipped)
     vocab.save(out / "vocab.txt")
     vocabulary.save_matrix(out / "embeddings.npy", matrix)
     report = {"words": len(vocab), "dim": int(matrix.shape[1]), "embeddings": embeddings,
+              "skipped_lines": skipped.as_dict(),
               "coverage": {name: vocabulary.coverage(vocab, _sentences(frame)) for name, frame in tables.items()}}
     write_json(out / "coverage.json", report)
     print(report)
