@@ -244,3 +244,12 @@ def test_a_download_that_fails_its_checksum_is_not_kept(tmp_path, server):
     upstream.files = {"/f.txt": b"original"}
     fetch.fetch_all(["x/f.txt"], manifest, tmp_path / "raw", None, downloads=downloads)
     assert (tmp_path / "raw/x/f.txt").read_bytes() == b"original"
+
+
+def test_the_plain_treebank_is_pinned_to_the_mirrors_gzip(mirror):
+    """The paper profile downloads the UD training file the mirror holds gzipped: the same bytes, so pinned."""
+    import gzip
+
+    entry = fetch.load_manifest(REPO / "workflow" / "sources.yaml")["ud-english-ewt/en_ewt-ud-train.conllu"]
+    body = gzip.decompress((mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz").read_bytes())
+    assert (entry["sha256"], entry["size"]) == (sha(body), len(body))

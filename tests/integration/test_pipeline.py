@@ -297,10 +297,13 @@ def test_changed_gate_setting_reuses_the_cached_parses(snakemake_run):
     assert "rule parse" not in out and "rule stanza_models" not in out and "rule train" not in out
 
 
-def test_paper_profile_dry_run(snakemake_run):
+def test_paper_profile_dry_run_shows_the_grouped_cluster_plan(snakemake_run):
+    """The paper profile through the SLURM profile: 652 supervised and 7,194 universal jobs in groups of 4."""
     root, env, _ = snakemake_run
-    out = sh(["snakemake", "-n", "--forceall", "--cores", "2", "--config", "data_profile=paper"], root, env)
+    out = sh(["snakemake", "-n", "--forceall", "--profile", "workflow/profiles/slurm", "--config",
+              "data_profile=paper"], root, env)
     assert "rule fetch" in out and "rule train" in out and "rule report" in out
+    assert out.count("Group job supervised ") == 163 and out.count("Group job universal ") == 1799
 
 
 def test_bad_mirror_fails_with_a_clear_error(tmp_path, mirror):

@@ -35,6 +35,8 @@ CLUSTER = REPO / "tests" / "slurm" / "local-cluster.sh"
 PROFILES = ["--profile", "workflow/profiles/slurm", "--profile", "tests/slurm/profile"]
 VICTIM = "lstm-simpwiki"  # the training job that gets cancelled
 VICTIM_EPOCHS = 4
+SUPERVISED_EPOCHS = 5  # long enough for a group of supervised jobs to be caught mid-training
+GROUPED = ("train_supervised", "train_universal", "evaluate", "baseline")  # the SLURM profile's `groups`
 
 
 @pytest.fixture(scope="module")
@@ -76,44 +78,55 @@ def slurm_run(slurm, tmp_path_factory, mirror):
     shutil.copytree(REPO / "tests/slurm/profile", root / "tests/slurm/profile")
     config = yaml.safe_load((root / "params.yaml").read_text())
     config["experiments"][VICTIM]["epochs"] = VICTIM_EPOCHS  # long enough to be caught mid-training
+    config["supervised"]["train"]["epochs"] = SUPERVISED_EPOCHS
     (root / "params.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     sh([sys.executable, "-m", "paraphrastic", "grids", "--write", "workflow/runs.yaml"], root, env)
 
     log = open(root / "snakemake-slurm.log", "w")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(["snakemake", *PROFILES], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     checkpoint = root / f"data/checkpoints/{VICTIM}/seed1/epoch-1.pt"
-    cancelled, shown, deadline = None, "", time.time() + 900
-    while proc.poll() is None and time.time() < deadline and cancelled is None:
-        if checkpoint.exists():
+    supervised = root / "data/supervised/checkpoints"
+    cancelled, shown, group, deadline = None, "", None, time.time() + 900
+    while proc.poll() is None and time.time() < deadline and (cancelled is None or group is None):
+        if cancelled is None and checkpoint.exists():
             cancelled = running_job(env, f"wildcards_{VICTIM}")
             if cancelled:
                 shown = subprocess.run(["scontrol", "show", "job", cancelled], env=env, capture_output=True,
                                        text=True).stdout
                 if subprocess.run(["scancel", cancelled], env=env).returncode != 0:
                     cancelled = None  # it finished in between: the assertion below says so
+        if group is None and any(supervised.rglob("epoch-1.pt")):
+            # a group job is named after its group and rules (supervised_train_supervised...)
+            group = running_job(env, "train_supervised") or running_job(env, "train_universal")
+            if group and subprocess.run(["scancel", group], env=env).returncode != 0:
+                group = None
         time.sleep(0.2)
     rc = proc.wait(timeout=max(deadline - time.time(), 1))
     log.close()
     text = (root / "snakemake-slurm.log").read_text(errors="replace")
     assert rc == 0, text[-6000:]
-    return root, env, text, cancelled, shown
+    return root, env, text, cancelled, shown, group
 
 
 def test_the_tiny_pipeline_runs_through_slurm_with_the_real_profile(slurm_run):
-    root, env, log, _, shown = slurm_run
+    root, env, log, _, shown, _ = slurm_run
     assert (root / "data/report/report.md").exists()
     runs = (root / "data/report/runs.csv").read_text().splitlines()
     assert len(runs) == 1 + 9
     # jobs went through SLURM: each has its SLURM log
     assert len(list((root / ".snakemake/slurm_logs").rglob("*.log"))) >= 9
-    # a training job as SLURM saw it: the `gpu` partition, one GPU, 2 CPUs, 16 GB (the real profile)
+    # a training job as SLURM saw it: the `gpu` partition, one GPU, the config's threads as CPUs, and the
+    # real profile's memory and time
+    profile = yaml.safe_load((REPO / "workflow/profiles/slurm/config.yaml").read_text())["set-resources"]["train"]
+    threads = yaml.safe_load((root / "params.yaml").read_text())["threads"]
     assert "Partition=gpu" in shown and re.search(r"TresPerJob=gres[:/]gpu:1\b", shown), shown
-    assert re.search(r"CpusPerTres=gres[:/]gpu:2\b", shown) and "NumCPUs=2" in shown, shown
-    assert "MinMemoryNode=16000M" in shown and "TimeLimit=08:00:00" in shown, shown
+    assert f"NumCPUs={threads}" in shown, shown
+    hours, minutes = divmod(profile["runtime"], 60)
+    assert f"MinMemoryNode={profile['mem_mb']}M" in shown and f"TimeLimit={hours:02d}:{minutes:02d}:00" in shown, shown
 
 
 def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics(slurm_run):
-    root, env, log, cancelled, _ = slurm_run
+    root, env, log, cancelled, _, _ = slurm_run
     assert cancelled, "the training job finished before it could be cancelled"
     # SLURM's SIGTERM reached the training process, which saved its place before the SIGKILL: each attempt's
     # output is in its SLURM job log, and the rule's log holds the last attempt's
@@ -139,3 +152,47 @@ def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics
 def test_second_run_through_slurm_has_nothing_to_do(slurm_run):
     root, env, *_ = slurm_run
     assert "Nothing to be done" in sh(["snakemake", *PROFILES], root, env)
+
+
+def slurm_logs(root: Path) -> list[Path]:
+    """One log per SLURM submission (the test profile keeps successful jobs' logs too)."""
+    return sorted((root / ".snakemake/slurm_logs").rglob("*.log"))
+
+
+def test_short_jobs_go_to_slurm_in_groups(slurm_run):
+    """Supervised, universal and scoring jobs share submissions: far fewer sbatch calls than rule instances."""
+    root, *_ = slurm_run
+    instances = {rule: len(list((root / "logs" / rule).glob("*.log"))) for rule in GROUPED}
+    assert instances["train_supervised"] >= 4 and instances["evaluate"] >= 4, instances
+    group_submissions = [p for p in slurm_logs(root) if any(part.startswith("group_") for part in p.parts)]
+    attempts_of_groups = len(group_submissions)
+    assert 0 < attempts_of_groups < sum(instances.values()), (attempts_of_groups, instances)
+    local = {"all", "fetch", "report"}  # the Snakefile's localrules: never submitted
+    rule_instances = sum(len(list(folder.glob("*.log"))) for folder in (root / "logs").iterdir()
+                         if folder.name not in local)
+    assert len(slurm_logs(root)) < rule_instances, (len(slurm_logs(root)), rule_instances)
+
+
+def test_a_cancelled_group_is_resubmitted_and_its_jobs_resume_to_the_same_metrics(slurm_run):
+    root, env, _, _, _, group = slurm_run
+    assert group, "no group of supervised jobs was caught running"
+    attempts = "".join(p.read_text(errors="replace") for p in slurm_logs(root) if "group_" in str(p))
+    assert "stopped by signal 15" in attempts, attempts[-3000:]
+    resumed = [p for p in (root / "logs").glob("train_*/*.log") if "resuming from" in p.read_text(errors="replace")
+               and p.parent.name in GROUPED]
+    assert resumed, attempts[-3000:]
+    # each resumed job against the same job run straight through, outside SLURM
+    for log in resumed:
+        rule, job = log.parent.name, log.stem  # <task>.<sup_run>.seed<seed>
+        task, sup_run, seed = job.split(".")
+        folder = f"{'universal/' if rule == 'train_universal' else ''}{task}/{sup_run}/{seed}"
+        reference = Path(tempfile.mkdtemp(prefix="reference-"))
+        sh([sys.executable, "-m", "paraphrastic", rule.replace("_", "-"), "--experiment", sup_run, "--task", task,
+            "--seed", seed.removeprefix("seed"), "--supervised-dir", "data/supervised", "--vocab-dir", "data/vocab",
+            "--out-dir", str(reference / "model"), "--checkpoints", str(reference / "ck"), "--threads", "1",
+            *(["--data-dir", "data"] if rule == "train_universal" else []), "--no-progress"], root, env)
+        ref = json.loads((reference / "model/history.json").read_text())
+        got = json.loads((root / f"data/supervised/models/{folder}/history.json").read_text())
+        assert len(got) == SUPERVISED_EPOCHS
+        assert [h["loss"] for h in got] == [h["loss"] for h in ref], folder
+        shutil.rmtree(reference)

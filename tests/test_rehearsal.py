@@ -1,0 +1,58 @@
+"""The paper profile's data path, rehearsed end to end at a small fraction of its size (benchmarks/rehearsal.py):
+stand-in upstream files served over loopback HTTP, the unmodified paper profile's stages with no mirror, and
+every generated pair and malformed line accounted for. The full-size run is the same command at --scale 1."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import cluster_plan  # noqa: E402
+import rehearsal  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+
+def test_paper_profile_rehearsal_at_small_scale(tmp_path, mirror):
+    result = rehearsal.rehearse(tmp_path, scale=0.002, batches=2, families=("avg", "lstmavg", "gran"), mirror=mirror)
+    stages = [row["stage"] for row in result["stages"]]
+    assert stages[:6] == list(rehearsal.DATA_STAGES) and len(stages) == 12  # + 3 families, PPDB, evaluate, supervised
+    assert stages[-2:] == ["evaluate (gran, d=300)", "train_supervised (gran on sick, d=300, 2 batches)"]
+    assert all(row["wall_s"] > 0 and row["peak_rss_mb"] > 0 for row in result["stages"])
+    checks = result["checks"]
+    assert checks["simpwiki_pairs"] == round(167_689 * 0.002) - 1  # one generated pair has an empty side
+    assert checks["match_direction"] == "ppdb_sampled_to_simpwiki"
+    run = tmp_path / "run"
+    fetched = json.loads((run / "data/raw/FETCHED.json").read_text())
+    assert all(r["origin"].startswith(("http://", "https://")) for r in fetched)  # downloaded, not the mirror
+    assert any(r["origin"].endswith("acl2017-demo.zip#ppdb-XL-ordered-data.txt") for r in fetched)
+    for family in ("avg", "lstmavg", "gran"):
+        info = json.loads((run / f"data/models/rehearsal-{family}/seed1/train.json").read_text())
+        assert info["settings"]["max_pairs"] == 200
+    assert "| prepare_train |" in rehearsal.markdown(result)
+    # The cluster plan from these measurements: every job of the paper profile, the short ones grouped
+    config, profile = rehearsal.paper_config(REPO / "params.yaml"), REPO / "workflow/profiles/slurm/config.yaml"
+    rows = {r["rule"]: r for r in cluster_plan.plan(config, result, mirror, profile)}
+    jobs = (rows["train"]["jobs"], rows["train_supervised"]["jobs"], rows["train_universal"]["jobs"])
+    assert jobs == (1758, 652, 7194)
+    hours = yaml.safe_load(profile.read_text())["set-resources"]["train"]["runtime"] / 60
+    assert rows["train"]["submissions"] == 1758 and rows["train"]["gpu_hours_reserved"] == 1758 * hours
+    assert (rows["train_supervised"]["submissions"], rows["train_universal"]["submissions"]) == (163, 1799)
+    assert all(r["cpu_hours"] > 0 and r["peak_mb"] > 0 for r in rows.values())
+    assert "| train_universal | 7,194 | 1,799 (4 per) |" in cluster_plan.markdown(list(rows.values()), result)
+    # a group of 4 one-thread jobs, run one after another, holds 4 CPUs while they run
+    universal = rows["train_universal"]
+    assert universal["cpu_hours_allocated"] == pytest.approx(4 * universal["cpu_hours"])
+    assert rows["train"]["cpu_hours_allocated"] is None  # a GPU job: its duration is not measured here
+    # The checker is not a formality: a count that disagrees with the generated data stops the rehearsal.
+    wrong = json.loads(json.dumps(result["generated"]))
+    wrong["ppdb"]["skipped"]["blank"] += 1
+    with pytest.raises(SystemExit, match="ppdb skipped"):
+        rehearsal.check(run, wrong)
