@@ -253,3 +253,19 @@ def test_the_plain_treebank_is_pinned_to_the_mirrors_gzip(mirror):
     entry = fetch.load_manifest(REPO / "workflow" / "sources.yaml")["ud-english-ewt/en_ewt-ud-train.conllu"]
     body = gzip.decompress((mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz").read_bytes())
     assert (entry["sha256"], entry["size"]) == (sha(body), len(body))
+
+
+def test_an_archive_whose_member_fails_its_checksum_is_downloaded_again(tmp_path, server):
+    base, upstream = server
+    upstream.files = {"/bundle.zip": _zip({"d/one.txt": b"tampered\n"})}
+    manifest = {"a/one.txt": {"url": base + "/bundle.zip", "member": "one.txt", "sha256": sha(b"one\n")}}
+    downloads = tmp_path / "downloads"
+    with pytest.raises(ChecksumMismatch):
+        fetch.fetch_all(["a/one.txt"], manifest, tmp_path / "raw", None, downloads=downloads)
+    assert leftovers(downloads) == []
+    upstream.files = {"/bundle.zip": b"<html>not a zip</html>"}
+    with pytest.raises(Exception, match="zip or tar"):
+        fetch.fetch_all(["a/one.txt"], manifest, tmp_path / "raw", None, downloads=downloads)
+    upstream.files = {"/bundle.zip": _zip({"d/one.txt": b"one\n"})}
+    fetch.fetch_all(["a/one.txt"], manifest, tmp_path / "raw", None, downloads=downloads)
+    assert (tmp_path / "raw/a/one.txt").read_bytes() == b"one\n"

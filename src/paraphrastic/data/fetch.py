@@ -229,19 +229,23 @@ def fetch_file(name: str, entry: dict, dest_root: Path, mirror: Path | None, dow
             if not source.is_file():
                 raise MissingSource(f"{name}: not in the offline mirror (looked for {source})")
             shutil.copyfile(source, tmp)
+            sha = verify(name, tmp, entry, origin)
         else:
             body = downloads.get(entry["url"])
-            if entry.get("member"):
-                # Several files share one archive (an STS year, the demo bundle): it is downloaded once.
-                extract_member(body, entry["member"], tmp, origin=origin)
-            else:
-                shutil.copyfile(body, tmp)
-        try:
-            sha = verify(name, tmp, entry, origin)
-        except PipelineError:
-            if not (mirror is not None and entry.get("mirror")) and not entry.get("member"):
+            try:
+                if entry.get("member"):
+                    # Several files share one archive (an STS year, the demo bundle): it is downloaded once.
+                    extract_member(body, entry["member"], tmp, origin=origin)
+                else:
+                    shutil.copyfile(body, tmp)
+                sha = verify(name, tmp, entry, origin)
+            except MissingSource:
+                raise  # a member the archive lacks is the manifest's fault: the archive is kept
+            except (PipelineError, zipfile.BadZipFile, tarfile.TarError, EOFError):
+                # A body that does not verify, or an archive that does not unpack (an error page, a
+                # corrupt download), is not kept: a rerun downloads it afresh.
                 downloads.discard(entry["url"])
-            raise
+                raise
     return _record(name, entry, origin, sha, dest)
 
 
