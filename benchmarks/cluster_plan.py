@@ -107,9 +107,7 @@ def plan(config: dict, rehearsal: dict, mirror: Path, profile: Path) -> list[dic
         row["hours"] += job_hours(task_pairs[job["task"]], settings.epochs, measured,
                                   measured["pairs_per_second"] * relative)
     for row in rehearsal["stages"]:  # the single jobs of the data phase, measured as they are
-        if " " not in row["stage"] and row["stage"] in LOCAL:
-            continue
-        if " " not in row["stage"]:
+        if " " not in row["stage"] and row["stage"] not in LOCAL:
             rows[row["stage"]] = {"jobs": 1, "hours": row["wall_s"] / 3600}
     default, per_rule, group_sizes = profile_requests(profile)
     out = []

@@ -59,7 +59,7 @@ from upstream_server import UpstreamServer  # noqa: E402
 from paraphrastic.data import readers  # noqa: E402
 from paraphrastic.data.corpus import build_eval_table  # noqa: E402
 from paraphrastic.data.datasets import EVAL_SETS  # noqa: E402
-from paraphrastic.data.fetch import load_manifest  # noqa: E402
+from paraphrastic.data.fetch import DownloadCache, load_manifest  # noqa: E402
 from paraphrastic.data.tokenize import tokenize  # noqa: E402
 from paraphrastic.experiments import config as cfg  # noqa: E402
 from paraphrastic.experiments.jobs import JobTables  # noqa: E402
@@ -171,8 +171,8 @@ def build_upstream(root: Path, scale: float, mirror: Path, *, seed: int = 0) -> 
     (made / "sentence-aligned.v2/README").write_bytes((mirror / "simpwiki/v2-validation/DATAINFO").read_bytes())
     words = corpus_words(made / "sentence-aligned.v2/normal.aligned", made / "sentence-aligned.v2/simple.aligned",
                          made / "ppdb-XL-ordered-data.txt")
-    for column in ("tokens1", "tokens2"):
-        words.update(w for tokens in build_eval_table(EVAL_SETS, mirror)[column] for w in tokens)
+    evaluation = build_eval_table(EVAL_SETS, mirror)
+    words.update(w for column in ("tokens1", "tokens2") for tokens in evaluation[column] for w in tokens)
     record["vectors"] = write_vectors(made / "paragram_sl999_small.txt", sorted(words), rng)
     local = {"simpwiki/v2/normal.aligned": made / "sentence-aligned.v2/normal.aligned",
              "simpwiki/v2/simple.aligned": made / "sentence-aligned.v2/simple.aligned",
@@ -202,8 +202,7 @@ def build_upstream(root: Path, scale: float, mirror: Path, *, seed: int = 0) -> 
 
 
 def _put(root: Path, url: str, body: Path | bytes) -> None:
-    host_path = url.split("://", 1)[1]
-    target = root / host_path
+    target = DownloadCache(root).path(url)  # <host>/<path>: the layout the fetcher's cache and the server share
     target.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(body, Path):
         shutil.move(body, target)
@@ -216,10 +215,10 @@ def _archive(url: str, members: dict[str, Path | bytes], scratch: Path) -> Path:
     if url.endswith(".tar.gz"):
         with tarfile.open(path, "w:gz") as tar:
             for name, body in members.items():
-                info = tarfile.TarInfo(name)
                 if isinstance(body, Path):
                     tar.add(body, arcname=name)
                 else:
+                    info = tarfile.TarInfo(name)
                     info.size = len(body)
                     tar.addfile(info, io.BytesIO(body))
     else:

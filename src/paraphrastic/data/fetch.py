@@ -206,17 +206,18 @@ def already_fetched(name: str, entry: dict, origin: str, dest: Path, earlier: di
     """The record of ``dest`` if it is verified already: by the manifest's sha256 where pinned, else by
     the sha256 an earlier fetch from the same origin recorded."""
     if entry.get("sha256"):
-        expected = entry["sha256"]
-    elif earlier is not None and earlier.get("origin") == origin:
-        expected = earlier.get("sha256")
+        pinned = entry
+    elif earlier is not None and earlier.get("origin") == origin and earlier.get("sha256"):
+        pinned = {**entry, "sha256": earlier["sha256"]}
     else:
         return None
     if not dest.is_file():
         return None
-    if entry.get("size") is not None and dest.stat().st_size != entry["size"]:
+    try:
+        sha = verify(name, dest, pinned, origin)
+    except (ChecksumMismatch, TruncatedDownload):
         return None
-    sha = sha256_file(dest)
-    return _record(name, entry, origin, sha, dest) if sha == expected else None
+    return _record(name, entry, origin, sha, dest)
 
 
 def fetch_file(name: str, entry: dict, dest_root: Path, mirror: Path | None, downloads: DownloadCache) -> dict:

@@ -54,11 +54,11 @@ class Vocabulary:
 def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) -> tuple[dict[str, np.ndarray], int]:
     """Vectors for ``wanted`` words only (a 400k x 300 file need not be held in memory).
 
-    The format of GloVe and PARAGRAM-SL999: ``word v1 ... vd`` per line, no header, split on any
-    whitespace (a trailing space is common). Lines are decoded one by one, UTF-8 first and latin-1
-    where that fails (PARAGRAM is not clean UTF-8; only the words we keep need to match the corpora's).
+    The format of GloVe and PARAGRAM-SL999: ``word v1 ... vd`` per line, no header, split on ASCII
+    whitespace (a trailing space is common). Each line's word is decoded on its own, UTF-8 first and
+    latin-1 where that fails (PARAGRAM is not clean UTF-8; only the words we keep need to match ours).
     Blank lines are skipped; a word seen twice keeps its last vector, as the authors' ``get_wordmap``
-    does. Both, and each latin-1 line, are tallied in ``skipped``. Every line must have the width of the
+    does. Both, and each latin-1 word, are tallied in ``skipped``. Every line must have the width of the
     first: another width is an error naming the file and line.
     """
     skipped = SkippedLines() if skipped is None else skipped
