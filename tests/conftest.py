@@ -75,3 +75,17 @@ def settings(**overrides) -> TransferSettings:
     base = {"name": "toy", "model": "avg", "train_set": "simpwiki", "epochs": 2, "batch_size": 16,
             "learning_rate": 0.01, "margin": 0.4, "lambda_w": 0.0, "lambda_c": 0.0, "hidden_dim": None, "seed": 3}
     return TransferSettings(**{**base, **overrides})
+
+
+# tests/test_fault_table.py: the number of test cases of each fault category, written where this names.
+FAULT_COUNTS = "PARAPHRASTIC_FAULT_COUNTS"
+
+
+def pytest_collection_finish(session):
+    path = os.environ.get(FAULT_COUNTS)
+    if path:
+        import collections
+        import json
+
+        counts = collections.Counter(m.args[0] for item in session.items for m in item.iter_markers("fault"))
+        Path(path).write_text(json.dumps(counts, sort_keys=True))

@@ -3,44 +3,66 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from paraphrastic.errors import PipelineError
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it onto ``path`` only if the block succeeds.
+    """Yield a temporary file path beside ``path``; rename it onto ``path`` only if the block succeeds.
 
-    The temporary lives in the same directory so the final ``os.replace`` is atomic on POSIX.
-    Works for files and for directories (a directory target is replaced whole).
+    The temporary lives in the same directory so the final ``os.replace`` is atomic on POSIX. The
+    target is a file: an existing directory there is an error before the block runs, never replaced
+    (``embed --output .`` must not empty the working directory). A failed write (a full disk, a
+    read-only folder) is a :class:`PipelineError` naming ``path``; the temporary is removed and
+    whatever was at ``path`` before is left as it was.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    tmp.unlink()
+    if path.is_dir():
+        raise PipelineError(f"{path}: is a directory; give a file name to write (nothing was written)")
+    tmp = written = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        os.close(fd)
+        tmp = written = Path(tmp_name)
+        tmp.unlink()  # the block creates it: a block that writes nothing fails below, not with an empty file
         yield tmp
-        if tmp.is_file():
-            # Flush to disk before the rename: after a node crash the name must not point at a
-            # truncated file (checkpoints are what a resubmitted job trusts).
-            with open(tmp, "rb+") as handle:
-                os.fsync(handle.fileno())
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
+        # Flush to disk before the rename: after a node crash the name must not point at a truncated
+        # file (checkpoints are what a resubmitted job trusts). A full disk often shows only here.
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
         os.replace(tmp, path)
+        tmp = None
         _fsync_dir(path.parent)
+    except OSError as exc:
+        # Errors of writing this file (not those of reading the block's own inputs) name the file meant.
+        if _about(exc, written, path):
+            raise PipelineError(f"{path}: could not write it ({exc.strerror or exc}); "
+                                "nothing was written and what was there is unchanged") from exc
+        raise
     finally:
-        if tmp.is_dir():
-            shutil.rmtree(tmp, ignore_errors=True)
-        elif tmp.exists():
-            tmp.unlink()
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+
+
+def _about(exc: OSError, tmp: Path | None, path: Path) -> bool:
+    """Whether ``exc`` is about writing ``path``: a full disk or quota (which often name no file), or an error
+    naming its temporary, it or a folder above it."""
+    if exc.filename is None:
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS)
+    try:
+        named = Path(os.fsdecode(exc.filename))
+    except TypeError:
+        return False
+    return named == tmp or path.is_relative_to(named)
 
 
 def _fsync_dir(directory: Path) -> None:

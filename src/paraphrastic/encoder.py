@@ -36,23 +36,21 @@ class Encoder:
 
     @classmethod
     def load(cls, path, device: str = "auto", batch_size: int = 256) -> Encoder:
+        """A model.pt, read with ``weights_only=True`` (a crafted file's code never runs); a missing, damaged,
+        foreign or mismatched file is one :class:`PipelineError` naming it."""
+        from paraphrastic.models.files import model_from_payload, model_of, read_model_file, scorer_from_payload
+
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise PipelineError(f"{path}: no such model file (a model.pt written by `train` or `train-supervised`)")
-        payload = torch.load(path, map_location="cpu", weights_only=False)
-        if not isinstance(payload, dict) or "state_dict" not in payload or "vocab" not in payload:
-            raise PipelineError(f"{path}: not a paraphrastic model file")
+        payload = read_model_file(path)
         device = resolve_device(device)
-        if "head" in payload:  # supervised: keep the sentence encoder
-            from paraphrastic.models.files import scorer_from_payload
-
-            model = scorer_from_payload(payload).encoder
+        if isinstance(payload.get("head"), dict):  # supervised: keep the sentence encoder
+            scorer, vocab = model_of(path, payload, scorer_from_payload)
+            model = scorer.encoder
         else:
-            from paraphrastic.models.files import model_from_payload
-
-            model = model_from_payload(payload)
-        return cls(model.to(device), Vocabulary(payload["vocab"]), device=device, batch_size=batch_size,
-                   source=str(path))
+            model, vocab = model_of(path, payload, model_from_payload)
+        return cls(model.to(device), vocab, device=device, batch_size=batch_size, source=str(path))
 
     @property
     def dim(self) -> int:
@@ -87,19 +85,42 @@ def load(path, device: str = "auto", batch_size: int = 256) -> Encoder:
     return Encoder.load(path, device=device, batch_size=batch_size)
 
 
-def read_sentences(path, column: int | None = None) -> list[str]:
-    """One sentence per line of a text file, or the given 0-based column of a TSV file ('-' = stdin)."""
+def read_lines(path) -> list[str]:
+    """The lines of a UTF-8 text file, or of standard input for '-' (read once: it cannot be read again).
+
+    Read as the evaluation files are (:func:`paraphrastic.data.readers.iter_lines`), so a sentence is never
+    split or glued: lines end at "\\n" (or "\\r\\n") only, never at a form feed, U+0085 or U+2028 (which
+    stay in the sentence); a UTF-8 byte-order mark is dropped. A UTF-16 file, bytes that are not UTF-8, a NUL
+    byte or a "\\r" inside a line are errors naming the line (standard input is ``<stdin>``). Every line is
+    a sentence, a blank one too (it is embedded as ``<unk>``, keeping rows aligned with lines); an empty
+    input has no lines, so ``embed`` writes a (0, dim) array and ``similarity`` prints nothing.
+    """
+    import io
     import sys
 
+    from paraphrastic.data.readers import iter_lines
+
+    if str(path) == "-":  # bytes, whatever the locale; a text stream without a buffer (tests) is re-encoded
+        stream = getattr(sys.stdin, "buffer", None) or io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
+        return [line for _, line in iter_lines("<stdin>", stream)]
+    return [line for _, line in iter_lines(path)]
+
+
+def read_sentences(path, column: int | None = None, *, lines: list[str] | None = None) -> list[str]:
+    """One sentence per line of a text file, or the given 0-based column of a TSV file ('-' = stdin).
+
+    ``lines`` are the file's lines when the caller has read them already (standard input can be read once).
+    """
     from paraphrastic.errors import MalformedLine
 
-    lines = sys.stdin.read().splitlines() if str(path) == "-" else Path(path).read_text(encoding="utf-8").splitlines()
+    lines = read_lines(path) if lines is None else lines
     if column is None:
         return lines
     out = []
     for number, line in enumerate(lines, start=1):
         fields = line.split("\t")
         if column >= len(fields):
-            raise MalformedLine(path, number, f"has {len(fields)} tab-separated fields, no column {column}", line)
+            raise MalformedLine("<stdin>" if str(path) == "-" else path, number,
+                                f"has {len(fields)} tab-separated fields, no column {column}", line)
         out.append(fields[column])
     return out

@@ -38,3 +38,13 @@ class TrainingInterrupted(PipelineError):
     """SIGTERM (SLURM preemption, scancel, a time limit): a checkpoint was saved and the job stopped."""
 
     exit_code = 143  # 128 + SIGTERM, what schedulers expect of a job that honoured the signal
+
+
+class DamagedCheckpoint(PipelineError):
+    """A checkpoint file a job cannot use (unreadable, refused, or not fitting its model). Checkpoints are the
+    job's own scratch and training is deterministic: the trainer discards them and trains again from the start
+    (:func:`paraphrastic.training.epochs.recover_damaged_checkpoints`), reaching the same result."""
+
+    def __init__(self, path, reason: str, job: str | None = None):
+        super().__init__(f"{path}: damaged checkpoint: {reason}")
+        self.path, self.reason, self.job = str(path), reason, job

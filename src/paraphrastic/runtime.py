@@ -4,12 +4,32 @@ from __future__ import annotations
 
 import torch
 
+from paraphrastic.errors import PipelineError
+
+DEVICES = "auto (CUDA when present), cpu, cuda or cuda:N"
+
 
 def resolve_device(name: str = "auto") -> torch.device:
-    """``auto`` is CUDA when this machine has it, else the CPU; ``cpu`` and ``cuda`` are taken as given."""
+    """``auto`` is CUDA when this machine has it, else the CPU. A device named outright must exist here: a job
+    asked to run on a GPU stops with a clear error on a machine without one rather than fall back to the CPU
+    (a silent change of its speed, and of its floating-point results)."""
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
+    try:
+        device = torch.device(name)
+    except (RuntimeError, TypeError):
+        raise PipelineError(f"device {name!r} is not a device: use {DEVICES}") from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            build = "built without CUDA" if torch.version.cuda is None else f"CUDA {torch.version.cuda}"
+            raise PipelineError(f"device {name!r}: this machine has no CUDA device (torch {torch.__version__}, "
+                                f"{build}); use cpu or auto")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise PipelineError(f"device {name!r}: this machine has {torch.cuda.device_count()} CUDA device(s), "
+                                f"numbered from 0")
+    elif device.type != "cpu":
+        raise PipelineError(f"device {name!r} is not supported: use {DEVICES}")
+    return device
 
 
 def set_threads(threads: int | None) -> None:

@@ -1,11 +1,15 @@
 """The command line: every pipeline stage has its subcommand, and every option says what it is for."""
 
 import argparse
+from pathlib import Path
 
 import pytest
 
 from paraphrastic.cli.main import build_parser, main
+from paraphrastic.pipeline.dvc import CHECK_PARAMS
 from paraphrastic.pipeline.graph import STAGES
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:
@@ -49,3 +53,19 @@ def test_help_and_a_bad_command(capsys):
     with pytest.raises(SystemExit) as done:
         main(["no-such-stage"])
     assert done.value.code == 2
+
+
+@pytest.mark.fault("filesystem")
+@pytest.mark.parametrize("stage", [CHECK_PARAMS, *STAGES.values()], ids=lambda stage: stage.name)
+def test_a_stage_without_its_inputs_fails_in_one_line_naming_what_is_missing(stage, tmp_path, monkeypatch, capsys):
+    """Run in an empty folder (no data/, no workflow/), a stage stops with one `error:` line naming the path or
+    run it lacks, never a traceback, and writes nothing."""
+    monkeypatch.chdir(tmp_path)
+    words = stage.command.format(experiment="lstm-simpwiki", sup_run="s-gran__x", task="sick", seed=1,
+                                 scbow_run="scbow-pretrained", pwim_run="pwim", pwim_task="sick", threads=1).split()
+    schema = REPO / "workflow/schemas/params.schema.yaml"
+    code = main(["--params", str(REPO / "params.test.yaml"), "--schema", str(schema), *words])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and err[0].startswith("error: "), err
+    assert err[0].removeprefix("error: ").startswith(("data/", "workflow/", "no supervised run")), err
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []

@@ -1,8 +1,18 @@
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
-from paraphrastic.data.corpus import TRAIN_SCHEMA, build_train_table, sample_to_tokens, token_match, write_table
+from paraphrastic.data.corpus import (
+    TRAIN_SCHEMA,
+    build_train_table,
+    read_table,
+    sample_to_tokens,
+    token_match,
+    write_table,
+)
 from paraphrastic.data.readers import TextPair
+from paraphrastic.errors import PipelineError
 
 
 def corpus(n: int, length: int) -> pd.DataFrame:
@@ -32,3 +42,27 @@ def test_max_pairs_cap_and_stable_schema(tmp_path):
     assert len(frame) == 7 and list(frame["tokens1"][0]) == ["a", "b"]
     write_table(frame, TRAIN_SCHEMA, tmp_path / "t.parquet")
     assert pq.read_schema(tmp_path / "t.parquet").remove_metadata() == TRAIN_SCHEMA
+
+
+@pytest.mark.fault("pipeline artifacts")
+@pytest.mark.parametrize("content", [None, b"", b"PAR1 not really", b"garbage" * 100, "truncated"])
+def test_a_missing_or_damaged_artifact_is_an_error_naming_it(tmp_path, content):
+    """Tables and matrices that stages pass on: a missing, empty, foreign or truncated one names the file."""
+    import numpy as np
+
+    from paraphrastic.data.vocab import load_matrix, save_matrix
+
+    table, matrix = tmp_path / "t.parquet", tmp_path / "m.npy"
+    if content == "truncated":
+        pq.write_table(pa.table({"s1": [f"sentence {i}" for i in range(500)]}), table)
+        save_matrix(matrix, np.ones((50, 4), dtype=np.float32))
+        for path in (table, matrix):
+            path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif content is not None:
+        table.write_bytes(content)
+        matrix.write_bytes(content)
+    expected = "no such" if content is None else "not a readable"
+    with pytest.raises(PipelineError, match=f"{table}: {expected}"):
+        read_table(table)
+    with pytest.raises(PipelineError, match=f"{matrix}: {expected}"):
+        load_matrix(matrix)

@@ -45,6 +45,7 @@ def test_mirror_copy_verified(tmp_path, mirror_dir):
     assert (tmp_path / "raw" / "FETCHED.json").exists()
 
 
+@pytest.mark.fault("downloads")
 def test_checksum_mismatch_names_file_and_hashes_and_leaves_nothing(tmp_path, mirror_dir):
     manifest = {"sts/a.txt": {"sha256": "0" * 64, "size": None, "mirror": "sts/a.txt"}}
     with pytest.raises(ChecksumMismatch) as err:
@@ -54,6 +55,7 @@ def test_checksum_mismatch_names_file_and_hashes_and_leaves_nothing(tmp_path, mi
     assert leftovers(tmp_path / "raw") == []
 
 
+@pytest.mark.fault("downloads")
 def test_size_mismatch_is_reported_as_truncation(tmp_path, mirror_dir):
     manifest = {"sts/a.txt": {"sha256": sha(b"hello\n"), "size": 600, "mirror": "sts/a.txt"}}
     with pytest.raises(TruncatedDownload, match="sts/a.txt.*6 bytes, expected 600"):
@@ -61,6 +63,7 @@ def test_size_mismatch_is_reported_as_truncation(tmp_path, mirror_dir):
     assert leftovers(tmp_path / "raw") == []
 
 
+@pytest.mark.fault("downloads")
 def test_missing_mirror_and_missing_file(tmp_path, mirror_dir):
     manifest = {"sts/b.txt": {"sha256": None, "mirror": "sts/b.txt", "url": None}}
     with pytest.raises(MissingSource, match="does not exist"):
@@ -101,6 +104,7 @@ def test_download_archive_members_once_and_verify(tmp_path, server):
     assert leftovers(tmp_path / "raw") == ["FETCHED.json", "STS.gs.x.txt", "STS.input.x.txt"]
 
 
+@pytest.mark.fault("downloads")
 def test_truncated_download_names_url_and_leaves_nothing(tmp_path, server):
     base, handler = server
     handler.files = {"/big.txt": b"partial body"}
@@ -111,6 +115,7 @@ def test_truncated_download_names_url_and_leaves_nothing(tmp_path, server):
     assert leftovers(tmp_path / "raw") == []
 
 
+@pytest.mark.fault("downloads")
 def test_download_checksum_mismatch(tmp_path, server):
     base, handler = server
     handler.files = {"/f.txt": b"tampered"}
@@ -172,6 +177,7 @@ def test_upstream_base_override_keeps_the_manifests_urls(tmp_path, server):
     assert upstream.requests == [("/example.org/data/f.txt", None)]
 
 
+@pytest.mark.fault("downloads")
 def test_a_cut_download_resumes_with_a_range_request(tmp_path, server):
     base, upstream = server
     body = bytes(range(256)) * 4000
@@ -190,6 +196,7 @@ def test_a_cut_download_resumes_with_a_range_request(tmp_path, server):
     assert not part.exists()
 
 
+@pytest.mark.fault("downloads")
 def test_a_server_that_ignores_ranges_restarts_the_download(tmp_path, server):
     base, upstream = server
     body = b"0123456789" * 10_000
@@ -204,6 +211,7 @@ def test_a_server_that_ignores_ranges_restarts_the_download(tmp_path, server):
     assert (tmp_path / "raw/x/f.bin").read_bytes() == body
 
 
+@pytest.mark.fault("downloads")
 def test_a_failure_keeps_what_was_verified_and_a_rerun_fetches_only_the_rest(tmp_path, server):
     base, upstream = server
     archive = _zip({"d/one.txt": b"one\n", "d/two.txt": b"two\n"})
@@ -233,6 +241,7 @@ def test_a_failure_keeps_what_was_verified_and_a_rerun_fetches_only_the_rest(tmp
     assert upstream.requests == []
 
 
+@pytest.mark.fault("downloads")
 def test_a_download_that_fails_its_checksum_is_not_kept(tmp_path, server):
     base, upstream = server
     upstream.files = {"/f.txt": b"tampered"}
@@ -255,6 +264,7 @@ def test_the_plain_treebank_is_pinned_to_the_mirrors_gzip(mirror):
     assert (entry["sha256"], entry["size"]) == (sha(body), len(body))
 
 
+@pytest.mark.fault("downloads")
 def test_an_archive_whose_member_fails_its_checksum_is_downloaded_again(tmp_path, server):
     base, upstream = server
     upstream.files = {"/bundle.zip": _zip({"d/one.txt": b"tampered\n"})}

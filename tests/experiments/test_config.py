@@ -24,6 +24,7 @@ def test_shipped_configs_validate(name):
     assert c["data_profile"] == "offline"
 
 
+@pytest.mark.fault("params.yaml")
 @pytest.mark.parametrize("path, value, message", [
     (("grids", 0, "model"), "transformer", "grids/0/model"),
     (("grids", 0, "search"), {"margin": []}, "grids/0/search/margin"),

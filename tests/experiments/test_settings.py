@@ -52,6 +52,7 @@ def test_a_jobs_settings_hold_its_one_seed():
         experiment(c, "lstm-simpwiki", seed=4)
 
 
+@pytest.mark.fault("params.yaml")
 @pytest.mark.parametrize("where, key, value, message", [
     ("fixed", "marginn", 0.6, "Additional properties are not allowed \\('marginn' was unexpected\\)"),
     ("search", "marginn", [0.6], "'marginn' was unexpected"),  # a typo'd grid axis is not silently ignored
@@ -68,6 +69,7 @@ def test_a_bad_setting_in_a_grid_names_the_run_and_the_key(where, key, value, me
     assert f"transfer run {name!r}: invalid settings" in str(caught.value)
 
 
+@pytest.mark.fault("params.yaml")
 def test_a_bad_experiment_setting_is_caught_too():
     c = tiny()
     c["experiments"]["avg-ppdb"]["margin"] = -0.4  # would train to loss 0 and be reported as a normal run

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -317,6 +318,7 @@ def test_paper_profile_dry_run_shows_the_grouped_cluster_plan(snakemake_run):
         assert out.count(f"Group job {group} ") == math.ceil(jobs / int(size[group])) > 0, group
 
 
+@pytest.mark.fault("downloads")
 def test_bad_mirror_fails_with_a_clear_error(tmp_path, mirror):
     root, env = scratch_checkout(tmp_path / "repo", mirror)
     env[MIRROR_ENV] = str(tmp_path / "no-such-mirror")
@@ -350,3 +352,70 @@ def test_after_a_code_move_touch_and_dvc_commit_keep_every_result(snakemake_run)
     assert "Nothing to be done" in sh([*SNAKEMAKE, "-n"], root, env)
     assert "up to date" in sh(["dvc", "status"], root, env)
     assert (root / "data/report/metrics.json").read_bytes() == metrics
+
+
+@pytest.mark.fault("concurrent invocations")
+def test_a_second_invocation_does_not_change_the_config_a_running_workflow_reads(tmp_path, mirror):
+    """Invocation A parses (resolving params.yaml), then waits; meanwhile a dry run B with another --configfile
+    parses too; then A's fetch job runs. It must fetch what A's config requires, not what B's does."""
+    from paraphrastic.pipeline.steps.fetch import required_raw_files
+
+    root, env = scratch_checkout(tmp_path / "repo", mirror)
+    config = yaml.safe_load((root / "params.yaml").read_text())
+    other = dict(config, data=dict(config["data"], simpwiki_extra=True))  # fetches SimpWiki v1 too
+    (root / "other.yaml").write_text(yaml.safe_dump(other, sort_keys=False))
+    assert set(required_raw_files(other)) > set(required_raw_files(config))
+    gate = root / "gate"
+    first = subprocess.Popen([*SNAKEMAKE, "--wait-for-files", str(gate), "--latency-wait", "300",
+                              "data/raw/FETCHED.json"], cwd=root, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+    try:
+        resolved = root / ".snakemake" / "paraphrastic"
+        deadline = time.time() + 120
+        while not (resolved.is_dir() and any(resolved.iterdir())) and first.poll() is None:
+            assert time.time() < deadline, "the first invocation never parsed its Snakefile"
+            time.sleep(0.5)
+        time.sleep(2)  # the rest of its parse
+        sh(["snakemake", "-n", "--profile", "workflow/profiles/default", "--configfile", "other.yaml"], root, env)
+        gate.touch()
+        out, _ = first.communicate(timeout=600)
+    finally:
+        first.kill()
+    assert first.returncode == 0, out[-4000:]
+    fetched = {record["file"] for record in json.loads((root / "data/raw/FETCHED.json").read_text())}
+    assert fetched == set(required_raw_files(config))
+
+
+@pytest.mark.fault("DVC")
+def test_invalid_params_stop_dvc_repro_before_any_output_is_removed(dvc_run):
+    """`dvc repro` removes a changed stage's outputs before running its command: an invalid params.yaml must stop
+    at dvc.yaml's first stage, with every result of the last good run still in place."""
+    root, env, _ = dvc_run
+    params, runs = root / "params.yaml", root / "workflow/runs.yaml"
+    original, original_runs = params.read_text(), runs.read_text()
+    results = {p: p.read_bytes() for p in (root / "data").rglob("*")
+               if p.is_file() and "checkpoints" not in p.parts and p.parent.name != "config"}
+    config = yaml.safe_load(original)
+    spoiled = {
+        "train.margin: -1": (dict(config, train=dict(config["train"], margin=-1)), "margin: -1 is less than"),
+        "an error-analysis row that is not one": (
+            dict(config, error_analysis=dict(config["error_analysis"], rows={"avg": "nope", "lstmavg": "nope"})),
+            "error_analysis.rows.avg: no experiment or grid row named 'nope'"),
+        "an experiment added without regenerating workflow/runs.yaml": (
+            dict(config, experiments=dict(config["experiments"], new={"model": "avg", "train_set": "ppdb",
+                                                                      "epochs": 1})),
+            "workflow/runs.yaml is stale"),
+    }
+    try:
+        for what, (bad, message) in spoiled.items():
+            params.write_text(yaml.safe_dump(bad, sort_keys=False))
+            proc = subprocess.run(["dvc", "repro"], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+            assert proc.returncode != 0 and message in proc.stdout + proc.stderr, (what, proc.stdout, proc.stderr)
+            changed = [str(p) for p, data in results.items() if not p.is_file() or p.read_bytes() != data]
+            assert not changed, (what, changed[:5])
+    finally:
+        params.write_text(original)
+        runs.write_text(original_runs)
+    out = sh(["dvc", "repro"], root, env)  # the restored params are checked again; nothing else reruns
+    assert re.findall(r"Running stage '([^']+)'", out) in ([], ["check_params"]) and "'fetch' didn't change" in out
+    assert "up to date" in sh(["dvc", "status"], root, env)

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 
 from paraphrastic.experiments import config
-from paraphrastic.pipeline.dvc import dvc_yaml, runs_file
+from paraphrastic.pipeline.dvc import CHECK_PARAMS, dvc_yaml, runs_file
 from paraphrastic.pipeline.graph import STAGES, code_paths
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,11 +37,33 @@ def test_every_stage_command_is_a_library_call_and_placeholders_are_resolved():
 
 
 def test_dvc_deps_are_the_stages_data_and_derived_code():
+    stages = {**STAGES, CHECK_PARAMS.name: CHECK_PARAMS}
+    checked = CHECK_PARAMS.outs["checked"].path
     for name, stage in dvc_stages().items():
         deps = stage.get("do", stage)["deps"]
         code = [d for d in deps if d.startswith("src/")]
-        assert code == code_paths(name), name
-        assert len(deps) == len(STAGES[name].deps) + len(code), name
+        assert code == code_paths(stages[name]), name
+        assert len(deps) == len(stages[name].deps) + len(code) + (checked in deps), name
+
+
+def test_params_are_checked_before_any_stage_removes_its_outputs():
+    """`dvc repro` removes a changed stage's outputs before running it: every stage descends from check_params,
+    which depends on all of params.yaml."""
+    stages = dvc_stages()
+    assert list(stages)[0] == "check_params" and stages["check_params"]["params"] == [{"params.yaml": None}]
+    written = {out: name for name, stage in stages.items() for out in stage.get("do", stage).get("outs", [])
+               if isinstance(out, str)}
+    written.update((p.split("/{")[0].split("/$")[0], n) for p, n in list(written.items()))
+
+    def upstream(name: str) -> set[str]:
+        deps = stages[name].get("do", stages[name])["deps"]
+        found = {written[d] for d in deps if d in written} | {n for d in deps for p, n in written.items()
+                                                                if d.startswith(p + "/") or p.startswith(d + "/")}
+        return found | {u for stage in found - {name} for u in upstream(stage)}
+
+    for name in stages:
+        if name != "check_params":
+            assert "check_params" in upstream(name), name
 
 
 def test_committed_dvc_lock_is_current_for_the_offline_data_stages():

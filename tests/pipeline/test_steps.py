@@ -3,10 +3,12 @@
 from pathlib import Path
 
 import pandas as pd
+import pytest
 import yaml
 
+from paraphrastic.errors import MalformedLine
 from paraphrastic.experiments import config
-from paraphrastic.pipeline.steps import prepare_supervised
+from paraphrastic.pipeline.steps import prepare_eval, prepare_pwim, prepare_supervised
 from paraphrastic.pipeline.steps.fetch import required_raw_files
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,3 +35,31 @@ def test_prepare_supervised_writes_both_tasks_with_their_splits(mirror, tmp_path
         assert frame["split"].value_counts().to_dict() == {"train": 120, "validation": 120, "test": 120}, task
     assert set(pd.read_parquet(tmp_path / "sts.parquet")["dataset"]) == {"sts12.MSRvid", "sts14.images"}
     assert (tmp_path / "stats.json").exists()
+
+
+@pytest.mark.fault("data files")
+@pytest.mark.parametrize("step, options, spoiled", [
+    (prepare_eval, {"out": "eval.parquet", "stats": "eval_stats.json"}, "sts/2014/STS.gs.images.txt"),
+    (prepare_supervised, {"out_dir": "."}, "sts/2012/STS.gs.MSRvid.txt"),
+    (prepare_pwim, {"out_dir": "."}, "sts/sick2014/SICK_train.txt"),
+], ids=["prepare_eval", "prepare_supervised", "prepare_pwim"])
+def test_a_bad_line_in_the_raw_data_stops_the_stage_with_nothing_written(mirror, tmp_path, step, options, spoiled):
+    """The raw files as fetch lays them out (links into the mirror), one of them with a score that is not a
+    number: the stage names the file and line, and its output folder stays empty (no half-written artifact)."""
+    c = config.load(REPO / "params.test.yaml", SCHEMA)
+    manifest = yaml.safe_load((REPO / "workflow/sources.yaml").read_text())["files"]
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    for name in required_raw_files(c):
+        (raw / name).parent.mkdir(parents=True, exist_ok=True)
+        (raw / name).symlink_to(mirror / manifest[name]["mirror"])
+    lines = (raw / spoiled).read_bytes().split(b"\n")
+    (raw / spoiled).unlink()  # the link, never the mirror's file
+    sick = spoiled.endswith("SICK_train.txt")
+    bad = 3 if sick else 2  # SICK: a header line, then the pairs; the score is the fourth field
+    lines[bad - 1] = b"\t".join([*lines[bad - 1].split(b"\t")[:3], b"4,5", *lines[bad - 1].split(b"\t")[4:]]) \
+        if sick else b"4,5"
+    (raw / spoiled).write_bytes(b"\n".join(lines))
+    out.mkdir()
+    with pytest.raises(MalformedLine, match=f"{raw / spoiled}:{bad}: "):
+        step.run(c, raw=raw, **{k: str(out / v) for k, v in options.items()})
+    assert list(out.rglob("*")) == []

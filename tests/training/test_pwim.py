@@ -52,6 +52,7 @@ SETTINGS = PwimSettings(name="t", task="sick", seed=2, epochs=3, batch_size=7, l
                         padding=32, context=True, focus=True, fc_dim=8)
 
 
+@pytest.mark.fault("interrupted training")
 def test_training_selects_on_validation_and_resumes_exactly(tmp_path):
     table = _table(tmp_path)
     kw = {"table_path": table, "vocab_dir": tmp_path, "progress": False, "threads": 1, "device": "cpu"}
@@ -79,3 +80,25 @@ def test_ablations_train_too(tmp_path):
                           out_dir=tmp_path / str(change), checkpoint_dir=tmp_path / f"c{change}", progress=False,
                           threads=1, device="cpu")
         assert info["selected_epoch"] == 1
+
+
+@pytest.mark.fault("model and checkpoint files")
+def test_a_damaged_checkpoint_of_the_selected_epoch_is_recomputed(tmp_path, capsys):
+    table = _table(tmp_path)
+    kw = {"table_path": table, "vocab_dir": tmp_path, "progress": False, "threads": 1, "device": "cpu",
+          "out_dir": tmp_path / "a", "checkpoint_dir": tmp_path / "ca"}
+    settings = dataclasses.replace(SETTINGS, epochs=2)
+    info = train_pwim(settings, **kw)
+    payload = torch.load(tmp_path / "a/model.pt", weights_only=True)
+    damaged = tmp_path / "ca" / f"epoch-{info['selected_epoch']}.pt"
+    damaged.write_bytes(damaged.read_bytes()[:200])
+    capsys.readouterr()
+    again = train_pwim(settings, **kw)
+    out = capsys.readouterr().out
+    assert f"{damaged}: damaged checkpoint" in out and "training again from the start" in out
+    assert again["test"] == info["test"] and again["selected_epoch"] == info["selected_epoch"]
+    retrained = torch.load(tmp_path / "a/model.pt", weights_only=True)
+    assert all(torch.equal(retrained["state_dict"][k], v) for k, v in payload["state_dict"].items())
+    train_pwim(settings, **kw)  # its checkpoints are whole again (and readable: tensors and plain values only)
+    out = capsys.readouterr().out
+    assert "resuming from" in out and "damaged checkpoint" not in out

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
 import pandas as pd
+import pytest
 import torch
 
 from paraphrastic.data import siamese_corpus
@@ -80,6 +82,7 @@ SETTINGS = SiameseSettings(name="t", seed=3, init="random", init_std=0.01, min_c
                            epochs=4, learning_rate=50.0, dim=None)
 
 
+@pytest.mark.fault("interrupted training")
 def test_training_learns_the_topics_and_resumes_exactly(tmp_path):
     corpus, eval_path = synthetic_corpus(tmp_path)
     kw = {"corpus_dir": corpus, "eval_path": eval_path, "sets": ["sts12.MSRvid"], "progress": False, "threads": 1}
@@ -97,3 +100,29 @@ def test_training_learns_the_topics_and_resumes_exactly(tmp_path):
     assert torch.equal(model.embedding.weight, again.embedding.weight)
 
 
+
+
+@pytest.mark.fault("model and checkpoint files")
+def test_a_damaged_checkpoint_is_named_and_training_starts_again_to_the_same_embeddings(tmp_path, capsys):
+    # Siamese CBOW keeps the last epoch (no epoch-N.pt is read back); last.pt is its only checkpoint read.
+    corpus, eval_path = synthetic_corpus(tmp_path)
+    kw = {"corpus_dir": corpus, "eval_path": eval_path, "sets": ["sts12.MSRvid"], "progress": False, "threads": 1}
+    settings = dataclasses.replace(SETTINGS, epochs=2)
+    sc.train_siamese(settings, out_dir=tmp_path / "a", checkpoint_dir=tmp_path / "ca", **kw)
+    sc.train_siamese(settings, out_dir=tmp_path / "b", checkpoint_dir=tmp_path / "cb", stop_after=1, **kw)
+    last = tmp_path / "cb/last.pt"
+    state = torch.load(last, weights_only=True)  # tensors and plain values only
+    state["model"]["embedding.weight"] = state["model"]["embedding.weight"][:, :3]  # not this run's shape
+    torch.save(state, last)
+    capsys.readouterr()
+    sc.train_siamese(settings, out_dir=tmp_path / "b", checkpoint_dir=tmp_path / "cb", **kw)
+    out = capsys.readouterr().out
+    assert f"{last}: damaged checkpoint: it does not fit this run's model" in out and "training again" in out
+    a, _, _ = load_model(tmp_path / "a/model.pt")
+    b, _, _ = load_model(tmp_path / "b/model.pt")
+    assert torch.equal(a.embedding.weight, b.embedding.weight)
+    ha, hb = (json.loads((tmp_path / d / "history.json").read_text()) for d in ("a", "b"))
+    assert [(h["loss"], h["per_dataset"]) for h in ha] == [(h["loss"], h["per_dataset"]) for h in hb]
+    sc.train_siamese(settings, out_dir=tmp_path / "b", checkpoint_dir=tmp_path / "cb", **kw)
+    out = capsys.readouterr().out
+    assert "resuming from" in out and "damaged checkpoint" not in out

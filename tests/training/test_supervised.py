@@ -57,6 +57,7 @@ def run_supervised(workspace, table, name, **kw):
                             progress=False, threads=1, **extra)
 
 
+@pytest.mark.fault("interrupted training")
 def test_training_selects_on_validation_and_resumes_exactly(workspace, supervised_table):
     full = run_supervised(workspace, supervised_table, "full", dropout=0.2, scramble=0.5, lambda_s=1e-3)
     history = pd.read_csv(workspace["root"] / "full/out/history.csv")
@@ -140,3 +141,22 @@ def test_universal_regularisation_keeps_the_encoder_near_the_transfer_model(work
                    if k == "embedding.weight" or not k.startswith("initial"))
 
     assert drift("pulled", 1.0) < 0.5 * drift("free", 0.0)
+
+
+@pytest.mark.fault("model and checkpoint files")
+def test_a_damaged_checkpoint_of_the_selected_epoch_is_recomputed(workspace, supervised_table, capsys):
+    info = run_supervised(workspace, supervised_table, "dmg", epochs=2)
+    weights = load_scorer(workspace["root"] / "dmg/out/model.pt")[0].state_dict()
+    damaged = workspace["root"] / "dmg/ck" / f"epoch-{info['selected_epoch']}.pt"
+    damaged.write_bytes(b"")
+    capsys.readouterr()
+    again = run_supervised(workspace, supervised_table, "dmg", epochs=2)
+    out = capsys.readouterr().out
+    assert f"{damaged}: damaged checkpoint: empty file" in out and "training again from the start" in out
+    same = [k for k in info if k.startswith(("selected_epoch", "validation_", "test_"))]
+    assert len(same) > 3 and all(again[k] == info[k] for k in same)
+    retrained = load_scorer(workspace["root"] / "dmg/out/model.pt")[0].state_dict()
+    assert all(torch.equal(retrained[k], v) for k, v in weights.items())
+    run_supervised(workspace, supervised_table, "dmg", epochs=2)  # its checkpoints are whole (and readable) again
+    out = capsys.readouterr().out
+    assert "resuming from" in out and "damaged checkpoint" not in out

@@ -51,6 +51,7 @@ REGULARISED = {"dropout": 0.2, "word_dropout": 0.1, "scramble": 0.5, "sampling":
                "lambda_c": 1e-4}
 
 
+@pytest.mark.fault("interrupted training")
 @pytest.mark.parametrize("model, extra", [("avg", {}), ("lstm", {}), ("lstmavg", REGULARISED),
                                           ("bigran", {**REGULARISED, "combine": "ff", "sampling": "rand"})])
 def test_resume_reaches_the_same_result(workspace, model, extra):
@@ -84,6 +85,7 @@ def test_scrambling_shuffles_both_sentences_of_chosen_pairs():
     assert scramble_pairs(first, second, 0.0, np.random.default_rng(0)) == (first, second)
 
 
+@pytest.mark.fault("interrupted training")
 def test_stale_checkpoint_from_other_settings_is_not_resumed(workspace):
     run(workspace, "x", epochs=2, stop_after=1)
     info = run(workspace, "x", epochs=2, margin=0.8)  # other settings: starts over, still finishes
@@ -92,6 +94,7 @@ def test_stale_checkpoint_from_other_settings_is_not_resumed(workspace):
     assert [h["epoch"] for h in history] == [1, 2]
 
 
+@pytest.mark.fault("interrupted training")
 def test_changed_inputs_make_the_checkpoint_stale(workspace):
     run(workspace, "y", epochs=2)
     frame = read_table(workspace["train"]).iloc[:40]
@@ -111,6 +114,7 @@ def test_lowering_epochs_selects_among_the_configured_ones(workspace):
     assert len(json.loads((workspace["root"] / "z" / "history.json").read_text())) == 1
 
 
+@pytest.mark.fault("interrupted training")
 def test_unreadable_checkpoint_starts_over(workspace):
     run(workspace, "u", epochs=2, stop_after=1)
     last = workspace["root"] / "ck-u" / "last.pt"
@@ -130,6 +134,7 @@ def _same_result(ws, a: str, b: str):
     assert [h["per_dataset"] for h in hx] == [h["per_dataset"] for h in hy]
 
 
+@pytest.mark.fault("interrupted training")
 def test_sigterm_mid_epoch_saves_there_and_the_rerun_resumes_exactly(workspace, monkeypatch):
     # batched by length too: the rearranged order must be the same again when the epoch is resumed
     extra = dict(model="lstmavg", epochs=2, batch_size=8, length_buckets=3, **REGULARISED)
@@ -155,6 +160,7 @@ def test_sigterm_mid_epoch_saves_there_and_the_rerun_resumes_exactly(workspace, 
     _same_result(workspace, "full", "term")
 
 
+@pytest.mark.fault("interrupted training")
 @pytest.mark.parametrize("how", ["sigterm", "crash"])
 def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(workspace, monkeypatch, how):
     extra = dict(model="lstmavg", epochs=2, batch_size=8, **REGULARISED)
@@ -181,6 +187,7 @@ def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(work
     _same_result(workspace, "full", "eval")
 
 
+@pytest.mark.fault("interrupted training")
 def test_nan_loss_stops_with_a_clear_error(workspace):
     matrix = np.load(workspace["vocab_dir"] / "embeddings.npy")
     matrix[2:] = np.nan
@@ -236,6 +243,7 @@ def _rerun_resumes_to_the_reference(ws, work, params, out: str) -> None:
     assert [h["loss"] for h in got] == [h["loss"] for h in ref]
 
 
+@pytest.mark.fault("interrupted training")
 def test_kill_9_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_path):
     # last.pt is written after epoch-1.pt, atomically
     work, params, victim = _reference_and_victim(workspace, tmp_path, "killed", "last.pt")
@@ -246,6 +254,7 @@ def test_kill_9_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_pa
     _rerun_resumes_to_the_reference(workspace, work, params, "killed")
 
 
+@pytest.mark.fault("interrupted training")
 def test_sigterm_then_rerun_resumes_to_the_uninterrupted_result(workspace, tmp_path):
     # what `scancel` or a preemption does to a job: SIGTERM (then SIGKILL after SLURM's KillWait)
     work, params, victim = _reference_and_victim(workspace, tmp_path, "term", "epoch-1.pt")

@@ -2,30 +2,41 @@
 # helpers that take a rule's inputs, outputs, params, log and command from the one stage graph
 # (src/paraphrastic/pipeline/graph.py, which also generates dvc.yaml).
 import json
+import os
 import re
 import sys
 
 import yaml
+from snakemake.exceptions import WorkflowError
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-from paraphrastic.atomic import write_text  # noqa: E402
 from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS  # noqa: E402
 from paraphrastic.experiments import config as params  # noqa: E402
 from paraphrastic.experiments import settings as run_settings  # noqa: E402
+from paraphrastic.experiments.check import check as check_params  # noqa: E402
 from paraphrastic.experiments.jobs import JobTables  # noqa: E402
 from paraphrastic.pipeline.graph import STAGES, code_digest  # noqa: E402
 from paraphrastic.pipeline.steps.fetch import required_raw_files  # noqa: E402
 
-# Jobs read the config Snakemake resolved (config files plus any --config overrides), so a rule and
-# its job never disagree. Rewritten only when it changes, so its mtime triggers nothing.
-RESOLVED_PARAMS = Path(".snakemake/paraphrastic/params.yaml")
-_resolved = yaml.safe_dump(config, sort_keys=False)
-if not RESOLVED_PARAMS.exists() or RESOLVED_PARAMS.read_text() != _resolved:
-    write_text(RESOLVED_PARAMS, _resolved)
-CLI = f"python -m paraphrastic --params {RESOLVED_PARAMS}"
+# Jobs read the config this invocation resolved (config files plus any --config overrides), so a rule and its
+# job never disagree: a file named by the config's sha256 (a second invocation with another config writes
+# another file), passed to the jobs in the environment. Not in the command itself: a changed command reruns
+# every job (Snakemake's `code` trigger), and the params already rerun exactly the jobs a change affects.
+# A cluster job parses the Snakefile again and inherits the submitting invocation's environment
+# (the SLURM plugin submits with --export=ALL): if the config it resolves is not the one its invocation
+# resolved (params.yaml edited during the run), it stops rather than train with other settings.
+RESOLVED_PARAMS = params.write_resolved(config, ".snakemake/paraphrastic")
+_submitted = os.environ.get(params.RESOLVED_ENV)
+if workflow.remote_exec and _submitted and _submitted != str(RESOLVED_PARAMS):
+    raise WorkflowError(f"this job's config ({RESOLVED_PARAMS}) is not the one its workflow resolved ({_submitted}): "
+                        "params.yaml or a --configfile changed while the workflow ran; rerun snakemake")
+os.environ[params.RESOLVED_ENV] = str(RESOLVED_PARAMS)
+CLI = f'python -m paraphrastic --params "${params.RESOLVED_ENV}"'
 
 # ---- every job, computed once per parse ------------------------------------------------------------------
-TABLES = JobTables.of(config)
+# Every job's settings and every row a key names are checked before any job starts; a cluster job's own parse
+# skips it (its workflow checked it, and it would cost seconds per job).
+TABLES = JobTables.of(config) if workflow.remote_exec else check_params(config)
 GATE_JOBS = TABLES.row_jobs(config["gates"]["gran_row"], where="gates.gran_row")  # the analysed GRAN row's jobs
 ERROR_JOBS = TABLES.row_jobs(*config["error_analysis"]["rows"].values(), where="error_analysis.rows")  # Table 7
 TABLE4_JOBS = TABLES.row_jobs(*config["report"]["table4"].values(), where="report.table4")  # timed beside MiniLM

@@ -16,6 +16,7 @@ import pandas as pd
 import torch
 
 from paraphrastic.data.batching import pad
+from paraphrastic.data.corpus import read_table
 from paraphrastic.data.tokenize import normalise
 from paraphrastic.data.vocab import Vocabulary, add_tags
 
@@ -194,7 +195,7 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
     run, seed, chosen = analysed_run(config, data_dir, settings["gran_row"])
     device = resolve_device(device)
     model, vocab, payload = load_model(model_dir(Path(data_dir), run, seed) / "model.pt", device)
-    parses = pd.read_parquet(parses_path)
+    parses = read_table(parses_path)
     ordered = parses.sort_values(["sentence", "index"])
     sentences = [group["word"].tolist() for _, group in ordered.groupby("sentence", sort=True)]
     norms = token_gate_norms(model, vocab, sentences, tags=payload["options"].get("tags") or "none",

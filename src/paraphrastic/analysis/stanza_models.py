@@ -14,8 +14,8 @@ with the assembled pipeline and recorded.
 
 from __future__ import annotations
 
-import gzip
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,25 +25,37 @@ from pathlib import Path
 import pandas as pd
 
 from paraphrastic.atomic import write_json
-from paraphrastic.errors import PipelineError
+from paraphrastic.data.readers import iter_lines
+from paraphrastic.errors import MalformedLine, PipelineError
 
 PACKAGE = "ewt_offline"  # the package name the trained models get in resources.json
 PROCESSORS = "tokenize,pos,lemma,depparse"
 
 
+CONLLU_ID = re.compile(r"[0-9]+(-[0-9]+|\.[0-9]+)?")  # a word, a multiword token (3-4), an empty node (3.1)
+
+
 def conllu_sentences(path: Path, limit: int | None = None) -> list[str]:
-    """The sentence blocks of a .conllu (or .conllu.gz) file, the first ``limit`` of them."""
-    opener = gzip.open if str(path).endswith(".gz") else open
+    """The sentence blocks of a .conllu (or .conllu.gz) file, the first ``limit`` of them.
+
+    Lines are read as :func:`~paraphrastic.data.readers.iter_lines` reads them, and each word line must have
+    CoNLL-U's 10 tab-separated columns, an ID and (for a word) an integer HEAD: a malformed file stops here
+    with file:line, not deep inside Stanza's training.
+    """
     blocks, current = [], []
-    with opener(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                current.append(line)
-            elif current:
-                blocks.append("".join(current))
-                current = []
-                if limit and len(blocks) >= limit:
-                    return blocks
+    for number, line in iter_lines(path):
+        if line.strip():
+            cols = line.split("\t")
+            if not line.startswith("#") and (len(cols) != 10 or not CONLLU_ID.fullmatch(cols[0]) or (
+                    cols[0].isdigit() and not re.fullmatch(r"[0-9]+", cols[6]))):
+                raise MalformedLine(path, number, "not a CoNLL-U word line (10 tab-separated columns, an ID, "
+                                    "an integer HEAD)", line)
+            current.append(line + "\n")
+        elif current:
+            blocks.append("".join(current))
+            current = []
+            if limit and len(blocks) >= limit:
+                return blocks
     if current:
         blocks.append("".join(current))
     if not blocks:

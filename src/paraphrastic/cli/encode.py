@@ -12,18 +12,19 @@ def embed(args) -> None:
     from paraphrastic.encoder import load, read_sentences
 
     encoder = load(args.model, device=args.device)
-    vectors = encoder.encode(read_sentences(args.input, args.column))
-    with atomic_path(args.output) as tmp:
+    with atomic_path(args.output) as tmp:  # checks --output first: an existing folder is an error, never replaced
+        vectors = encoder.encode(read_sentences(args.input, args.column))
         with open(tmp, "wb") as handle:
             np.save(handle, vectors)
     print(f"{len(vectors)} sentences -> {args.output} ({vectors.shape[1]}-d, {encoder.source})", file=sys.stderr)
 
 
 def similarity(args) -> None:
-    from paraphrastic.encoder import load, read_sentences
+    from paraphrastic.encoder import load, read_lines, read_sentences
 
     encoder = load(args.model, device=args.device)
-    first, second = read_sentences(args.input, 0), read_sentences(args.input, 1)
+    lines = read_lines(args.input)  # once: standard input cannot be read twice
+    first, second = read_sentences(args.input, 0, lines=lines), read_sentences(args.input, 1, lines=lines)
     for value in encoder.similarity(first, second):
         print(f"{value:.6f}")
 

@@ -48,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     except PipelineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", 1)
+    except OSError as exc:  # an input that is missing or unreadable, an output folder that cannot be written
+        where = f"{os.fsdecode(exc.filename)}: " if isinstance(exc.filename, (str, bytes, os.PathLike)) else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     finally:
         if os.environ.get(LIST_MODULES):
             ours = sorted(m for m in sys.modules if m == "paraphrastic" or m.startswith("paraphrastic."))

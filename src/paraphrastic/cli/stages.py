@@ -58,6 +58,10 @@ def add_commands(sub, load_config) -> None:
         return _stage(sub, command, helptext, load_config)
 
     # ---- data ---------------------------------------------------------------------------------------
+    p = stage("check-params", "check params.yaml (every job's settings, every row a key names) and that "
+                              "workflow/runs.yaml is current; dvc.yaml's first stage")
+    _paths(p, runs=("workflow/runs.yaml", "the job tables dvc.yaml iterates over"),
+           out=("data/config/checked.json", "written when the check passes"))
     p = stage("fetch", "fetch and verify every upstream file the data profile needs into data/raw")
     _paths(p, manifest=("workflow/sources.yaml", "the sources manifest: URL, sha256 and mirror path per file"),
            out=("data/raw", "where the files go"),

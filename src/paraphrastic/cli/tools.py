@@ -6,20 +6,13 @@ from paraphrastic.atomic import write_text
 
 
 def grids(args, load_config) -> None:
-    from paraphrastic.experiments import settings
-    from paraphrastic.experiments.jobs import JobTables
+    from paraphrastic.experiments.check import check
     from paraphrastic.pipeline.dvc import runs_file
 
     config = load_config(args)
-    tables = JobTables.of(config)
+    tables = check(config)  # every job's settings and every row a key names (a misspelt key stops here)
     for row, names in tables.rows.items():
         print(f"{row}: {len(names)} run(s)")
-    # every job's settings, checked against the schema (a misspelt key or a bad value stops here)
-    for job in tables.jobs.values():
-        settings.experiment(config, job["run"], tables.runs, job["seed"])
-    for job in tables.supervised_jobs.values():
-        settings.supervised_experiment(config, job["run"], job["task"], job["seed"], tables.supervised_runs,
-                                       transfer_rows=tables.rows)
     print(f"{len(tables.runs)} runs, {len(tables.jobs)} jobs counting seeds; {len(tables.supervised_jobs)} supervised "
           f"jobs; every job's settings are valid (data profile {config['data_profile']})")
     if args.write:

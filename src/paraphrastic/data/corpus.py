@@ -47,7 +47,14 @@ def write_table(frame: pd.DataFrame, schema: pa.Schema, path) -> None:
 
 
 def read_table(path) -> pd.DataFrame:
-    return pq.read_table(path).to_pandas()
+    """A parquet table a stage wrote. A missing, empty or damaged one is an error naming it, never a pyarrow
+    traceback: it is an earlier stage's output, so the remedy is to run (or rerun) that stage."""
+    try:
+        return pq.read_table(path).to_pandas()
+    except FileNotFoundError:
+        raise PipelineError(f"{path}: no such table (an earlier stage writes it: run the pipeline up to it)") from None
+    except (pa.ArrowException, OSError) as exc:
+        raise PipelineError(f"{path}: not a readable parquet table ({exc}); rerun the stage that writes it") from None
 
 
 def _tokenised(records, *, pretokenized: bool) -> pd.DataFrame:

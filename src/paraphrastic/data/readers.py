@@ -7,18 +7,30 @@ skipped and tallied by kind in a :class:`SkippedLines`, which the stage records 
 
 All readers return plain Python records (raw, untokenised text); tokenisation happens once,
 downstream, in :mod:`paraphrastic.data.corpus`.
+
+Bytes, the same for every reader (:func:`iter_raw_lines`, :func:`iter_lines`): a line ends at "\\n" (a "\\r"
+before it is dropped) and nowhere else; form feeds, U+0085, U+2028 and other controls stay inside the line
+(``str.splitlines`` would break it in two and misalign pairs; real STS lines hold U+0012 and U+0091-U+0095).
+A UTF-8 byte-order mark opening a file is dropped; a UTF-16/32 one is an error. Strict readers also refuse
+bytes that are not UTF-8, NUL bytes (binary, or UTF-16 without a mark) and a "\\r" inside a line (classic
+Mac line endings); tolerant readers skip and tally the first two and keep a "\\r" as the authors' code did
+(a file with classic Mac line endings is then one line, and misaligned). A score must be a plain decimal number
+(:data:`DECIMAL`: no exponent, underscore, comma, nan or inf, which ``float`` would take). A file that yields
+no record is an error naming it.
 """
 
 from __future__ import annotations
 
 import gzip
-import math
 import os
+import re
 import zlib
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from paraphrastic.errors import MalformedLine, PipelineError
 
@@ -31,26 +43,55 @@ class ScoredPair:
     line: int  # 1-based line in the input file, kept for auditing
 
 
-def iter_raw_lines(path: str | os.PathLike) -> Iterator[tuple[int, bytes]]:
-    """Yield (1-based line number, bytes without the line ending) of a plain or gzipped file."""
+UTF16_32_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")  # UTF-32-LE's starts with UTF-16-LE's
+
+
+def iter_raw_lines(path: str | os.PathLike, stream: BinaryIO | None = None) -> Iterator[tuple[int, bytes]]:
+    """Yield (1-based line number, bytes without the line ending) of a plain or gzipped file (or of
+    ``stream``, which ``path`` then only names), split at "\\n" only; a leading UTF-8 BOM is dropped."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     number = 0
-    with opener(path, "rb") as handle:
+    with nullcontext(stream) if stream is not None else opener(path, "rb") as handle:
         try:
             for number, raw in enumerate(handle, start=1):
-                yield number, raw.rstrip(b"\n").rstrip(b"\r")
+                if number == 1:
+                    if raw.startswith(UTF16_32_BOMS):
+                        raise MalformedLine(path, 1, "starts with a UTF-16/UTF-32 byte-order mark: convert the "
+                                            "file to UTF-8")
+                    raw = raw.removeprefix(b"\xef\xbb\xbf")
+                    if not raw:  # nothing but the mark: an empty file
+                        return
+                yield number, raw.rstrip(b"\n").removesuffix(b"\r")
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
             raise MalformedLine(path, number + 1, f"corrupt or truncated gzip data ({exc})") from None
 
 
-def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, text without the line ending); decode errors name the line."""
-    for number, raw in iter_raw_lines(path):
+def iter_lines(path: str | os.PathLike, stream: BinaryIO | None = None) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, text without the line ending), strictly: bytes that are not UTF-8, a NUL
+    byte or a "\\r" inside a line are errors naming the line."""
+    for number, raw in iter_raw_lines(path, stream):
+        if b"\0" in raw:
+            raise MalformedLine(path, number, "NUL byte (binary data, or UTF-16 without a byte-order mark?)",
+                                _shown(raw))
+        if b"\r" in raw:
+            raise MalformedLine(path, number, "carriage return inside the line (lines end in \\n or \\r\\n)",
+                                _shown(raw))
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise MalformedLine(path, number, f"not valid UTF-8 ({exc.reason})") from None
+
+
+def _shown(raw: bytes) -> str:
+    return raw[:120].decode("utf-8", errors="replace")
+
+
+def _some(records: list, *paths) -> list:
+    """``records``, or an error naming the file(s) when there is none."""
+    if not records:
+        raise PipelineError(f"{' + '.join(map(str, paths))}: no records (an empty file, or no line readable?)")
+    return records
 
 
 class SkippedLines:
@@ -78,12 +119,14 @@ class SkippedLines:
                 "first": {k: self.first[k] for k in kinds}}
 
 
+DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
+
+
 def _score(path, number: int, text: str, low: float, high: float, line: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise MalformedLine(path, number, f"score {text!r} is not a number", line) from None
-    if not (low <= value <= high) or math.isnan(value):
+    if not DECIMAL.fullmatch(text):
+        raise MalformedLine(path, number, f"score {text!r} is not a number (a plain decimal like 3.8)", line)
+    value = float(text)
+    if not low <= value <= high:
         raise MalformedLine(path, number, f"score {value} outside [{low}, {high}]", line)
     return value
 
@@ -114,7 +157,7 @@ def read_sts(input_path, gold_path, *, fields: int = 2) -> list[ScoredPair]:
         if not s1.strip() or not s2.strip():
             raise MalformedLine(input_path, number, "empty sentence", line)
         pairs.append(ScoredPair(s1, s2, _score(gold_path, number, gold.strip(), 0.0, 5.0, gold), number))
-    return pairs
+    return _some(pairs, input_path, gold_path)
 
 
 SICK_HEADER = ["pair_ID", "sentence_A", "sentence_B", "relatedness_score", "entailment_judgment"]
@@ -131,8 +174,10 @@ def read_sick(path) -> list[ScoredPair]:
         parts = line.split("\t")
         if len(parts) != 5:
             raise MalformedLine(path, number, f"expected 5 tab-separated fields, got {len(parts)}", line)
+        if not parts[1].strip() or not parts[2].strip():
+            raise MalformedLine(path, number, "empty sentence", line)
         pairs.append(ScoredPair(parts[1], parts[2], _score(path, number, parts[3], 1.0, 5.0, line), number))
-    return pairs
+    return _some(pairs, path)
 
 
 def read_twitter(data_path, label_path) -> list[ScoredPair]:
@@ -152,6 +197,8 @@ def read_twitter(data_path, label_path) -> list[ScoredPair]:
         if not parts[4].isdigit():
             raise MalformedLine(data_path, number, f"graded label {parts[4]!r} is not an integer 0-5", line)
         score = _score(data_path, number, parts[4], 0.0, 5.0, line)
+        if not parts[2].strip() or not parts[3].strip():
+            raise MalformedLine(data_path, number, "empty sentence", line)
         if number > len(labels):
             raise MalformedLine(label_path, len(labels) + 1, f"ends before {Path(data_path).name} (truncated?)")
         label_line = labels[number - 1][1]
@@ -164,7 +211,7 @@ def read_twitter(data_path, label_path) -> list[ScoredPair]:
         pairs.append(ScoredPair(parts[2], parts[3], score, number))
     if count != len(labels):
         raise MalformedLine(data_path, count + 1, f"ends after {count} lines but test.label has {len(labels)}")
-    return pairs
+    return _some(pairs, data_path, label_path)
 
 
 @dataclass(frozen=True)
@@ -181,7 +228,8 @@ def read_aligned_pairs(first_path, second_path, *, fmt: str = "sentences",
     ``fmt="sentences"``: one sentence per line (the mirror's slices). ``fmt="aligned"``: the v2
     release's ``title<TAB>paragraph<TAB>sentence`` lines, whose last field the authors' code takes
     (``line.split('\\t')[-1].strip()``), whatever the number of fields. A pair with an empty or
-    undecodable side is skipped and tallied in ``skipped``; files of different lengths are an error.
+    undecodable side (or a NUL byte) is skipped and tallied in ``skipped``; files of different lengths, or
+    with no pair left, are an error.
     """
     if fmt not in {"sentences", "aligned"}:
         raise PipelineError(f"unknown SimpWiki format {fmt!r}")
@@ -197,6 +245,9 @@ def read_aligned_pairs(first_path, second_path, *, fmt: str = "sentences",
     for (number, a), (_, b) in zip(first, second, strict=True):
         texts = []
         for path, raw in ((first_path, a), (second_path, b)):
+            if b"\0" in raw:
+                skipped.note("with a NUL byte (pair skipped)", path, number)
+                break
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -213,7 +264,7 @@ def read_aligned_pairs(first_path, second_path, *, fmt: str = "sentences",
             texts.append(line)
         if len(texts) == 2:
             pairs.append(TextPair(texts[0], texts[1], f"{tag}:{number}"))
-    return pairs
+    return _some(pairs, first_path, second_path)
 
 
 def read_ppdb(path, *, fmt: str = "human_labels", skipped: SkippedLines | None = None) -> list[TextPair]:
@@ -223,7 +274,7 @@ def read_ppdb(path, *, fmt: str = "human_labels", skipped: SkippedLines | None =
     mirror's pinned file, read strictly. ``fmt="pairs"``: ``phrase<TAB>paraphrase`` as in Wieting's
     ``ppdb-XL-ordered-data.txt``, read as his ``utils.get_data`` reads it: each line stripped, blank lines
     and lines without exactly two fields skipped; we also skip (and tally in ``skipped``) a line with
-    an empty phrase or bytes that are not UTF-8.
+    an empty phrase, a NUL byte or bytes that are not UTF-8.
     """
     if fmt not in {"human_labels", "pairs"}:
         raise PipelineError(f"unknown PPDB format {fmt!r}")
@@ -239,8 +290,11 @@ def read_ppdb(path, *, fmt: str = "human_labels", skipped: SkippedLines | None =
             if not parts[2].strip() or not parts[3].strip():
                 raise MalformedLine(path, number, "empty phrase", line)
             pairs.append(TextPair(parts[2], parts[3], f"{name}:{number}"))
-        return pairs
+        return _some(pairs, path)
     for number, raw in iter_raw_lines(path):
+        if b"\0" in raw:
+            skipped.note("with a NUL byte", path, number)
+            continue
         try:
             line = raw.decode("utf-8").strip()
         except UnicodeDecodeError:
@@ -256,4 +310,4 @@ def read_ppdb(path, *, fmt: str = "human_labels", skipped: SkippedLines | None =
             skipped.note("empty phrase", path, number)
         else:
             pairs.append(TextPair(parts[0], parts[1], f"{name}:{number}"))
-    return pairs
+    return _some(pairs, path)

@@ -38,11 +38,15 @@ def read_documents(path) -> list[tuple[str, list[tuple[int, str]]]]:
     """(document id, [(line, sentence text), ...]) in file order from a CoNLL-U file.
 
     A sentence block must carry a ``# text`` comment (it is the untokenised sentence); a block
-    before the first ``# newdoc id`` is an error, since its document is unknown.
+    before the first ``# newdoc id`` is an error, since its document is unknown, as are an empty id or
+    text and a file without documents. Lines are read as :func:`~paraphrastic.data.readers.iter_lines` reads
+    them (UTF-8, a leading BOM dropped; NUL bytes and stray carriage returns are errors naming the line).
     """
     documents: list[tuple[str, list[tuple[int, str]]]] = []
     text_line, in_block, block_start = None, False, 0
     for number, line in iter_lines(path):
+        if line.startswith(("# newdoc id =", "# text =")) and not line.split("=", 1)[1].strip():
+            raise MalformedLine(path, number, "empty value", line)
         if line.startswith("# newdoc id ="):
             documents.append((line.split("=", 1)[1].strip(), []))
         elif not line.strip():
@@ -59,6 +63,8 @@ def read_documents(path) -> list[tuple[str, list[tuple[int, str]]]]:
                 documents[-1][1].append((number, line.split("=", 1)[1].strip()))
     if in_block and text_line is None:
         raise MalformedLine(path, block_start, "sentence block without a `# text =` comment")
+    if not documents:
+        raise PipelineError(f"{path}: no `# newdoc id` document (empty file?)")
     return documents
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 
 import numpy as np
 
 from paraphrastic.atomic import atomic_path, write_text
-from paraphrastic.data.readers import SkippedLines, iter_raw_lines
+from paraphrastic.data.readers import SkippedLines, iter_lines, iter_raw_lines
 from paraphrastic.errors import MalformedLine, PipelineError
 
 PAD, UNK, SOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
@@ -48,7 +47,16 @@ class Vocabulary:
 
     @classmethod
     def load(cls, path) -> Vocabulary:
-        return cls(Path(path).read_text(encoding="utf-8").rstrip("\n").split("\n"))
+        """vocab.txt as :meth:`save` writes it, read strictly: a blank, space-padded or repeated word (which
+        would shift every later id) is an error naming the line."""
+        index: dict[str, int] = {}
+        for number, word in iter_lines(path):
+            if not word or word != word.strip() or word in index:
+                raise MalformedLine(path, number, "blank, space-padded or repeated word", word)
+            index[word] = number
+        if list(index)[: len(SPECIAL)] != SPECIAL:
+            raise PipelineError(f"{path}: a vocabulary file starts with {SPECIAL} (empty or not a vocab.txt?)")
+        return cls(list(index))
 
 
 def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) -> tuple[dict[str, np.ndarray], int]:
@@ -57,9 +65,11 @@ def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) ->
     The format of GloVe and PARAGRAM-SL999: ``word v1 ... vd`` per line, no header, split on ASCII
     whitespace (a trailing space is common). Each line's word is decoded on its own, UTF-8 first and
     latin-1 where that fails (PARAGRAM is not clean UTF-8; only the words we keep need to match ours).
-    Blank lines are skipped; a word seen twice keeps its last vector, as the authors' ``get_wordmap``
-    does. Both, and each latin-1 word, are tallied in ``skipped``. Every line must have the width of the
-    first: another width is an error naming the file and line.
+    Blank lines and lines with a NUL byte are skipped; a word seen twice keeps its last vector, as the
+    authors' ``get_wordmap`` does. These, and each latin-1 word, are tallied in ``skipped``. Every line must
+    have the width of the first (at least one value): another width is an error naming the file and line, as
+    is a kept word's value that is not a finite decimal number (nan, inf, an overflow, "4_0", "0,5"). A file
+    with no vector is an error.
     """
     skipped = SkippedLines() if skipped is None else skipped
     vectors: dict[str, np.ndarray] = {}
@@ -71,6 +81,9 @@ def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) ->
         if not fields:
             skipped.note("blank", path, number)
             continue
+        if b"\0" in raw:  # numpy would drop a trailing NUL of a value
+            skipped.note("with a NUL byte", path, number)
+            continue
         try:
             word = fields[0].decode("utf-8")
         except UnicodeDecodeError:
@@ -81,6 +94,8 @@ def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) ->
             if dim == 1 and word.isdigit():
                 raise MalformedLine(path, number, "looks like a word2vec header (count dim); expected GloVe text "
                                     "format, one `word v1 ... vd` per line", _shown(raw))
+            if dim == 0:
+                raise MalformedLine(path, number, "a word without vector values", _shown(raw))
         if len(fields) - 1 != dim:
             raise MalformedLine(path, number, f"expected {dim} values after the word (the first line's width), "
                                 f"got {len(fields) - 1}", _shown(raw))
@@ -89,9 +104,13 @@ def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) ->
         if word in vectors:
             skipped.note("repeating a word (its last vector kept)", path, number)
         try:
-            vectors[word] = np.asarray(fields[1:], dtype=np.float32)
+            with np.errstate(over="ignore"):  # an overflow is reported below, as the line's error
+                vectors[word] = np.asarray(fields[1:], dtype=np.float32)
         except ValueError:
             raise MalformedLine(path, number, "non-numeric vector value", _shown(raw)) from None
+        # numpy, like float(), reads "4_0" as 40 and takes nan / inf; 1e39 overflows float32 to inf
+        if not np.isfinite(vectors[word]).all() or b"_" in b"".join(fields[1:]):
+            raise MalformedLine(path, number, "vector value not a finite decimal number", _shown(raw))
     if dim is None:
         raise PipelineError(f"{path}: empty word-vector file")
     return vectors, dim
@@ -130,6 +149,16 @@ def coverage(vocab: Vocabulary, token_lists: Iterable[list[str]]) -> dict:
     found_types = sum(1 for t in types if t in vocab.index)
     return {"tokens": tokens, "token_coverage": found / max(tokens, 1),
             "types": len(types), "type_coverage": found_types / max(len(types), 1)}
+
+
+def load_matrix(path) -> np.ndarray:
+    """An embedding matrix :func:`save_matrix` wrote; a missing or damaged file is an error naming it."""
+    try:
+        return np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise PipelineError(f"{path}: no such matrix (an earlier stage writes it: run the pipeline up to it)") from None
+    except (ValueError, EOFError, OSError) as exc:
+        raise PipelineError(f"{path}: not a readable .npy matrix ({exc}); rerun the stage that writes it") from None
 
 
 def save_matrix(path, matrix: np.ndarray) -> None:

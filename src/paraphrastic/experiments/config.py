@@ -7,6 +7,7 @@ error message.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from paraphrastic.data import datasets
 from paraphrastic.errors import PipelineError
 
 MIRROR_ENV = "PARAPHRASTIC_MIRROR"
+# The config file a Snakemake invocation's jobs read (see write_resolved), passed to them in the environment.
+RESOLVED_ENV = "PARAPHRASTIC_RESOLVED_PARAMS"
 DEFAULT_SCHEMA = Path("workflow/schemas/params.schema.yaml")  # relative to the repository, where both engines run
 # The same file beside this checkout's code, wherever the caller runs (the run settings are checked against it;
 # an installed package without the checkout falls back to the repository's, relative to where it runs).
@@ -30,6 +33,22 @@ def load(path="params.yaml", schema=DEFAULT_SCHEMA) -> dict:
         config = yaml.safe_load(handle)
     validate(config, schema, source=str(path))
     return config
+
+
+def write_resolved(config: dict, directory) -> Path:
+    """The config as one invocation resolved it (config files plus overrides), in a file of its own.
+
+    The file is named by the sha256 of its text, so two invocations with different configs (a dry run with
+    another ``--configfile`` beside a running workflow) never write the same file, and an invocation never
+    rewrites a file another one's jobs are reading: each job reads exactly what its invocation resolved.
+    """
+    text = yaml.safe_dump(config, sort_keys=False)
+    path = Path(directory) / f"params-{hashlib.sha256(text.encode()).hexdigest()[:16]}.yaml"
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        from paraphrastic.atomic import write_text
+
+        write_text(path, text)
+    return path
 
 
 def validate(config: dict, schema=DEFAULT_SCHEMA, *, source: str = "config") -> None:

@@ -238,9 +238,11 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                   "supervised", "error_analysis", "siamese_cbow", "pwim")),
 )}
 
-def code_paths(stage: str) -> list[str]:
-    """The source files a stage runs (relative to the repository root): the import closure of its step."""
-    return [path.as_posix() for path in closure_files([STAGES[stage].step])]
+def code_paths(stage: str | Stage) -> list[str]:
+    """The source files a stage (or the stage of that name) runs, relative to the repository root: the import
+    closure of its step."""
+    step = (STAGES[stage] if isinstance(stage, str) else stage).step
+    return [path.as_posix() for path in closure_files([step])]
 
 
 def code_digest(stage: str, root: Path | str = ".") -> str:

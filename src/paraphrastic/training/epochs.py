@@ -5,12 +5,17 @@ A killed job restarts from ``last.pt`` in its checkpoint directory. Shuffling is
 and metrics as an uninterrupted one. ``last.pt`` is written after every epoch and, when the job
 gets SIGTERM (what SLURM sends on preemption, ``scancel`` or a time limit, before SIGKILL), at the
 next batch boundary: the resubmitted job then resumes mid-epoch instead of redoing the epoch.
+Checkpoints hold tensors and plain values only and are read with ``weights_only=True``
+(:func:`paraphrastic.models.files.read_payload`). A damaged one (unreadable, or not fitting the model) is
+named and recovered from: an unreadable ``last.pt`` starts the run over; any other is a
+:class:`DamagedCheckpoint`, on which :func:`recover_damaged_checkpoints` trains again from the start.
 The transfer trainer (margin objective, :mod:`paraphrastic.training.transfer`) and the supervised one
 (:mod:`paraphrastic.training.supervised`) differ only in the loss of a batch and the scores of an epoch.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -28,7 +33,8 @@ import torch
 from tqdm import tqdm
 
 from paraphrastic.atomic import atomic_path, sha256_file
-from paraphrastic.errors import TrainingDiverged, TrainingInterrupted
+from paraphrastic.errors import DamagedCheckpoint, TrainingDiverged, TrainingInterrupted
+from paraphrastic.models.files import brief_error, read_payload
 
 # Settings that do not change the trained result. Every other setting does: a checkpoint made under
 # different values is stale. `epochs` is here on purpose: raising it continues a finished run,
@@ -65,7 +71,10 @@ def seed_everything(seed: int) -> None:
 
 
 def _rng_state() -> dict:
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    # numpy's MT19937 key as a tensor: a checkpoint holds tensors and plain values only (weights_only loads)
+    kind, key, position, has_gauss, gauss = np.random.get_state()
+    state = {"python": random.getstate(), "numpy": (kind, torch.from_numpy(key.astype(np.int64)), position,
+                                                     has_gauss, gauss), "torch": torch.get_rng_state()}
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
@@ -73,7 +82,8 @@ def _rng_state() -> dict:
 
 def _set_rng_state(state: dict) -> None:
     random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
+    kind, key, position, has_gauss, gauss = state["numpy"]
+    np.random.set_state((kind, key.numpy().astype(np.uint32), position, has_gauss, gauss))
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
@@ -145,6 +155,16 @@ class Run:
     def last(self) -> Path:
         return self.checkpoint_dir / "last.pt"
 
+    def _discard(self) -> None:
+        """Remove the job's checkpoints (its own scratch): what they held is computed again."""
+        for checkpoint in self.checkpoint_dir.glob("*.pt"):
+            checkpoint.unlink(missing_ok=True)
+
+    def _damaged(self, path: Path, reason: str) -> DamagedCheckpoint:
+        """The error of a damaged checkpoint, its directory's checkpoints discarded (a rerun starts over)."""
+        self._discard()
+        return DamagedCheckpoint(path, f"{reason}; discarded the checkpoints in {self.checkpoint_dir}", self.name)
+
     def save_resume_state(self, epochs_done: int, history: list[dict], partial: dict | None = None) -> None:
         """last.pt: everything a rerun needs to go on, after ``epochs_done`` epochs and, with ``partial``
         (see :func:`_place`), from a batch boundary inside the next one."""
@@ -161,24 +181,35 @@ class Run:
         if not self.last.exists():
             return [], 1, None
         try:
-            # To CPU first: RNG states must stay CPU tensors; load_state_dict moves the rest.
-            state = torch.load(self.last, map_location="cpu", weights_only=False)
-        except Exception as exc:  # a checkpoint truncated by a crash: start over rather than fail forever
-            print_fn(f"[{self.name}] unreadable checkpoint {self.last} ({exc}); starting over")
-            state = {"fingerprint": None}
+            # To CPU (read_payload's map_location): RNG states must stay CPU tensors; load_state_dict moves the rest.
+            state = read_payload(self.last, "checkpoint", error=self._damaged)
+            if not isinstance(state, dict) or "fingerprint" not in state:
+                raise self._damaged(self.last, "a torch file, but not a checkpoint of this pipeline")
+        except DamagedCheckpoint as exc:  # e.g. truncated by a crash: start over rather than fail forever
+            print_fn(f"[{self.name}] {exc}; starting over")
+            return [], 1, None
         if state["fingerprint"] != self.stamp:
             print_fn(f"[{self.name}] ignoring stale checkpoint {self.last} (other settings or inputs)")
-            for stale in self.checkpoint_dir.glob("*.pt"):
-                stale.unlink()
+            self._discard()
             return [], 1, None
-        self.model.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
-        _set_rng_state(state["rng"])
-        partial = state.get("partial")
-        first = state["epoch"] + 1
+        try:  # a checkpoint that does not fit: the model may be half-loaded, so the trainer must start again
+            self.model.load_state_dict(state["model"])
+            self.optimizer.load_state_dict(state["optimizer"])
+            _set_rng_state(state["rng"])
+            partial = state.get("partial")
+            first = state["epoch"] + 1
+            history = list(state["history"])
+            if partial is not None:  # what epochs_loop will restore, tried now
+                missing = {"epoch", "next", "losses", "train_seconds"} - set(partial)
+                if missing:
+                    raise KeyError(f"partial epoch without {sorted(missing)}")
+                np.random.PCG64().state = partial["scrambler"]
+                torch.Generator().set_state(partial["negatives"])
+        except Exception as exc:
+            raise self._damaged(self.last, f"it does not fit this run's model ({brief_error(exc)})") from exc
         where = f"epoch {first}, pair {partial['next']}" if partial else f"after epoch {state['epoch']}"
         print_fn(f"[{self.name}] resuming from {self.last} at {where}")
-        return state["history"], first, partial
+        return history, first, partial
 
     def epochs_loop(self, items: int, batch_loss: Callable[[np.ndarray, Streams], torch.Tensor],
                     score_epoch: Callable[[], dict], describe: Callable[[dict], str], *, progress: bool = True,
@@ -262,9 +293,34 @@ class Run:
         return [h for h in history if h["epoch"] <= self.epochs]
 
     def restore_best(self, history: list[dict], key: str) -> dict:
-        """Load the weights of the epoch with the highest ``key`` (the last epoch if none scored)."""
+        """Load the weights of the epoch with the highest ``key`` (the last epoch if none scored).
+
+        A missing or damaged epoch checkpoint is a :class:`DamagedCheckpoint` naming it (the checkpoints are
+        discarded: :func:`recover_damaged_checkpoints` trains again)."""
         scores = [h[key] for h in history]
         best = history[int(np.nanargmax(scores))] if not all(map(math.isnan, scores)) else history[-1]
-        self.model.load_state_dict(torch.load(self.checkpoint_dir / f"epoch-{best['epoch']}.pt",
-                                              map_location="cpu"))
+        path = self.checkpoint_dir / f"epoch-{best['epoch']}.pt"
+        weights = read_payload(path, "checkpoint", error=self._damaged)
+        try:
+            self.model.load_state_dict(weights)
+        except Exception as exc:
+            raise self._damaged(path, f"its weights do not fit the model ({brief_error(exc)})") from exc
         return best
+
+
+def recover_damaged_checkpoints(trainer: Callable[..., dict]) -> Callable[..., dict]:
+    """A trainer that, when it meets a damaged checkpoint (:class:`DamagedCheckpoint`: its checkpoints are
+    discarded by then), says so naming the file and trains once more from the start. Training is
+    deterministic, so the result is the one the checkpoints would have given; a second damaged checkpoint
+    in the same call is an error."""
+
+    @functools.wraps(trainer)
+    def recovering(*args, **kwargs) -> dict:
+        try:
+            return trainer(*args, **kwargs)
+        except DamagedCheckpoint as exc:
+            tqdm.write(f"[{exc.job or trainer.__name__}] {exc}; training again from the start (same settings and "
+                       "seed: the same result)")
+        return trainer(*args, **kwargs)
+
+    return recovering

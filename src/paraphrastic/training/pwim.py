@@ -23,7 +23,7 @@ from paraphrastic.losses.kl import kl_loss, target_distribution
 from paraphrastic.models.files import save_pwim
 from paraphrastic.models.pwim import PairwiseWordInteraction
 from paraphrastic.runtime import prepare_job
-from paraphrastic.training.epochs import Run, Streams, fingerprint, seed_everything
+from paraphrastic.training.epochs import Run, Streams, fingerprint, recover_damaged_checkpoints, seed_everything
 from paraphrastic.training.task_tables import load_task
 
 
@@ -67,6 +67,7 @@ def scores_with_sets(frame: pd.DataFrame, predicted: np.ndarray) -> dict:
     return scores
 
 
+@recover_damaged_checkpoints
 def train_pwim(settings: PwimSettings, *, table_path, vocab_dir, out_dir, checkpoint_dir, device: str = "auto",
                threads: int | None = None, progress: bool = True, stop_after: int | None = None,
                eval_batch_size: int = 100) -> dict:

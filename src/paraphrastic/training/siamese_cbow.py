@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.siamese_corpus import neighbours
-from paraphrastic.data.vocab import SPECIAL, UNK_ID, Vocabulary
+from paraphrastic.data.vocab import SPECIAL, UNK_ID, Vocabulary, load_matrix
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.similarity import scores_of, sts_frame, time_scoring
 from paraphrastic.experiments.settings import SiameseSettings
@@ -36,7 +36,7 @@ from paraphrastic.losses.siamese import siamese_loss
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
 from paraphrastic.runtime import prepare_job
-from paraphrastic.training.epochs import Run, Streams, fingerprint, seed_everything
+from paraphrastic.training.epochs import Run, Streams, fingerprint, recover_damaged_checkpoints, seed_everything
 
 INITS = ("pretrained", "random")
 
@@ -110,6 +110,7 @@ def linear_decay(optimizer: torch.optim.Optimizer, initial: float, total_batches
 # ---- training ---------------------------------------------------------------------------------------
 
 
+@recover_damaged_checkpoints
 def train_siamese(settings: SiameseSettings, *, corpus_dir, eval_path, sets: list[str], out_dir, checkpoint_dir,
                   device: str = "auto", threads: int | None = None, progress: bool = True,
                   stop_after: int | None = None, eval_batch_size: int = 512) -> dict:
@@ -123,7 +124,7 @@ def train_siamese(settings: SiameseSettings, *, corpus_dir, eval_path, sets: lis
     corpus_dir = Path(corpus_dir)
     corpus = read_table(corpus_dir / "corpus.parquet")
     words = read_table(corpus_dir / "words.parquet")
-    pretrained = np.load(corpus_dir / "embeddings.npy")
+    pretrained = load_matrix(corpus_dir / "embeddings.npy")
     frame = sts_frame(eval_path, sets)
     seed = settings.seed
     seed_everything(seed)

@@ -30,7 +30,7 @@ from paraphrastic.models.encoders import SentenceEncoder, build_model
 from paraphrastic.models.files import load_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
 from paraphrastic.runtime import prepare_job
-from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, seed_everything
+from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, recover_damaged_checkpoints, seed_everything
 from paraphrastic.training.task_tables import load_task
 from paraphrastic.training.transfer import scramble_pairs
 
@@ -74,6 +74,7 @@ def universal_encoder(init_path: Path, settings: SupervisedSettings, vocab: Voca
     return encoder, options
 
 
+@recover_damaged_checkpoints
 def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out_dir, checkpoint_dir, init_path=None,
                      device: str = "auto", threads: int | None = None, progress: bool = True,
                      stop_after: int | None = None, eval_batch_size: int = 512) -> dict:

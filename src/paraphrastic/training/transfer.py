@@ -13,7 +13,7 @@ import torch
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.batching import length_bucketed, pad
 from paraphrastic.data.corpus import read_table
-from paraphrastic.data.vocab import Vocabulary, add_tags
+from paraphrastic.data.vocab import Vocabulary, add_tags, load_matrix
 from paraphrastic.evaluation import similarity
 from paraphrastic.experiments.settings import TransferSettings
 from paraphrastic.losses.margin import margin_loss
@@ -21,7 +21,7 @@ from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
 from paraphrastic.runtime import prepare_job
-from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, seed_everything
+from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, recover_damaged_checkpoints, seed_everything
 
 
 def scramble_pairs(first: list[list[int]], second: list[list[int]], rate: float,
@@ -37,6 +37,7 @@ def scramble_pairs(first: list[list[int]], second: list[list[int]], rate: float,
     return first, second
 
 
+@recover_damaged_checkpoints
 def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selection: list[str], out_dir,
           checkpoint_dir, device: str = "auto", threads: int | None = None, progress: bool = True,
           stop_after: int | None = None, eval_batch_size: int = 512) -> dict:
@@ -51,7 +52,7 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
 
     vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
-    embeddings = torch.from_numpy(np.load(Path(vocab_dir) / "embeddings.npy"))
+    embeddings = torch.from_numpy(load_matrix(Path(vocab_dir) / "embeddings.npy"))
     corpus = read_table(train_path)
     if settings.max_pairs:
         corpus = corpus.iloc[: settings.max_pairs]

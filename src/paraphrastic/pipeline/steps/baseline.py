@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import torch
 
-from paraphrastic.data.vocab import Vocabulary
+from paraphrastic.data.vocab import Vocabulary, load_matrix
 from paraphrastic.evaluation.similarity import write_scores
 from paraphrastic.experiments.config import selection_ids
 from paraphrastic.models.encoders import build_model
@@ -17,7 +16,7 @@ from paraphrastic.runtime import prepare_job
 def run(config: dict, *, vocab_dir, eval, out, device=None, threads=None) -> None:
     device = prepare_job(device or config["device"], threads)
     vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
-    model = build_model("avg", torch.from_numpy(np.load(Path(vocab_dir) / "embeddings.npy"))).to(device)
+    model = build_model("avg", torch.from_numpy(load_matrix(Path(vocab_dir) / "embeddings.npy"))).to(device)
     summary = write_scores(model, vocab, eval_path=eval, out=out, name="baseline",
                            meta={"model": "avg", "trained": False}, selection=selection_ids(config),
                            batch_size=config["evaluation"]["batch_size"], device=device)

@@ -6,16 +6,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pandas as pd
-
 from paraphrastic.analysis.stanza_models import load_pipeline, parse
 from paraphrastic.atomic import atomic_path
+from paraphrastic.data.corpus import read_table
 from paraphrastic.runtime import resolve_device, set_threads
 
 
 def run(config: dict, *, sentences, models, out, threads=None) -> None:
     set_threads(threads)
-    table = pd.read_parquet(sentences)
+    table = read_table(sentences)
     pipeline = load_pipeline(Path(models), str(resolve_device(config["device"])))
     started = time.time()
     frame = parse(pipeline, [list(t) for t in table["tokens"]], batch_size=config["gates"]["parse_batch_size"])

@@ -1,0 +1,28 @@
+"""The README's table of fault categories counts the test cases each category has (marked `fault(category)`)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import FAULT_COUNTS
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def readme_table() -> dict[str, int]:
+    text = (REPO / "README.md").read_text()
+    table = text.split("<!-- fault table -->")[1].split("<!-- /fault table -->")[0]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^\| ([^|]+?) \|.*\| (\d+) \|$", table, re.M)}
+
+
+def test_the_readme_fault_table_counts_the_tests(tmp_path):
+    counts = tmp_path / "counts.json"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "tests"],
+                          cwd=REPO, env=dict(os.environ, **{FAULT_COUNTS: str(counts)}), capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    collected = json.loads(counts.read_text())
+    assert readme_table() == collected, "update the README's fault table to these counts"

@@ -1,0 +1,54 @@
+"""The device option: a device that this machine lacks is one clear error, never a fall-back or a torch traceback."""
+
+import pytest
+import torch
+
+from paraphrastic.errors import PipelineError
+from paraphrastic.runtime import resolve_device
+from tests.test_encoder import model_file  # noqa: F401  (a fixture)
+
+
+def no_cuda(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+
+def one_gpu(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+
+
+@pytest.mark.fault("device")
+@pytest.mark.parametrize("machine, name, message", [
+    (no_cuda, "cuda", "device 'cuda': this machine has no CUDA device"),
+    (no_cuda, "cuda:0", "device 'cuda:0': this machine has no CUDA device"),
+    (one_gpu, "cuda:1", "device 'cuda:1': this machine has 1 CUDA device"),
+    (no_cuda, "gpu", "device 'gpu' is not a device"),
+    (no_cuda, "", "device '' is not a device"),
+    (no_cuda, "cuda:x", "device 'cuda:x' is not a device"),
+    (no_cuda, "mps", "device 'mps' is not supported"),
+])
+def test_a_device_this_machine_lacks_is_a_clear_error(monkeypatch, machine, name, message):
+    machine(monkeypatch)
+    with pytest.raises(PipelineError, match=message):
+        resolve_device(name)
+
+
+def test_auto_and_cpu(monkeypatch):
+    no_cuda(monkeypatch)
+    assert resolve_device("auto") == resolve_device("cpu") == torch.device("cpu")
+    one_gpu(monkeypatch)
+    assert resolve_device("auto") == torch.device("cuda") and resolve_device("cuda:0") == torch.device("cuda:0")
+
+
+@pytest.mark.fault("device")
+def test_commands_report_it_in_one_line(monkeypatch, capsys, model_file):  # noqa: F811
+    from paraphrastic.cli.main import main
+
+    no_cuda(monkeypatch)
+    root = model_file[0].parent
+    (root / "s.txt").write_text("a sentence\n")
+    for command in (["embed", "--output", str(root / "v.npy")], ["similarity"]):
+        assert main([*command, "--model", str(model_file[0]), "--input", str(root / "s.txt"), "--device", "cuda"]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: device 'cuda': this machine has no CUDA device") and err.count("\n") == 1
+    assert not (root / "v.npy").exists()
