@@ -63,13 +63,13 @@ def test_training_selects_on_validation_and_resumes_exactly(tmp_path):
     assert info["pairs"] == {"train": 30, "validation": 8, "test": 8} and len(info["epoch_seconds"]) == 3
     assert -100 <= info["test"]["pearson"] <= 100 and info["test"]["mse"] >= 0
     assert "test_pearson" not in history[0]  # the test split is scored once, for the chosen epoch
-    payload = torch.load(tmp_path / "a/model.pt", weights_only=False)
+    payload = torch.load(tmp_path / "a/model.pt", weights_only=True)
     assert payload["model"] == "pwim" and payload["epoch"] == info["selected_epoch"]
     assert train_pwim(SETTINGS, out_dir=tmp_path / "b", checkpoint_dir=tmp_path / "cb", stop_after=1, **kw) == \
         {"stopped_after_epoch": 1}
     resumed = train_pwim(SETTINGS, out_dir=tmp_path / "b", checkpoint_dir=tmp_path / "cb", **kw)
     assert resumed["test"] == info["test"] and resumed["selected_epoch"] == info["selected_epoch"]
-    again = torch.load(tmp_path / "b/model.pt", weights_only=False)
+    again = torch.load(tmp_path / "b/model.pt", weights_only=True)
     assert all(torch.equal(again["state_dict"][k], v) for k, v in payload["state_dict"].items())
 
 

@@ -61,8 +61,8 @@ def test_resume_reaches_the_same_result(workspace, model, extra):
     assert not (workspace["root"] / "part" / "model.pt").exists()
     resumed = run(workspace, "part", model=model, epochs=3, lambda_w=1e-3, **extra)
     assert resumed["selected_epoch"] == full["selected_epoch"]
-    a = torch.load(workspace["root"] / "full" / "model.pt", weights_only=False)["state_dict"]
-    b = torch.load(workspace["root"] / "part" / "model.pt", weights_only=False)["state_dict"]
+    a = torch.load(workspace["root"] / "full" / "model.pt", weights_only=True)["state_dict"]
+    b = torch.load(workspace["root"] / "part" / "model.pt", weights_only=True)["state_dict"]
     for key in a:
         torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
     full_hist = json.loads((workspace["root"] / "full" / "history.json").read_text())
@@ -124,8 +124,8 @@ def test_unreadable_checkpoint_starts_over(workspace):
 
 
 def _same_result(ws, a: str, b: str):
-    x = torch.load(ws["root"] / a / "model.pt", weights_only=False)["state_dict"]
-    y = torch.load(ws["root"] / b / "model.pt", weights_only=False)["state_dict"]
+    x = torch.load(ws["root"] / a / "model.pt", weights_only=True)["state_dict"]
+    y = torch.load(ws["root"] / b / "model.pt", weights_only=True)["state_dict"]
     for key in x:
         torch.testing.assert_close(x[key], y[key], rtol=0, atol=0)
     hx = json.loads((ws["root"] / a / "history.json").read_text())
@@ -152,7 +152,7 @@ def test_sigterm_mid_epoch_saves_there_and_the_rerun_resumes_exactly(workspace, 
     with pytest.raises(TrainingInterrupted, match="stopped by signal 15 in epoch 1 at pair 40"):
         run(workspace, "term", **extra)
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handler restored
-    state = torch.load(workspace["root"] / "ck-term" / "last.pt", weights_only=False)
+    state = torch.load(workspace["root"] / "ck-term" / "last.pt", weights_only=True)
     assert state["epoch"] == 0 and state["partial"]["epoch"] == 1 and state["partial"]["next"] == 40
     assert not (workspace["root"] / "term" / "model.pt").exists()
     monkeypatch.setattr(train_module, "margin_loss", real_loss)
@@ -177,7 +177,7 @@ def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(work
     expected = KeyboardInterrupt if how == "crash" else TrainingInterrupted
     with pytest.raises(expected):
         run(workspace, "eval", **extra)
-    state = torch.load(workspace["root"] / "ck-eval" / "last.pt", weights_only=False)
+    state = torch.load(workspace["root"] / "ck-eval" / "last.pt", weights_only=True)
     if how == "crash":  # epoch 1 trained, not scored: the rerun only scores it
         assert state["epoch"] == 0 and state["partial"]["next"] == 64
     else:  # the signal was honoured right after epoch 1's checkpoint
