@@ -9,7 +9,8 @@ PACKAGE_DIR = SOURCE_ROOT / "paraphrastic"
 
 # Bottom to top: a module may import its own layer and the layers below it, never one above.
 LAYERS = (
-    ("errors", "atomic", "runtime"),  # foundations: exceptions, atomic writes, device and threads
+    # foundations: exceptions, atomic writes, device and threads, the files shipped beside the code
+    ("errors", "atomic", "runtime", "resources"),
     ("data",),  # files -> tables, vocabularies, batches
     ("models",),  # encoders, cells, heads, PWIM, model files
     ("losses",),  # objectives and penalties over model outputs

@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 
+from paraphrastic import __version__
 from paraphrastic.cli import encode, stages, tools
 from paraphrastic.errors import PipelineError
 from paraphrastic.experiments import config as params
@@ -25,7 +26,9 @@ def load_config(args) -> dict:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="paraphrastic", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--params", default="params.yaml", help="the pipeline config (default: params.yaml)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--params", default="params.yaml", help="the pipeline config (default: params.yaml; "
+                                                                "`paraphrastic default-params` writes a starting one)")
     parser.add_argument("--schema", default=str(params.DEFAULT_SCHEMA),
                         help="the JSON schema params.yaml is validated against (default: %(default)s)")
     parser.add_argument("--profile", choices=["offline", "paper"], help="override params.yaml's data_profile")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from importlib import import_module
 
+from paraphrastic import resources
 from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS
 
 # What argparse adds beside the stage's own options.
@@ -63,7 +64,8 @@ def add_commands(sub, load_config) -> None:
     _paths(p, runs=("workflow/runs.yaml", "the job tables dvc.yaml iterates over"),
            out=("data/config/checked.json", "written when the check passes"))
     p = stage("fetch", "fetch and verify every upstream file the data profile needs into data/raw")
-    _paths(p, manifest=("workflow/sources.yaml", "the sources manifest: URL, sha256 and mirror path per file"),
+    _paths(p, manifest=(str(resources.find(resources.MANIFEST)),
+                        "the sources manifest: URL, sha256 and mirror path per file"),
            out=("data/raw", "where the files go"),
            downloads=("data/downloads", "the download cache: complete bodies, and partial ones a rerun resumes "
                       "(no stage's output, so it survives reruns; delete it to reclaim the space)"))

@@ -1,4 +1,4 @@
-"""Developer tools: the generated files that DVC reads, workflow/runs.yaml and dvc.yaml."""
+"""Tools: the generated files that DVC reads (workflow/runs.yaml, dvc.yaml) and a starting params.yaml."""
 
 from __future__ import annotations
 
@@ -31,11 +31,34 @@ def dvc_yaml(args) -> None:
         print(text, end="")
 
 
+def default_params(args) -> None:
+    from pathlib import Path
+
+    from paraphrastic import resources
+    from paraphrastic.errors import PipelineError
+
+    source = resources.find(resources.TINY_PARAMS if args.tiny else resources.DEFAULT_PARAMS)
+    text = source.read_text(encoding="utf-8")
+    if not args.write:
+        print(text, end="")
+        return
+    if Path(args.write).exists():
+        raise PipelineError(f"{args.write}: exists; not overwritten (remove it, or give another path)")
+    write_text(args.write, text)
+    print(f"wrote {args.write} (from {source})")
+
+
 def add_commands(sub, load_config) -> None:
     p = sub.add_parser("grids", help="list the training runs the grids and experiments expand into")
     p.add_argument("--write", metavar="PATH", help="also write them, with every job table, as YAML for dvc.yaml "
                                                    "(workflow/runs.yaml)")
     p.set_defaults(func=lambda args: grids(args, load_config))
+
+    p = sub.add_parser("default-params", help="the params.yaml this version ships (the paper's grids on the offline "
+                                              "data profile), to start a config from")
+    p.add_argument("--tiny", action="store_true", help="the tiny config the tests run (params.test.yaml) instead")
+    p.add_argument("--write", metavar="PATH", help="write it to this new file instead of standard output")
+    p.set_defaults(func=default_params)
 
     p = sub.add_parser("dvc-yaml", help="dvc.yaml, generated from the stage graph in pipeline/graph.py")
     p.add_argument("--write", metavar="PATH", help="write it to this path (dvc.yaml) instead of standard output")

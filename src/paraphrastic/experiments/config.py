@@ -14,18 +14,16 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from paraphrastic import resources
 from paraphrastic.data import datasets
 from paraphrastic.errors import PipelineError
 
 MIRROR_ENV = "PARAPHRASTIC_MIRROR"
 # The config file a Snakemake invocation's jobs read (see write_resolved), passed to them in the environment.
 RESOLVED_ENV = "PARAPHRASTIC_RESOLVED_PARAMS"
-DEFAULT_SCHEMA = Path("workflow/schemas/params.schema.yaml")  # relative to the repository, where both engines run
-# The same file beside this checkout's code, wherever the caller runs (the run settings are checked against it;
-# an installed package without the checkout falls back to the repository's, relative to where it runs).
-CHECKOUT_SCHEMA = Path(__file__).resolve().parents[3] / DEFAULT_SCHEMA
-if not CHECKOUT_SCHEMA.is_file():
-    CHECKOUT_SCHEMA = DEFAULT_SCHEMA
+# The schema beside this package's code (the checkout's, or a wheel's copy), wherever the caller runs: the run
+# settings are checked against it too.
+DEFAULT_SCHEMA = resources.find(resources.SCHEMA)
 
 
 def load(path="params.yaml", schema=DEFAULT_SCHEMA) -> dict:

@@ -24,7 +24,7 @@ import yaml
 
 from paraphrastic.errors import PipelineError
 from paraphrastic.experiments import grids
-from paraphrastic.experiments.config import CHECKOUT_SCHEMA
+from paraphrastic.experiments.config import DEFAULT_SCHEMA
 from paraphrastic.experiments.jobs import seeds_of, supervised_job_key, supervised_jobs
 from paraphrastic.models.encoders import MODEL_OPTIONS
 
@@ -163,7 +163,7 @@ def _validator(schema: Path, definition: str) -> jsonschema.Draft202012Validator
     return jsonschema.Draft202012Validator({**defs[definition], "$defs": defs})
 
 
-def _check(values: dict, definition: str, where: str, schema=CHECKOUT_SCHEMA) -> None:
+def _check(values: dict, definition: str, where: str, schema=DEFAULT_SCHEMA) -> None:
     """``values`` against the schema's ``$defs/<definition>``; every error names the run and the key."""
     validator = _validator(Path(schema), definition)
     errors = sorted(validator.iter_errors(values), key=lambda e: list(e.absolute_path))
@@ -173,7 +173,7 @@ def _check(values: dict, definition: str, where: str, schema=CHECKOUT_SCHEMA) ->
 
 
 def experiment(config: dict, name: str, all_runs: dict[str, dict] | None = None, seed: int | None = None,
-               *, schema=CHECKOUT_SCHEMA) -> TransferSettings:
+               *, schema=DEFAULT_SCHEMA) -> TransferSettings:
     """The settings of one transfer job: ``train`` defaults overlaid with the run's own keys, and its seed.
 
     ``all_runs`` is ``grids.expand(config)[0]``, for callers that look up many runs; ``seed`` defaults to
@@ -195,7 +195,7 @@ def experiment(config: dict, name: str, all_runs: dict[str, dict] | None = None,
 
 
 def supervised_experiment(config: dict, name: str, task: str, seed: int, all_runs: dict[str, dict] | None = None,
-                          *, transfer_rows: dict | None = None, schema=CHECKOUT_SCHEMA) -> SupervisedSettings:
+                          *, transfer_rows: dict | None = None, schema=DEFAULT_SCHEMA) -> SupervisedSettings:
     """The settings of one supervised job: ``supervised.train`` overlaid with the run's own keys.
 
     ``all_runs`` and ``transfer_rows`` are ``grids.expand_supervised(config)[0]`` and ``grids.expand(config)[1]``,
