@@ -40,6 +40,6 @@ def test_every_training_set_has_one_parquet_file():
 def test_no_two_stages_share_an_output():
     seen = {}
     for stage in STAGES.values():
-        for path in [o.path for o in stage.outs.values()] + list(stage.persistent):
+        for path in [o.path for o in stage.outs.values()] + list(stage.checkpoints):
             assert path not in seen, f"{path}: {seen[path]} and {stage.name}"
             seen[path] = stage.name

@@ -1,6 +1,6 @@
 # Train phase: one job per run and seed. Checkpoints (data/checkpoints/<run>/seed<N>) are not rule
 # outputs on purpose: Snakemake deletes the outputs of a failed or killed job, and the checkpoints
-# must survive it so the resubmitted job resumes (DVC declares them as a persistent output instead).
+# must survive it so the resubmitted job resumes (nor are they DVC outputs: see Stage.checkpoints).
 
 
 rule train:

@@ -44,9 +44,7 @@ def dvc_stage(stage: Stage, after: tuple[str, ...] = ()) -> dict:
         params.append({"workflow/runs.yaml": [_dvc(stage.run_settings)]})
     params += list(stage.params)
     body["params"] = params
-    outs: list = [_dvc(o.path) for o in stage.outs.values() if o.kind == "out"]
-    # Checkpoints survive a killed run (persist) so `dvc repro` resumes; not cached (large, transient).
-    outs += [{_dvc(p): {"persist": True, "cache": False}} for p in stage.persistent]
+    outs: list = [_dvc(o.path) for o in stage.outs.values() if o.kind == "out"]  # checkpoints are not (Stage)
     if outs:
         body["outs"] = outs
     metrics = [_dvc(o.path) for o in stage.outs.values() if o.kind == "metric"]

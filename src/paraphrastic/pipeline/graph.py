@@ -43,9 +43,10 @@ class Stage:
     outs: dict[str, Output]  # named outputs (Snakemake's output names)
     params: tuple[str, ...]  # params.yaml keys the stage reads (dotted paths)
     foreach: str | None = None  # a per-job stage: `jobs` (every run x seed) or `experiment_jobs`
-    # Outputs that must survive a failed or killed job (checkpoints): a Snakemake param, not an output
-    # (Snakemake deletes a failed job's outputs), and a persistent uncached DVC output.
-    persistent: tuple[str, ...] = ()
+    # The job's checkpoint folder: its own scratch, which must survive a failed or killed job so the rerun
+    # resumes. Neither engine's output: Snakemake deletes a failed job's outputs, and DVC would find an
+    # uncached output missing after `dvc checkout` (switching experiments) and retrain an unchanged job.
+    checkpoints: tuple[str, ...] = ()
     # also depends on the run's own settings: this entry of workflow/runs.yaml (its table, then the job's keys)
     run_settings: str | None = None
     threads: str = "threads"  # the params.yaml key giving the stage's threads (its `{threads}`)
@@ -75,7 +76,7 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
                        "history_json": Output(f"{job}/history.json"), "info": Output(f"{job}/train.json")},
                  params=tuple(dict.fromkeys(("supervised.train", "seed", "device", "evaluation.batch_size",
                                              *(_SELECTION_PARAMS if universal else ())))),
-                 foreach=foreach, persistent=(checkpoints,), run_settings="supervised_runs.{sup_run}")
+                 foreach=foreach, checkpoints=(checkpoints,), run_settings="supervised_runs.{sup_run}")
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
@@ -113,7 +114,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "history_json": Output(f"data/models/{JOB_DIR}/history.json"),
                 "info": Output(f"data/models/{JOB_DIR}/train.json")},
           params=("train", "seed", "device", "evaluation"),
-          foreach="jobs", persistent=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{experiment}"),
+          foreach="jobs", checkpoints=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{experiment}"),
     Stage("evaluate", f"evaluate --model data/models/{JOB_DIR}/model.pt --eval data/corpus/eval.parquet "
                       f"--out data/results/{JOB_DIR}.json --threads {{threads}}",
           deps=(f"data/models/{JOB_DIR}/model.pt", "data/corpus/eval.parquet"),
@@ -195,7 +196,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "info": Output("data/siamese/models/{scbow_run}/train.json")},
           params=("siamese_cbow.train", "seed", "device", "evaluation.batch_size"),
     foreach="siamese_jobs",
-          persistent=("data/siamese/checkpoints/{scbow_run}",), run_settings="siamese_runs.{scbow_run}"),
+          checkpoints=("data/siamese/checkpoints/{scbow_run}",), run_settings="siamese_runs.{scbow_run}"),
     Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval data/corpus/eval.parquet "
                       "--out-dir data/siamese/word2vec --threads {threads}",
           deps=(f"{_SIAMESE_CORPUS}/corpus.parquet", "data/corpus/eval.parquet"),
@@ -221,7 +222,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "history_json": Output(f"data/pwim/models/{_PWIM_JOB}/history.json"),
                 "info": Output(f"data/pwim/models/{_PWIM_JOB}/train.json")},
           params=("seed", "device"),
-          foreach="pwim_jobs", persistent=(f"data/pwim/checkpoints/{_PWIM_JOB}",),
+          foreach="pwim_jobs", checkpoints=(f"data/pwim/checkpoints/{_PWIM_JOB}",),
           run_settings="pwim_runs.{pwim_task}.{pwim_run}"),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
