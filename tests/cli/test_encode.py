@@ -3,7 +3,6 @@ and every failure is one line naming the path."""
 
 from __future__ import annotations
 
-import errno
 import io
 import os
 
@@ -11,8 +10,8 @@ import numpy as np
 import pytest
 
 import paraphrastic
-from paraphrastic import atomic
 from paraphrastic.cli import main as cli
+from tests.test_atomic import full_disk
 from tests.test_encoder import SENTENCES, model_file  # noqa: F401  (a fixture)
 
 
@@ -67,11 +66,7 @@ def test_a_full_disk_keeps_the_previous_output(model, tmp_path, monkeypatch, cap
     (tmp_path / "sentences.txt").write_text("\n".join(SENTENCES) + "\n")
     previous = tmp_path / "v.npy"
     np.save(previous, np.zeros((1, 1)))
-
-    def fsync(fd):
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-    monkeypatch.setattr(atomic.os, "fsync", fsync)
+    full_disk(monkeypatch)
     assert cli.main(["embed", "--model", model, "--input", str(tmp_path / "sentences.txt"), "--output",
                      str(previous), "--device", "cpu"]) == 1
     assert f"{previous}: could not write it (No space left on device)" in capsys.readouterr().err

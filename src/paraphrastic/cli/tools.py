@@ -16,7 +16,7 @@ def grids(args, load_config) -> None:
     print(f"{len(tables.runs)} runs, {len(tables.jobs)} jobs counting seeds; {len(tables.supervised_jobs)} supervised "
           f"jobs; every job's settings are valid (data profile {config['data_profile']})")
     if args.write:
-        write_text(args.write, runs_file(config))
+        write_text(args.write, runs_file(config, tables))
         print(f"wrote {args.write}")
 
 

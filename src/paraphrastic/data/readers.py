@@ -73,18 +73,19 @@ def iter_lines(path: str | os.PathLike, stream: BinaryIO | None = None) -> Itera
     for number, raw in iter_raw_lines(path, stream):
         if b"\0" in raw:
             raise MalformedLine(path, number, "NUL byte (binary data, or UTF-16 without a byte-order mark?)",
-                                _shown(raw))
+                                shown_bytes(raw))
         if b"\r" in raw:
             raise MalformedLine(path, number, "carriage return inside the line (lines end in \\n or \\r\\n)",
-                                _shown(raw))
+                                shown_bytes(raw))
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise MalformedLine(path, number, f"not valid UTF-8 ({exc.reason})") from None
 
 
-def _shown(raw: bytes) -> str:
-    return raw[:120].decode("utf-8", errors="replace")
+def shown_bytes(raw: bytes, limit: int = 120) -> str:
+    """The start of a raw line, as an error message shows it (whatever its encoding)."""
+    return raw[:limit].decode("utf-8", errors="replace")
 
 
 def _some(records: list, *paths) -> list:

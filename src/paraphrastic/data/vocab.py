@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from paraphrastic.atomic import atomic_path, write_text
-from paraphrastic.data.readers import SkippedLines, iter_lines, iter_raw_lines
+from paraphrastic.data.readers import SkippedLines, iter_lines, iter_raw_lines, shown_bytes
 from paraphrastic.errors import MalformedLine, PipelineError
 
 PAD, UNK, SOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
@@ -93,12 +93,12 @@ def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) ->
             dim = len(fields) - 1
             if dim == 1 and word.isdigit():
                 raise MalformedLine(path, number, "looks like a word2vec header (count dim); expected GloVe text "
-                                    "format, one `word v1 ... vd` per line", _shown(raw))
+                                    "format, one `word v1 ... vd` per line", shown_bytes(raw, 80))
             if dim == 0:
-                raise MalformedLine(path, number, "a word without vector values", _shown(raw))
+                raise MalformedLine(path, number, "a word without vector values", shown_bytes(raw, 80))
         if len(fields) - 1 != dim:
             raise MalformedLine(path, number, f"expected {dim} values after the word (the first line's width), "
-                                f"got {len(fields) - 1}", _shown(raw))
+                                f"got {len(fields) - 1}", shown_bytes(raw, 80))
         if word not in wanted:
             continue
         if word in vectors:
@@ -107,17 +107,13 @@ def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) ->
             with np.errstate(over="ignore"):  # an overflow is reported below, as the line's error
                 vectors[word] = np.asarray(fields[1:], dtype=np.float32)
         except ValueError:
-            raise MalformedLine(path, number, "non-numeric vector value", _shown(raw)) from None
+            raise MalformedLine(path, number, "non-numeric vector value", shown_bytes(raw, 80)) from None
         # numpy, like float(), reads "4_0" as 40 and takes nan / inf; 1e39 overflows float32 to inf
         if not np.isfinite(vectors[word]).all() or b"_" in b"".join(fields[1:]):
-            raise MalformedLine(path, number, "vector value not a finite decimal number", _shown(raw))
+            raise MalformedLine(path, number, "vector value not a finite decimal number", shown_bytes(raw, 80))
     if dim is None:
         raise PipelineError(f"{path}: empty word-vector file")
     return vectors, dim
-
-
-def _shown(raw: bytes) -> str:
-    return raw[:80].decode("utf-8", errors="replace")
 
 
 def build(token_lists: Iterable[list[str]], vectors_path,

@@ -15,6 +15,7 @@ import jsonschema
 import yaml
 
 from paraphrastic import resources
+from paraphrastic.atomic import write_text
 from paraphrastic.data import datasets
 from paraphrastic.errors import PipelineError
 
@@ -43,8 +44,6 @@ def write_resolved(config: dict, directory) -> Path:
     text = yaml.safe_dump(config, sort_keys=False)
     path = Path(directory) / f"params-{hashlib.sha256(text.encode()).hexdigest()[:16]}.yaml"
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        from paraphrastic.atomic import write_text
-
         write_text(path, text)
     return path
 

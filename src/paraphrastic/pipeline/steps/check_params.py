@@ -18,7 +18,7 @@ CHECKED = {"checked": "params.yaml: its schema, every job's settings, every row 
 
 def run(config: dict, *, runs, out) -> None:
     tables = check(config)
-    if Path(runs).read_text(encoding="utf-8") != runs_file(config):
+    if Path(runs).read_text(encoding="utf-8") != runs_file(config, tables):
         raise PipelineError(f"{runs} is stale: it does not list the runs params.yaml expands to; regenerate it with "
                             f"`python -m paraphrastic grids --write {runs}`")
     write_json(out, CHECKED)
