@@ -1,12 +1,15 @@
 # Paraphrastic sentence embeddings (Wieting & Gimpel, ACL 2017), end to end: data -> tokens -> training ->
 # STS evaluation -> analyses -> report. Every rule is a thin call into the `paraphrastic` library; its
 # inputs, outputs, params and command come from the one stage graph (src/paraphrastic/pipeline/graph.py),
-# which also generates dvc.yaml. Each job's stdout and stderr go to logs/<rule>/<job>.log.
+# which also generates dvc.yaml. Each job's stdout and stderr go to logs/<rule>/<job>.log, its wall time and peak
+# memory to logs/benchmarks/<rule>/<job>.tsv.
 #
 #   snakemake --profile workflow/profiles/default                     # offline data, params.yaml
 #   snakemake --profile workflow/profiles/default --configfile params.test.yaml   # the tiny config
 #   snakemake --cores 8 --profile workflow/profiles/slurm             # on a SLURM cluster
 #   snakemake -n --config data_profile=paper                          # the paper's data (upstream URLs)
+#   snakemake --report report.html                                    # after a run: results, runtimes, rule graph
+#   snakemake --lint                                                  # no findings (tests/workflow/)
 from snakemake.utils import min_version, validate
 
 min_version("9.18")  # checksums of updated inputs (idempotence after `dvc checkout`)
@@ -20,6 +23,19 @@ if not workflow.overwrite_configfiles:
 
 
 validate(config, "workflow/schemas/params.schema.yaml")
+
+
+# Software: every rule names the conda environment workflow/envs/paraphrastic.yaml (ENV, in common.smk),
+# used with `--software-deployment-method conda`; with `conda apptainer`, each environment is built inside
+# this base image (the snakemake-workflows convention). Miniforge rather than their miniconda3: the environment
+# is conda-forge's alone, and Miniforge is the image `snakemake --containerize` builds its Dockerfile on.
+# Plain runs use neither: the Python that runs Snakemake runs the jobs.
+container: "docker://condaforge/miniforge3"
+
+
+# `snakemake --report`: this page, the outputs marked with report() (workflow/report/ has their captions),
+# every job's runtime and the rule graph.
+report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"  # the stage graph, every job table, rule helpers
@@ -36,10 +52,11 @@ include: "workflow/rules/report.smk"  # the papers' numbers beside ours
 
 
 # On a cluster these run on the submit host: compute nodes often have no internet (fetch), and
-# the report is seconds of work.
+# the report and universal_init (a selection and a few sha256) are seconds of work.
 localrules:
     all,
     fetch,
+    universal_init,
     report,
 
 

@@ -10,13 +10,13 @@ PACKAGE_DIR = SOURCE_ROOT / "paraphrastic"
 # Bottom to top: a module may import its own layer and the layers below it, never one above.
 LAYERS = (
     # foundations: exceptions, atomic writes, device and threads, the files shipped beside the code
-    ("errors", "atomic", "runtime", "resources"),
+    ("errors", "atomic", "runtime", "resources", "version"),
     ("data",),  # files -> tables, vocabularies, batches
     ("models",),  # encoders, cells, heads, PWIM, model files
     ("losses",),  # objectives and penalties over model outputs
     ("experiments",),  # params.yaml -> runs, jobs, settings
     ("evaluation",),  # scoring, model selection, the reference encoder
-    ("encoder",),  # the public API: a model.pt as an encoder
+    ("encoder", "export"),  # the public API: a model.pt as an encoder, or as a sentence-transformers folder
     ("training",),  # the epoch loop and one trainer per family
     ("analysis",),  # gate and error analyses
     ("report",),  # the document and its sections

@@ -11,6 +11,7 @@ import paraphrastic
 from paraphrastic.cli import main as cli
 from paraphrastic.data.tokenize import tokenize
 from paraphrastic.data.vocab import Vocabulary
+from paraphrastic.encoder import Encoder
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation import similarity
 from paraphrastic.models.encoders import build_model
@@ -43,8 +44,8 @@ def test_encode_matches_the_pipelines_scoring(model_file):
     assert np.allclose(vectors, expected, atol=1e-6)
     frame = pd.DataFrame({"tokens1": [tokenize(s) for s in SENTENCES],
                           "tokens2": [tokenize(s) for s in SENTENCES[::-1]]})
-    assert np.allclose(encoder.similarity(SENTENCES, SENTENCES[::-1]), similarity.cosine_scores(model, vocab, frame),
-                       atol=1e-6)
+    assert np.allclose(encoder.similarity_pairwise(SENTENCES, SENTENCES[::-1]),
+                       similarity.cosine_scores(model, vocab, frame), atol=1e-6)
     assert encoder.encode([]).shape == (0, encoder.dim)
 
 
@@ -62,17 +63,82 @@ def test_unknown_words_empty_strings_and_very_long_inputs(model_file):
 
 def test_bad_inputs_are_clear_errors(model_file, workspace):
     encoder = paraphrastic.load(model_file[0], device="cpu")
-    with pytest.raises(TypeError, match="list of sentences"):
-        encoder.encode("a single string")
-    with pytest.raises(TypeError, match="must be str"):
+    with pytest.raises(TypeError, match="must be str, got NoneType"):
         encoder.encode(["fine", None])
+    with pytest.raises(TypeError, match="must be str, got bytes"):
+        encoder.encode(b"bytes are not text")
+    with pytest.raises(TypeError, match="a str or a sequence of str, got int"):
+        encoder.encode(3)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['colour'\]"):
+        encoder.encode(["a"], colour="red")
+    with pytest.raises(ValueError, match="no named prompts"):
+        encoder.encode(["a"], prompt_name="query")
+    for bad in ({"batch_size": 0}, {"precision": "int8"}, {"output_value": "token_embeddings"}):
+        with pytest.raises(ValueError):
+            encoder.encode(["a"], **bad)
     with pytest.raises(ValueError, match="as many"):
-        encoder.similarity(["a"], ["b", "c"])
+        encoder.similarity_pairwise(["a"], ["b", "c"])
     with pytest.raises(PipelineError, match="no such model file"):
         paraphrastic.load(workspace["root"] / "missing.pt")
     torch.save({"weights": 1}, workspace["root"] / "other.pt")
     with pytest.raises(PipelineError, match="not a paraphrastic model"):
         paraphrastic.load(workspace["root"] / "other.pt")
+
+
+def test_encode_takes_sentence_transformers_arguments(model_file, capsys):
+    """SentenceTransformer.encode's inputs, arguments and return types, so code written for it runs unchanged."""
+    encoder = paraphrastic.load(model_file[0], device="cpu")
+    rows = encoder.encode(SENTENCES)
+    single = encoder.encode(SENTENCES[0])
+    assert single.shape == (encoder.dim,) and np.allclose(single, rows[0], atol=1e-6)
+    for sequence in (tuple(SENTENCES), np.array(SENTENCES), pd.Series(SENTENCES), pd.Series(SENTENCES, index=[7, 8, 9]),
+                     np.array(SENTENCES, dtype=object), iter(SENTENCES)):
+        assert np.allclose(encoder.encode(sequence), rows, atol=1e-6)
+    tensor = encoder.encode(SENTENCES, convert_to_tensor=True)
+    assert isinstance(tensor, torch.Tensor) and tensor.shape == rows.shape and np.allclose(tensor.numpy(), rows)
+    listed = encoder.encode(SENTENCES, convert_to_numpy=False)
+    assert isinstance(listed, list) and len(listed) == 3 and all(isinstance(v, torch.Tensor) for v in listed)
+    for batch_size in (1, 2):
+        assert np.allclose(encoder.encode(SENTENCES, batch_size=batch_size, device="cpu"), rows, atol=1e-6)
+    assert np.allclose(encoder.encode(SENTENCES, show_progress_bar=True, batch_size=2), rows, atol=1e-6)
+    assert "Batches" in capsys.readouterr().err  # tqdm's bar
+    unit = encoder.encode(SENTENCES, normalize_embeddings=True)
+    assert np.allclose(np.linalg.norm(unit, axis=1), 1, atol=1e-6)
+    assert encoder.encode(SENTENCES, truncate_dim=3).shape == (3, 3)
+    assert np.allclose(encoder.encode(["a dog"], prompt="the "), encoder.encode(["the a dog"]))
+    # What MTEB passes besides is accepted and changes nothing.
+    assert np.allclose(encoder.encode(SENTENCES, task_name="STSBenchmark", prompt_type=None), rows)
+    assert encoder.encode(np.array([], dtype=str)).shape == (0, encoder.dim)
+    assert encoder.encode([], convert_to_tensor=True).shape == (0, encoder.dim)
+
+
+def test_a_zero_vector_normalizes_to_zero_and_has_zero_similarity(workspace):
+    vocab = Vocabulary.load(workspace["vocab_dir"] / "vocab.txt")
+    embeddings = torch.from_numpy(np.load(workspace["vocab_dir"] / "embeddings.npy"))
+    embeddings[1] = 0  # an untrained <unk>: an unknown word is the zero vector, which has no direction
+    encoder = Encoder(build_model("avg", embeddings), vocab)
+    assert not encoder.encode("zyxxy").any()
+    unit = encoder.encode(["zyxxy", "a dog"], normalize_embeddings=True)
+    assert np.isfinite(unit).all() and not unit[0].any() and np.isclose(np.linalg.norm(unit[1]), 1)
+    assert torch.equal(encoder.similarity(["zyxxy"], ["a dog", "zyxxy"]), torch.zeros(1, 2))
+    assert torch.equal(encoder.similarity_pairwise(["zyxxy"], ["a dog"]), torch.zeros(1))
+
+
+def test_similarity_is_sentence_transformers_matrix_of_cosines(model_file):
+    encoder = paraphrastic.load(model_file[0], device="cpu")
+    rows = encoder.encode(SENTENCES)
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    expected = unit @ unit[::-1].T
+    matrix = encoder.similarity(rows, rows[::-1])
+    assert isinstance(matrix, torch.Tensor) and matrix.shape == (3, 3)
+    assert np.allclose(matrix.numpy(), expected, atol=1e-6)
+    assert np.allclose(encoder.similarity(torch.from_numpy(rows), SENTENCES[::-1]).numpy(), expected, atol=1e-6)
+    assert np.allclose(encoder.similarity(rows[0], rows).numpy(), expected[:1, ::-1], atol=1e-6)  # a 1-D row
+    assert np.allclose(encoder.similarity(list(encoder.encode(SENTENCES, convert_to_numpy=False)), rows).numpy(),
+                       unit @ unit.T, atol=1e-6)
+    pairwise = encoder.similarity_pairwise(rows, rows[::-1])
+    assert pairwise.shape == (3,) and np.allclose(pairwise.numpy(), np.diag(expected), atol=1e-6)
+    assert np.allclose(encoder.similarity_pairwise(SENTENCES, SENTENCES[::-1]).numpy(), np.diag(expected), atol=1e-6)
 
 
 def test_a_supervised_model_loads_as_its_sentence_encoder(model_file, workspace):
@@ -100,7 +166,7 @@ def test_embed_and_similarity_subcommands(model_file, workspace, capsys):
     assert cli.main(["similarity", "--model", str(model_file[0]), "--input", str(root / "pairs.tsv"),
                      "--device", "cpu"]) == 0
     printed = [float(v) for v in capsys.readouterr().out.split()]
-    assert np.allclose(printed, encoder.similarity(SENTENCES, SENTENCES[::-1]), atol=1e-5)
+    assert np.allclose(printed, encoder.similarity_pairwise(SENTENCES, SENTENCES[::-1]), atol=1e-5)
     (root / "bad.tsv").write_text("one\ttwo\nonly one\n")
     assert cli.main(["similarity", "--model", str(model_file[0]), "--input", str(root / "bad.tsv")]) == 1
     assert "bad.tsv:2: has 1 tab-separated fields, no column 1" in capsys.readouterr().err

@@ -5,7 +5,7 @@ Every Snakemake rule and DVC stage runs ``python -m paraphrastic <command>``: th
 imports Snakemake or DVC.
 """
 
-__version__ = "0.2.0.dev0"  # the next release (CHANGELOG.md "Unreleased"); 0.1.0 is tag v0.1.0
+from paraphrastic.version import __version__  # noqa: F401 (paraphrastic.__version__)
 
 
 def load(path, device: str = "auto", batch_size: int = 256):

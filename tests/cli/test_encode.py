@@ -41,7 +41,7 @@ def test_similarity_reads_pairs_from_standard_input(model, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(pairs))
     assert cli.main(["similarity", "--model", model, "--input", "-", "--device", "cpu"]) == 0
     printed = [float(v) for v in capsys.readouterr().out.split()]
-    expected = paraphrastic.load(model, device="cpu").similarity(SENTENCES, SENTENCES[::-1])
+    expected = paraphrastic.load(model, device="cpu").similarity_pairwise(SENTENCES, SENTENCES[::-1])
     assert len(printed) == 3 and np.allclose(printed, expected, atol=1e-5)
 
 

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -192,6 +193,22 @@ def test_second_snakemake_run_has_nothing_to_do(snakemake_run):
     assert "Nothing to be done" in sh(SNAKEMAKE, root, env)
 
 
+def test_every_job_has_a_benchmark_and_snakemake_report_shows_the_reported_outputs(snakemake_run, tmp_path):
+    root, env, _ = snakemake_run
+    for name in STAGES:
+        jobs = {p.stem for p in (root / "logs" / name).glob("*.log")}
+        benchmarks = sorted((root / "logs/benchmarks" / name).glob("*.tsv"))
+        assert {p.stem for p in benchmarks} == jobs, name  # one per job, named as its log
+        assert benchmarks[0].read_text().startswith("s\th:m:s\tmax_rss"), benchmarks[0]
+    sh(["snakemake", "--report", str(tmp_path / "report.zip")], root, env)
+    with zipfile.ZipFile(tmp_path / "report.zip") as report:
+        page = report.read("report/report.html").decode()
+        files = {Path(n).name for n in report.namelist() if n.startswith("report/data/")}  # data/<hash>/<name>
+    assert files == {"report.html", "report.md", "runs.csv", "learning_curves.png", "gate_norms_by_pos.png",
+                     "by_pos.csv", "examples.csv"}
+    assert "Learning curves of the rows in Tables 1 and 4" in page  # a caption (workflow/report/)
+
+
 def dvc_outputs(root: Path, env: dict) -> list[str]:
     """Every output path of every DVC stage, relative to the repository."""
     code = ("import json; from dvc.repo import Repo; repo = Repo('.'); "
@@ -276,10 +293,11 @@ def test_dvc_repro_produces_the_same_artifacts_and_metrics(snakemake_run, dvc_ru
 
 
 def test_dvc_metrics_and_plots_show(dvc_run):
+    """One metrics file, the report's scores; each job's per-epoch history is a plot."""
     root, env, _ = dvc_run
     metrics = json.loads(sh(["dvc", "metrics", "show", "--json"], root, env))
     files = next(iter(metrics.values()))["data"]
-    assert files["data/results/lstmavg-simpwiki/seed1.json"]["data"]["summary"]["transfer_sets"] == 2
+    assert list(files) == ["data/report/metrics.json"]
     assert files["data/report/metrics.json"]["data"]["t-lstmavg-reg"]["seeds"] == 2
     out = sh(["dvc", "plots", "show", "-o", "plots"], root, env)
     page = (root / "plots" / "index.html").read_text()
@@ -438,3 +456,41 @@ def test_invalid_params_stop_dvc_repro_before_any_output_is_removed(dvc_run):
     out = sh(["dvc", "repro"], root, env)  # the restored params are checked again; nothing else reruns
     assert re.findall(r"Running stage '([^']+)'", out) in ([], ["check_params"]) and "'fetch' didn't change" in out
     assert "up to date" in sh(["dvc", "status"], root, env)
+
+
+def trained(log: str) -> list[str]:
+    """The training stages a `dvc repro` or `dvc exp run` ran."""
+    return sorted(s for s in re.findall(r"Running stage '([^']+)'", log) if s.split("@")[0].startswith("train"))
+
+
+def test_dvc_exp_run_on_a_grid_trains_exactly_its_new_runs_and_switching_back_trains_nothing(dvc_run):
+    """The issue's case: `dvc exp run -S` on a grid's thinning. The runs table follows params only when
+    regenerated, so the experiment stops, naming the fix; then it trains the new runs' jobs and nothing else.
+    `dvc exp show` and `dvc metrics diff` compare scores; going back to the baseline retrains nothing."""
+    root, env, _ = dvc_run
+    sh(["git", "add", "-A"], root, env)
+    sh(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "baseline"], root, env)
+    before = {name for name in JobTables.of(yaml.safe_load((root / "params.yaml").read_text())).jobs}
+    proc = subprocess.run(["dvc", "exp", "run", "-S", "grid_thinning.offline.margin=[0.8]"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0
+    assert "python -m paraphrastic grids --write workflow/runs.yaml" in proc.stdout + proc.stderr
+    sh([sys.executable, "-m", "paraphrastic", "grids", "--write", "workflow/runs.yaml"], root, env)
+    out = sh(["dvc", "exp", "run"], root, env)
+    jobs = JobTables.of(yaml.safe_load((root / "params.yaml").read_text())).jobs
+    new = sorted(f"train@{name}" for name in set(jobs) - before)
+    assert len(new) == 4 and trained(out) == new
+    def columns(*view: str) -> list[str]:
+        return sh(["dvc", "exp", "show", "--csv", *view], root, env).splitlines()[0].split(",")
+
+    changed = columns("--only-changed")  # the README's views
+    assert {"grid_thinning.offline.margin", "t-lstmavg-reg.test"} <= set(changed) and len(changed) < 60, changed
+    scores = columns("--drop", r"^(?!Experiment$|.*\.test$)")
+    assert scores[0] == "Experiment" and "t-lstmavg-reg.test" in scores and len(scores) < 30, scores
+    diff = sh(["dvc", "metrics", "diff", "--json"], root, env)
+    compared = json.loads(diff)["data/report/metrics.json"]
+    assert "t-lstmavg-reg.test" in compared and not [k for k in compared if "second" in k]
+    sh(["git", "reset", "-q", "--hard"], root, env)  # back to the baseline
+    sh(["dvc", "checkout"], root, env)
+    assert "up to date" in sh(["dvc", "status"], root, env)
+    assert trained(sh(["dvc", "repro"], root, env)) == []

@@ -155,6 +155,11 @@ def test_second_run_through_slurm_has_nothing_to_do(slurm_run):
     assert "Nothing to be done" in sh(["snakemake", *PROFILES], root, env)
 
 
+def init_row(root: Path, job: str) -> str:
+    """The transfer row a universal job starts from (its universal_init record is data/supervised/init/<row>.json)."""
+    return yaml.safe_load((root / "workflow/runs.yaml").read_text())["universal_jobs"][job]["init"]
+
+
 def slurm_logs(root: Path) -> list[Path]:
     """One log per SLURM submission (the test profile keeps successful jobs' logs too)."""
     return sorted((root / ".snakemake/slurm_logs").rglob("*.log"))
@@ -192,7 +197,8 @@ def test_a_cancelled_group_is_resubmitted_and_its_jobs_resume_to_the_same_metric
         sh([sys.executable, "-m", "paraphrastic", rule.replace("_", "-"), "--experiment", sup_run, "--task", task,
             "--seed", seed.removeprefix("seed"), "--supervised-dir", "data/supervised", "--vocab-dir", "data/vocab",
             "--out-dir", str(reference / "model"), "--checkpoints", str(reference / "ck"), "--threads", "1",
-            *(["--data-dir", "data"] if rule == "train_universal" else []), "--no-progress"], root, env)
+            *(["--init", f"data/supervised/init/{init_row(root, job)}.json"] if rule == "train_universal" else []),
+            "--no-progress"], root, env)
         ref = json.loads((reference / "model/history.json").read_text())
         got = json.loads((root / f"data/supervised/models/{folder}/history.json").read_text())
         assert len(got) == SUPERVISED_EPOCHS

@@ -92,9 +92,12 @@ def test_stages_depend_on_what_they_run_and_not_on_their_neighbours():
     # neither the other families' trainers nor model selection feed a transfer job
     assert not train & {"src/paraphrastic/training/pwim.py", "src/paraphrastic/training/supervised.py",
                         "src/paraphrastic/evaluation/selection.py", "src/paraphrastic/models/pwim.py"}
-    # universal jobs choose their starting model; plain supervised jobs do not
+    # universal jobs check the model their row's record names (selection's code); plain supervised jobs do not
     assert "src/paraphrastic/evaluation/selection.py" in code_paths("train_universal")
     assert "src/paraphrastic/evaluation/selection.py" not in code_paths("train_supervised")
+    # every stage runs the version module (paraphrastic/__init__.py imports it), but a release bump reruns none
+    assert "src/paraphrastic/__init__.py" in train and not [s for s in STAGES if "src/paraphrastic/version.py"
+                                                            in code_paths(s)]
     assert "src/paraphrastic/data/fetch.py" in code_paths("fetch") and "src/paraphrastic/data/fetch.py" not in train
     # fetching depends on the manifest's reader and the lists of files, not on how the files are read or tokenised
     assert not set(code_paths("fetch")) & {"src/paraphrastic/data/tokenize.py", "src/paraphrastic/data/readers.py",

@@ -20,3 +20,22 @@ def test_report_files_sections_in_order_and_metrics(results, tmp_path):
     assert (out / "report.html").read_text().count("<img") == 2 and (out / "runs.csv").exists()
     metrics = json.loads((out / "metrics.json").read_text())
     assert {"baseline", "supervised", "reference_encoder", "siamese_cbow", "pwim", "t-lstmavg-reg"} <= set(metrics)
+
+
+def leaves(doc, path=""):
+    if isinstance(doc, dict):
+        return [leaf for key, value in doc.items() for leaf in leaves(value, f"{path}.{key}")]
+    return [(path, doc)]
+
+
+def test_metrics_hold_scores_only_and_timings_their_own_file(results, tmp_path):
+    """metrics.json is what `dvc metrics diff` and `dvc exp show` compare: numbers that are the same when an
+    experiment is run again, no strings, no times (those are in timings.json)."""
+    config, folder = results
+    build_report(config, data_dir=folder, out_dir=tmp_path)
+    metrics = leaves(json.loads((tmp_path / "metrics.json").read_text()))
+    assert metrics and all(isinstance(v, int | float) and not isinstance(v, bool) for _, v in metrics), metrics
+    assert not [p for p, _ in metrics if re.search("second|time|speed", p)]
+    timings = json.loads((tmp_path / "timings.json").read_text())
+    assert timings["reference_encoder_sentences_per_second"]["all-MiniLM-L6-v2"] == 100.0
+    assert timings["transfer_training"]["jobs"] > 0 and timings["transfer_training"]["train_seconds"] >= 0

@@ -23,7 +23,7 @@ def test_blocks_render_as_markdown_and_escaped_html(tmp_path):
     assert "0.1234" in md  # a formatted table is printed as it is
     assert "![the plot](plot.png)" in md
     page = doc.html("T")
-    assert "<h2>Results &amp; more</h2>" in page and "<p>a &lt;b&gt; c</p>" in page
+    assert "<h2 id='results--more'>Results &amp; more</h2>" in page and "<p>a &lt;b&gt; c</p>" in page
     assert "<li>one</li>" in page and "data:image/png;base64," in page
 
 

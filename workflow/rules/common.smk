@@ -1,6 +1,8 @@
-# What every rule file shares: the library, the config as this invocation resolved it, every job table, and
-# helpers that take a rule's inputs, outputs, params, log and command from the one stage graph
-# (src/paraphrastic/pipeline/graph.py, which also generates dvc.yaml).
+# What the rule files share -- the library, the config as this invocation resolved it, every job table, and
+# helpers that take a rule's inputs, outputs, params, log, benchmark, software environment and command from the
+# one stage graph (src/paraphrastic/pipeline/graph.py, which also generates dvc.yaml). The functions live here,
+# not beside the rules, as `snakemake --lint` asks. (Its check for that matches the text "rule", some words
+# and a colon on one line, so no comment here may read that way.)
 import json
 import os
 import re
@@ -32,6 +34,18 @@ if workflow.remote_exec and _submitted and _submitted != str(RESOLVED_PARAMS):
                         "params.yaml or a --configfile changed while the workflow ran; rerun snakemake")
 os.environ[params.RESOLVED_ENV] = str(RESOLVED_PARAMS)
 CLI = f'python -m paraphrastic --params "${params.RESOLVED_ENV}"'
+# Jobs import this checkout's library, whichever Python runs them (this virtual environment, the conda
+# environment below, a container): like the config, through the environment rather than the command, and
+# so the conda environment need not install the package (a path to this checkout would not survive
+# `snakemake --containerize`, which builds the environments inside an image). Set, not required, so no
+# `envvars:` (--lint's check for that reads any `os.environ[...]` as a requirement).
+os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.basedir) / "src"),
+                                                           os.environ.get("PYTHONPATH")])))
+
+# Every job's software, for `--software-deployment-method conda` (and `conda apptainer`): the package's
+# dependencies (pyproject.toml; tests/workflow/test_conventions.py keeps the two in step). Relative to
+# workflow/rules/, where every rule is.
+ENV = "../envs/paraphrastic.yaml"
 
 # ---- every job, computed once per parse ------------------------------------------------------------------
 # Every job's settings and every row a key names are checked before any job starts; a cluster job's own parse
@@ -53,11 +67,12 @@ wildcard_constraints:
     scbow_run=_choice(TABLES.siamese_jobs),
     pwim_run=_choice(j["run"] for j in TABLES.pwim_jobs.values()),
     pwim_task=_choice(PWIM_TASKS),
+    init_row=_choice(TABLES.universal_inits),
     seed=r"\d+",
 
 
 def mirror_inputs(wildcards=None):
-    """Mirror files the fetch rule copies, so a changed mirror reruns it (Snakemake only: the mirror
+    """Mirror files that fetch copies, so a changed mirror reruns it (Snakemake only: the mirror
     lies outside the repository, so DVC cannot track it; fetch verifies every sha256 anyway)."""
     mirror = params.mirror_dir(config)
     if mirror is None:
@@ -67,8 +82,13 @@ def mirror_inputs(wildcards=None):
     return [str(mirror / manifest[f]["mirror"]) for f in required_raw_files(config) if manifest[f].get("mirror")]
 
 
-def _job_train_set(dep):
-    return lambda w: dep.format(train_set=TABLES.runs[w.experiment]["train_set"])
+# Placeholders of a dep that are no wildcard of its rule: the job's own training set, a universal run's init row.
+JOB_PLACEHOLDERS = {"{train_set}": lambda w: {"train_set": TABLES.runs[w.experiment]["train_set"]},
+                    "{init_row}": lambda w: {"init_row": TABLES.supervised_runs[w.sup_run]["init"]}}
+
+
+def _job_dep(dep, placeholder):
+    return lambda w: dep.format(**JOB_PLACEHOLDERS[placeholder](w))
 
 
 # Folders other stages read are depended on, in Snakemake, through a file that stands for them: a
@@ -81,13 +101,26 @@ LISTED_BY_RULE = {"data/models", "data/results", "data/gates/analysis", "data/su
 
 
 def stage_inputs(name):
-    """The stage's data deps ({train_set} resolved per job; folders through their stand-ins)."""
+    """The stage's data deps ({train_set} and {init_row} resolved per job; folders through their stand-ins)."""
     deps = [STAND_INS.get(d, d) for d in STAGES[name].deps if d not in LISTED_BY_RULE]
-    return [_job_train_set(d) if "{train_set}" in d else d for d in deps]
+    return [next((_job_dep(d, p) for p in JOB_PLACEHOLDERS if p in d), d) for d in deps]
 
 
-def stage_outputs(name):
-    return {key: out.path for key, out in STAGES[name].outs.items()}
+def stage_outputs(name, reports=None):
+    """The stage's named outputs. Those named in `reports` also go into `snakemake --report`, with their report()
+    arguments: a caption is a file name in workflow/report/."""
+    reports = reports or {}
+    if unknown := set(reports) - set(STAGES[name].outs):
+        raise WorkflowError(f"stage {name} has no output {', '.join(sorted(unknown))} to put in the report")
+
+    def output(key, path):
+        if key not in reports:
+            return path
+        kwargs = dict(reports[key])
+        kwargs["caption"] = f"../report/{kwargs['caption']}"  # relative to workflow/rules/, like ENV
+        return report(path, **kwargs)
+
+    return {key: output(key, out.path) for key, out in STAGES[name].outs.items()}
 
 
 # A job's run settings, by the workflow/runs.yaml table its stage depends on (Stage.run_settings).
@@ -103,7 +136,7 @@ RUN_SETTINGS = {
 def stage_params(name):
     """Rerun triggers: the params.yaml keys the stage reads, a digest of the source files it runs (its derived
     code deps: an edit reruns it, whatever the mtimes) and, per job, the run's settings. The code files are not
-    rule inputs: ~35 of them for each of the paper profile's 9,629 jobs made its dry run 2 minutes longer."""
+    inputs: ~35 of them for each of the paper profile's 9,629 jobs made its dry run 2 minutes longer."""
     stage = STAGES[name]
     values = {
         "settings": json.dumps({k: params.param_value(config, k) for k in stage.params}, sort_keys=True),
@@ -112,21 +145,40 @@ def stage_params(name):
     if stage.run_settings:
         settings = RUN_SETTINGS[stage.run_settings.split(".")[0]]
         values["run"] = lambda w: json.dumps(settings(w).as_dict(), sort_keys=True)
+    for param in _command_params(name):
+        values[param] = lambda w, p=param: JOB_PLACEHOLDERS[f"{{{p}}}"](w)[p]
     return values
 
 
 def stage_log(name):
     """logs/<rule>/<job>.log: the job's stdout and stderr (of its last attempt: Snakemake removes a job's log
     before it runs it again)."""
-    wildcards = re.findall(r"\{(\w+)\}", " ".join(out.path for out in STAGES[name].outs.values()))
-    job = ".".join("seed{seed}" if w == "seed" else f"{{{w}}}" for w in dict.fromkeys(wildcards))
+    job = ".".join("seed{seed}" if w == "seed" else f"{{{w}}}" for w in _wildcards(name))
     return f"logs/{name}/{job or name}.log"
+
+
+def stage_benchmark(name):
+    """logs/benchmarks/<rule>/<job>.tsv: the job's wall time, CPU time and peak memory (Snakemake's `benchmark:`),
+    what to size the SLURM profile's `resources` by. Beside the logs, not in data/ (DVC's) nor in
+    benchmarks/ (the library's own speed benchmarks, in git)."""
+    return f"logs/benchmarks/{stage_log(name).removeprefix('logs/').removesuffix('.log')}.tsv"
+
+
+def _wildcards(name):
+    return list(dict.fromkeys(re.findall(r"\{(\w+)\}", " ".join(out.path for out in STAGES[name].outs.values()))))
+
+
+def _command_params(name):
+    """The command's placeholders that are neither wildcards of its job nor {threads} (job params)."""
+    return [p for p in re.findall(r"\{(\w+)\}", STAGES[name].command) if p not in _wildcards(name) + ["threads"]]
 
 
 def stage_shell(name):
     command = STAGES[name].command
-    for wildcard in ("experiment", "sup_run", "task", "seed", "scbow_run", "pwim_run", "pwim_task"):
+    for wildcard in _wildcards(name):
         command = command.replace(f"{{{wildcard}}}", f"{{wildcards.{wildcard}}}")
+    for param in _command_params(name):  # a universal job's init row
+        command = command.replace(f"{{{param}}}", f"{{params.{param}}}")
     # The output goes to the log and on to the job's own stdout: the terminal locally; under SLURM the job's
     # output file, one per attempt, so a preempted attempt's last words outlive the retry. tee ignores
     # SIGTERM (which SLURM sends every process of the job) and so passes on what the job says as it stops.
@@ -145,3 +197,8 @@ def job_files(stage, jobs, keys=("history_json", "info", "model")):
     """The files of these jobs of a training stage that a later stage reads: histories and train.json
     choose a row's run, model.pt files are scored."""
     return [path for key in keys for path in job_outputs(STAGES[stage].outs[key].path, jobs)]
+
+
+def universal_init_inputs(wildcards):
+    """An init row's transfer jobs: their histories choose the run, its model.pt files are recorded."""
+    return job_files("train", TABLES.row_jobs(wildcards.init_row))

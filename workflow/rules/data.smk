@@ -12,6 +12,10 @@ rule fetch:
         files=[f"data/raw/{name}" for name in required_raw_files(config)],
     log:
         stage_log("fetch"),
+    benchmark:
+        stage_benchmark("fetch")
+    conda:
+        ENV
     params:
         **stage_params("fetch"),
     shell:
@@ -25,6 +29,10 @@ rule prepare_eval:
         **stage_outputs("prepare_eval"),
     log:
         stage_log("prepare_eval"),
+    benchmark:
+        stage_benchmark("prepare_eval")
+    conda:
+        ENV
     params:
         **stage_params("prepare_eval"),
     shell:
@@ -38,6 +46,10 @@ rule prepare_train:
         **stage_outputs("prepare_train"),
     log:
         stage_log("prepare_train"),
+    benchmark:
+        stage_benchmark("prepare_train")
+    conda:
+        ENV
     params:
         **stage_params("prepare_train"),
     shell:
@@ -51,6 +63,10 @@ rule match:
         **stage_outputs("match"),
     log:
         stage_log("match"),
+    benchmark:
+        stage_benchmark("match")
+    conda:
+        ENV
     params:
         **stage_params("match"),
     shell:
@@ -64,6 +80,10 @@ rule vocab:
         **stage_outputs("vocab"),
     log:
         stage_log("vocab"),
+    benchmark:
+        stage_benchmark("vocab")
+    conda:
+        ENV
     params:
         **stage_params("vocab"),
     shell:

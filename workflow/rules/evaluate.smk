@@ -10,6 +10,10 @@ rule evaluate:
         **stage_outputs("evaluate"),
     log:
         stage_log("evaluate"),
+    benchmark:
+        stage_benchmark("evaluate")
+    conda:
+        ENV
     params:
         **stage_params("evaluate"),
     threads: config["threads"]
@@ -24,6 +28,10 @@ rule baseline:
         **stage_outputs("baseline"),
     log:
         stage_log("baseline"),
+    benchmark:
+        stage_benchmark("baseline")
+    conda:
+        ENV
     params:
         **stage_params("baseline"),
     threads: config["threads"]
@@ -37,9 +45,13 @@ rule error_analysis:
         # the two rows' jobs: their histories choose the runs, their model.pt files score the pairs
         jobs=job_files("train", ERROR_JOBS),
     output:
-        **stage_outputs("error_analysis"),
+        **stage_outputs("error_analysis", {"examples": {"caption": "error_examples.rst", "category": "4. Analyses"}}),
     log:
         stage_log("error_analysis"),
+    benchmark:
+        stage_benchmark("error_analysis")
+    conda:
+        ENV
     params:
         **stage_params("error_analysis"),
     threads: config["threads"]
@@ -56,6 +68,10 @@ rule compare_encoders:
         **stage_outputs("compare_encoders"),
     log:
         stage_log("compare_encoders"),
+    benchmark:
+        stage_benchmark("compare_encoders")
+    conda:
+        ENV
     params:
         **stage_params("compare_encoders"),
     threads: config["threads"]

@@ -9,6 +9,10 @@ rule stanza_models:
         scores=STAGES["stanza_models"].outs["scores"].path,
     log:
         stage_log("stanza_models"),
+    benchmark:
+        stage_benchmark("stanza_models")
+    conda:
+        ENV
     params:
         **stage_params("stanza_models"),
     threads: params.param_value(config, STAGES["stanza_models"].threads)
@@ -26,6 +30,10 @@ rule gate_sentences:
         **stage_outputs("gate_sentences"),
     log:
         stage_log("gate_sentences"),
+    benchmark:
+        stage_benchmark("gate_sentences")
+    conda:
+        ENV
     params:
         **stage_params("gate_sentences"),
     shell:
@@ -39,6 +47,10 @@ rule parse:
         **stage_outputs("parse"),
     log:
         stage_log("parse"),
+    benchmark:
+        stage_benchmark("parse")
+    conda:
+        ENV
     params:
         **stage_params("parse"),
     threads: config["threads"]
@@ -52,9 +64,13 @@ rule gates:
         # the analysed row's jobs: their histories choose the run, its model.pt gives the gates
         jobs=job_files("train", GATE_JOBS),
     output:
-        **stage_outputs("gates"),
+        **stage_outputs("gates", {"by_pos": {"caption": "gates_by_pos.rst", "category": "4. Analyses"}}),
     log:
         stage_log("gates"),
+    benchmark:
+        stage_benchmark("gates")
+    conda:
+        ENV
     params:
         **stage_params("gates"),
     threads: config["threads"]

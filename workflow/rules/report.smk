@@ -5,6 +5,16 @@
 # A training job's history and train.json: what the report reads of it (not its model.pt).
 HISTORIES = ("history_json", "info")
 
+# What `snakemake --report` shows of the report stage: output name -> report() arguments (captions in
+# workflow/report/). Not metrics.json: DVC's metrics, for `dvc metrics diff` rather than a reader.
+REPORTED = {
+    "html": {"caption": "report_html.rst", "category": "1. Report"},
+    "md": {"caption": "report_md.rst", "category": "1. Report"},
+    "runs": {"caption": "runs.rst", "category": "2. Tables"},
+    "plot": {"caption": "learning_curves.rst", "category": "3. Figures"},
+    "gate_plot": {"caption": "gate_norms_by_pos.rst", "category": "3. Figures"},
+}
+
 
 rule report:
     input:
@@ -23,9 +33,14 @@ rule report:
         pwim=job_files("train_pwim", TABLES.pwim_jobs, HISTORIES),
         pwim_stats=STAGES["prepare_pwim"].outs["stats"].path,
     output:
-        **stage_outputs("report"),
+        # also in `snakemake --report`, which adds each job's runtime and the rule graph
+        **stage_outputs("report", REPORTED),
     log:
         stage_log("report"),
+    benchmark:
+        stage_benchmark("report")
+    conda:
+        ENV
     params:
         **stage_params("report"),
     shell:

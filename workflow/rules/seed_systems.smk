@@ -10,6 +10,10 @@ rule siamese_corpus:
         **stage_outputs("siamese_corpus"),
     log:
         stage_log("siamese_corpus"),
+    benchmark:
+        stage_benchmark("siamese_corpus")
+    conda:
+        ENV
     params:
         **stage_params("siamese_corpus"),
     shell:
@@ -23,6 +27,10 @@ rule train_siamese:
         **stage_outputs("train_siamese"),
     log:
         stage_log("train_siamese"),
+    benchmark:
+        stage_benchmark("train_siamese")
+    conda:
+        ENV
     params:
         **stage_params("train_siamese"),
     threads: config["threads"]
@@ -40,6 +48,10 @@ rule word2vec:
         **stage_outputs("word2vec"),
     log:
         stage_log("word2vec"),
+    benchmark:
+        stage_benchmark("word2vec")
+    conda:
+        ENV
     params:
         **stage_params("word2vec"),
     threads: config["threads"]
@@ -54,6 +66,10 @@ rule prepare_pwim:
         **stage_outputs("prepare_pwim"),
     log:
         stage_log("prepare_pwim"),
+    benchmark:
+        stage_benchmark("prepare_pwim")
+    conda:
+        ENV
     params:
         **stage_params("prepare_pwim"),
     shell:
@@ -67,6 +83,10 @@ rule train_pwim:
         **stage_outputs("train_pwim"),
     log:
         stage_log("train_pwim"),
+    benchmark:
+        stage_benchmark("train_pwim")
+    conda:
+        ENV
     params:
         **stage_params("train_pwim"),
     threads: config["threads"]

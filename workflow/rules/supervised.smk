@@ -1,11 +1,5 @@
 # Supervised phase (Sec. 4.3, Tables 5, 6, 8): STS 40/10/50 and SICK tables, then one job per task, run and
-# seed. Universal runs start from a transfer row's STS-2016-selected model, so they wait for that row's jobs.
-
-
-def universal_init_inputs(wildcards):
-    """The init row's transfer jobs: their histories choose the run, its model.pt is the starting point."""
-    return job_files("train", TABLES.row_jobs(TABLES.supervised_runs[wildcards.sup_run]["init"]))
-
+# seed. Universal runs start from a transfer row's STS-2016-selected model, recorded once per row (universal_init).
 
 rule prepare_supervised:
     input:
@@ -14,6 +8,10 @@ rule prepare_supervised:
         **stage_outputs("prepare_supervised"),
     log:
         stage_log("prepare_supervised"),
+    benchmark:
+        stage_benchmark("prepare_supervised")
+    conda:
+        ENV
     params:
         **stage_params("prepare_supervised"),
     shell:
@@ -27,6 +25,10 @@ rule train_supervised:
         **stage_outputs("train_supervised"),
     log:
         stage_log("train_supervised"),
+    benchmark:
+        stage_benchmark("train_supervised")
+    conda:
+        ENV
     params:
         **stage_params("train_supervised"),
     threads: config["threads"]
@@ -37,14 +39,35 @@ rule train_supervised:
         stage_shell("train_supervised")
 
 
+rule universal_init:
+    input:
+        *stage_inputs("universal_init"),
+        jobs=universal_init_inputs,
+    output:
+        **stage_outputs("universal_init"),
+    log:
+        stage_log("universal_init"),
+    benchmark:
+        stage_benchmark("universal_init")
+    conda:
+        ENV
+    params:
+        **stage_params("universal_init"),
+    shell:
+        stage_shell("universal_init")
+
+
 rule train_universal:
     input:
         *stage_inputs("train_universal"),
-        init=universal_init_inputs,
     output:
         **stage_outputs("train_universal"),
     log:
         stage_log("train_universal"),
+    benchmark:
+        stage_benchmark("train_universal")
+    conda:
+        ENV
     params:
         **stage_params("train_universal"),
     threads: config["threads"]

@@ -10,6 +10,10 @@ rule train:
         **stage_outputs("train"),
     log:
         stage_log("train"),
+    benchmark:
+        stage_benchmark("train")
+    conda:
+        ENV
     params:
         **stage_params("train"),
     threads: config["threads"]

@@ -155,6 +155,7 @@ def norm_plot(by_pos: pd.DataFrame, path, *, dim: int) -> None:
     ax.errorbar(frame["xpos"], frame["mean"], yerr=1.96 * sem, fmt="none", ecolor="black", capsize=3,
                 label="95% CI of the mean")
     ax.set_ylabel(f"gate L1 norm (of {dim} dims)")
+    ax.set_xlabel("Penn Treebank POS tag (highest mean first)")
     ax.set_title("Mean GRAN gate L1 norm by Penn Treebank tag")
     ax.tick_params(axis="x", rotation=90)
     ax.legend(fontsize=8)

@@ -1,4 +1,5 @@
-"""`embed` and `similarity`: a trained model.pt applied to the user's own sentences."""
+"""`embed` and `similarity`: a trained model.pt applied to the user's own sentences; `export`: the model as a
+folder sentence-transformers loads."""
 
 from __future__ import annotations
 
@@ -25,8 +26,16 @@ def similarity(args) -> None:
     encoder = load(args.model, device=args.device)
     lines = read_lines(args.input)  # once: standard input cannot be read twice
     first, second = read_sentences(args.input, 0, lines=lines), read_sentences(args.input, 1, lines=lines)
-    for value in encoder.similarity(first, second):
+    for value in encoder.similarity_pairwise(first, second).tolist():
         print(f"{value:.6f}")
+
+
+def export(args) -> None:
+    from paraphrastic.export import export as write_export
+
+    folder = write_export(args.model, args.folder)
+    print(f"{args.model} -> {folder} (load with paraphrastic.export.load_sentence_transformer, or "
+          "SentenceTransformer(folder, trust_remote_code=True))", file=sys.stderr)
 
 
 def add_commands(sub) -> None:
@@ -45,3 +54,8 @@ def add_commands(sub) -> None:
     p.add_argument("--input", required=True, help="tab-separated pairs ('-' = standard input)")
     p.add_argument("--device", default="auto", help=device_help)
     p.set_defaults(func=similarity)
+
+    p = sub.add_parser("export", help="write a model.pt as a folder sentence-transformers loads (SentenceTransformer)")
+    p.add_argument("model", help=model_help)
+    p.add_argument("folder", help="the folder to write: new, empty or an earlier export (which is replaced)")
+    p.set_defaults(func=export)

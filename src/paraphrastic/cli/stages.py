@@ -120,6 +120,11 @@ def add_commands(sub, load_config) -> None:
     # ---- supervised -------------------------------------------------------------------------------------
     p = stage("prepare-supervised", "STS 40/10/50 split and SICK train/trial/test tables (Sec. 4.3)")
     _paths(p, raw=RAW, out_dir=("data/supervised", "where sts.parquet, sick.parquet and stats.json go"))
+    p = stage("universal-init", "record the transfer model a universal row starts from (Table 8): the init row's "
+                                "STS-2016-selected run, each seed's model.pt with its sha256")
+    p.add_argument("--row", required=True, help="a transfer table row named as `init` by a supervised grid row")
+    _paths(p, data_dir=DATA)
+    p.add_argument("--out", required=True, help="the record (JSON) the row's universal jobs read")
     for command, helptext in (("train-supervised", "train one supervised STS/SICK job (Tai et al. head, KL loss)"),
                               ("train-universal", "train one universal supervised job, from a transfer model "
                                                   "(Table 8)")):
@@ -130,7 +135,7 @@ def add_commands(sub, load_config) -> None:
         p.add_argument("--seed", type=int, required=True, help="one of the run's seeds")
         _paths(p, supervised_dir=("data/supervised", "the task tables"), vocab_dir=VOCAB)
         if command == "train-universal":
-            _paths(p, data_dir=DATA)
+            p.add_argument("--init", required=True, help="the init row's record, written by universal-init")
         _training(p)
     p = stage("error-analysis", "avg vs LSTMavg errors on the STS 2012-2015 pairs (Table 7)")
     _paths(p, data_dir=DATA, out_dir=("data/error_analysis", "where the pairs, examples and summary go"))
@@ -157,4 +162,4 @@ def add_commands(sub, load_config) -> None:
 
     # ---- report -----------------------------------------------------------------------------------------
     p = stage("report", "markdown + HTML report with the papers' numbers beside ours")
-    _paths(p, data_dir=DATA, out_dir=("data/report", "where the report, metrics.json and runs.csv go"))
+    _paths(p, data_dir=DATA, out_dir=("data/report", "where the report, metrics.json, timings.json and runs.csv go"))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from paraphrastic.atomic import sha256_file
 from paraphrastic.data.supervised_tasks import TASKS
 from paraphrastic.errors import PipelineError
 from paraphrastic.experiments import grids
@@ -115,16 +116,35 @@ class Selection:
                              for k in sets}}
 
 
-def universal_init_path(config: dict, data_dir: Path, row: str, seed: int) -> Path:
-    """The model.pt a universal supervised run starts from (Table 8): the transfer row ``row``'s
-    STS-2016-selected run ("test" selection, as Tables 2-3 report it), of the same seed when that run has
-    it, else of its first seed."""
+def universal_init_record(config: dict, data_dir: Path, row: str) -> dict:
+    """Where universal supervised runs of ``init`` row ``row`` start (Table 8): the row's STS-2016-selected run
+    ("test" selection, as Tables 2-3 report it), its model.pt per seed with the file's sha256.
+
+    Written once per row by the ``universal_init`` stage, so a universal job depends on this record rather than
+    on every transfer model: a change to another row (a new grid point, say) leaves the record byte-identical,
+    and DVC retrains no universal job (Snakemake lists the row's files anyway)."""
     try:
         sel = Selection(config, Path(data_dir), rows=[row])
     except PipelineError as exc:
         raise PipelineError(f"universal init row {row!r}: {exc}") from exc
     run, epochs = sel.chosen[row]["test"]
-    return model_dir(Path(data_dir), run, seed if seed in epochs else min(epochs)) / "model.pt"
+    models = {}
+    for seed in sorted(epochs):
+        path = model_dir(Path(data_dir), run, seed) / "model.pt"
+        models[str(seed)] = {"path": path.as_posix(), "sha256": sha256_file(path)}
+    return {"row": row, "run": run, "selection": "test", "models": models}
+
+
+def universal_init_model(record: dict, seed: int, where: str) -> Path:
+    """The model.pt a universal job of this seed starts from: the selected run's own seed when it has it, else
+    its first seed. The file must still be the one the record was written for (``where`` names the record)."""
+    models = record["models"]
+    chosen = models.get(str(seed)) or models[str(min(int(s) for s in models))]
+    path = Path(chosen["path"])
+    if not path.is_file() or sha256_file(path) != chosen["sha256"]:
+        raise PipelineError(f"{where}: {path} is missing or changed since the record was written; rerun the "
+                            "universal_init stage (`dvc repro` or snakemake reruns it)")
+    return path
 
 
 def supervised_dir(data_dir: Path, task: str, run: str, seed: int, universal: bool) -> Path:

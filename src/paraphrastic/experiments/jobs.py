@@ -124,3 +124,8 @@ class JobTables:
     def supervised_jobs_of(self, *, universal: bool) -> dict[str, dict]:
         """The supervised jobs that start from the initial word vectors, or (``universal``) from a transfer model."""
         return {key: job for key, job in self.supervised_jobs.items() if bool(job["init"]) == universal}
+
+    @property
+    def universal_inits(self) -> dict[str, dict]:
+        """The transfer rows universal runs start from, once each (the universal_init stage's jobs)."""
+        return {job["init"]: {"init": job["init"]} for job in self.supervised_jobs_of(universal=True).values()}

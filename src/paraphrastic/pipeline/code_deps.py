@@ -91,9 +91,14 @@ def closure(modules: list[str] | tuple[str, ...], root: Path = SOURCE_ROOT, *, f
     return sorted(seen | executed_packages)
 
 
+# Run by every stage, yet no result depends on it: the version string. A release bump must rerun nothing.
+NO_RESULT = frozenset({f"{PACKAGE}.version"})
+
+
 def closure_files(modules: list[str] | tuple[str, ...], root: Path = SOURCE_ROOT) -> list[Path]:
-    """The source files of :func:`closure`, relative to ``root``'s parent (``src/paraphrastic/...``)."""
-    return [module_path(m, root).relative_to(root.parent) for m in closure(modules, root)]
+    """The source files of :func:`closure`, relative to ``root``'s parent (``src/paraphrastic/...``): a stage's
+    code deps (:data:`NO_RESULT` left out)."""
+    return [module_path(m, root).relative_to(root.parent) for m in closure(modules, root) if m not in NO_RESULT]
 
 
 def digest(files: list[str], base: Path | str = ".") -> str:

@@ -10,7 +10,8 @@ here; dvc.yaml is generated from here by ``python -m paraphrastic dvc-yaml --wri
 Placeholders in commands and paths: ``{experiment}`` and ``{seed}`` are the wildcards of a
 per-job stage (a run and one of its seeds; DVC's ``${item.run}``/``${item.seed}``),
 ``{train_set}`` is the job's training set and ``{threads}`` the torch threads of a job. A supervised
-job is a run (``{sup_run}``, DVC's ``${item.run}``), a task (``{task}``) and a seed.
+job is a run (``{sup_run}``, DVC's ``${item.run}``), a task (``{task}``) and a seed; ``{init_row}`` is the
+transfer row a universal run starts from (DVC's ``${item.init}``).
 """
 
 from __future__ import annotations
@@ -26,12 +27,16 @@ SUP_DIR = "{task}/{sup_run}/seed{seed}"  # one supervised job: a task, a run and
 _SIAMESE_CORPUS = "data/siamese/corpus"
 _SIAMESE_INPUTS = tuple(f"{_SIAMESE_CORPUS}/{name}" for name in ("corpus.parquet", "words.parquet", "embeddings.npy"))
 _PWIM_JOB = "{pwim_task}/{pwim_run}"  # one PWIM job: a run on a task
+UNIVERSAL_INIT = "data/supervised/init/{init_row}.json"  # the model a universal row starts from (universal_init)
 
 
 @dataclass(frozen=True)
 class Output:
     path: str
-    kind: str = "out"  # out | metric (a JSON metrics file) | plot (a CSV plotted per epoch)
+    # out | metric | plot (a CSV plotted per epoch). One metric file, the report's metrics.json: the scores a researcher
+    # compares across experiments (`dvc metrics diff`, `dvc exp show`). Per-job results, timings and analysis
+    # summaries are plain outputs, so hundreds of per-set numbers, seconds and strings do not drown them.
+    kind: str = "out"
     plot: dict = field(default_factory=dict)
 
 
@@ -68,14 +73,13 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
     command = (f"{'train-universal' if universal else 'train-supervised'} --experiment {{sup_run}} --task {{task}} "
                f"--seed {{seed}} --supervised-dir data/supervised --vocab-dir data/vocab --out-dir {job} "
                f"--checkpoints {checkpoints} --threads {{threads}}"
-               + (" --data-dir data" if universal else ""))
-    deps = ("data/supervised/{task}.parquet", *_VOCAB, *(("data/models",) if universal else ()))
+               + (f" --init {UNIVERSAL_INIT}" if universal else ""))
+    deps = ("data/supervised/{task}.parquet", *_VOCAB, *((UNIVERSAL_INIT,) if universal else ()))
     return Stage(name, command, deps=deps,
                  outs={"model": Output(f"{job}/model.pt"),
                        "history": Output(f"{job}/history.csv", "plot", {"x": "epoch", "y": "validation_pearson"}),
                        "history_json": Output(f"{job}/history.json"), "info": Output(f"{job}/train.json")},
-                 params=tuple(dict.fromkeys(("supervised.train", "seed", "device", "evaluation.batch_size",
-                                             *(_SELECTION_PARAMS if universal else ())))),
+                 params=("supervised.train", "seed", "device", "evaluation.batch_size"),
                  foreach=foreach, checkpoints=(checkpoints,), run_settings="supervised_runs.{sup_run}")
 
 
@@ -118,18 +122,18 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("evaluate", f"evaluate --model data/models/{JOB_DIR}/model.pt --eval data/corpus/eval.parquet "
                       f"--out data/results/{JOB_DIR}.json --threads {{threads}}",
           deps=(f"data/models/{JOB_DIR}/model.pt", "data/corpus/eval.parquet"),
-          outs={"results": Output(f"data/results/{JOB_DIR}.json", "metric")},
+          outs={"results": Output(f"data/results/{JOB_DIR}.json")},
           params=("evaluation",),
     foreach="experiment_jobs"),
     Stage("baseline", "baseline --vocab-dir data/vocab --eval data/corpus/eval.parquet "
                       "--out data/results/baseline.json --threads {threads}",
           deps=(*_VOCAB, "data/corpus/eval.parquet"),
-          outs={"results": Output("data/results/baseline.json", "metric")},
+          outs={"results": Output("data/results/baseline.json")},
           params=("evaluation",)),
     # Gate analysis (Sec. 5.2): Stanza models, sentences, parses (cached: the analysis never re-parses), norms.
     Stage("stanza_models", "stanza-models --raw data/raw --out-dir data/stanza --threads {threads}",
           deps=("data/raw",),
-          outs={"resources": Output("data/stanza/resources"), "scores": Output("data/stanza/scores.json", "metric")},
+          outs={"resources": Output("data/stanza/resources"), "scores": Output("data/stanza/scores.json")},
           params=("data_profile", "profiles", "gates.stanza"),
           threads="gates.stanza.threads"),
     Stage("gate_sentences", "gate-sentences --corpus data/corpus --out data/gates/sentences.parquet "
@@ -152,7 +156,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "by_ud_label": Output("data/gates/analysis/by_ud_label.csv"),
                 "by_pos_label": Output("data/gates/analysis/by_pos_label.csv"),
                 "plot": Output("data/gates/analysis/norms_by_pos.png"),
-                "summary": Output("data/gates/analysis/summary.json", "metric")},
+                "summary": Output("data/gates/analysis/summary.json")},
           params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size", "grids",
                   "grid_thinning", "experiments", "seeds", "seed", "train", "paper_tables", "device")),
     # Supervised similarity (Sec. 4.3, Tables 5-8): STS split 40/10/50 and SICK; one job per task, run and seed.
@@ -162,19 +166,23 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "stats": Output("data/supervised/stats.json")},
           params=("supervised.sts_sets", "supervised.split", "supervised.max_pairs")),
     _supervised_stage("train_supervised", "supervised_jobs"),
-    # Universal (Table 8): starts from the STS-2016-selected transfer model of the run's `init` row.
+    # Universal (Table 8): starts from the STS-2016-selected transfer model of the run's `init` row, chosen once
+    # per row and recorded with its sha256: the universal jobs depend on the record, not on every transfer model.
+    Stage("universal_init", f"universal-init --row {{init_row}} --data-dir data --out {UNIVERSAL_INIT}",
+          deps=("data/models",), outs={"record": Output(UNIVERSAL_INIT)}, params=_SELECTION_PARAMS,
+          foreach="universal_inits"),
     _supervised_stage("train_universal", "universal_jobs", universal=True),
     # Error analysis (Sec. 5.1, Table 7): avg and LSTMavg cosines against gold on the STS 2012-2015 sets.
     Stage("error_analysis", "error-analysis --data-dir data --out-dir data/error_analysis --threads {threads}",
           deps=("data/corpus/eval.parquet", "data/models"),
           outs={"pairs": Output("data/error_analysis/pairs.parquet"),
                 "examples": Output("data/error_analysis/examples.csv"),
-                "summary": Output("data/error_analysis/summary.json", "metric")},
+                "summary": Output("data/error_analysis/summary.json")},
           params=("error_analysis", *_SELECTION_PARAMS, "device")),
     # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
     Stage("compare_encoders", "compare-encoders --data-dir data --out data/results/encoders.json --threads {threads}",
           deps=("data/corpus/eval.parquet", "data/models"),
-          outs={"results": Output("data/results/encoders.json", "metric")},
+          outs={"results": Output("data/results/encoders.json")},
           params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS)),
     # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
     Stage("siamese_corpus",
@@ -202,7 +210,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=(f"{_SIAMESE_CORPUS}/corpus.parquet", "data/corpus/eval.parquet"),
           outs={"cbow": Output("data/siamese/word2vec/cbow/model.pt"),
                 "skipgram": Output("data/siamese/word2vec/skipgram/model.pt"),
-                "results": Output("data/siamese/word2vec/results.json", "metric")},
+                "results": Output("data/siamese/word2vec/results.json")},
           params=("siamese_cbow.word2vec", "seed", "evaluation.batch_size")),
     # PWIM (He & Lin 2016): SICK, MSRvid and STS 2014 tables with their own frozen vectors; one job per run and task.
     Stage("prepare_pwim", "prepare-pwim --raw data/raw --out-dir data/pwim",
@@ -234,7 +242,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
                 "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
                 "gate_plot": Output("data/report/gate_norms_by_pos.png"),
-                "metrics": Output("data/report/metrics.json", "metric")},
+                "metrics": Output("data/report/metrics.json", "metric"), "timings": Output("data/report/timings.json")},
           params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds",
                   "supervised", "error_analysis", "siamese_cbow", "pwim")),
 )}

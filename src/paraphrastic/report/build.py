@@ -1,4 +1,5 @@
-"""The report, assembled: every section in order, then report.md, report.html and metrics.json.
+"""The report, assembled: every section in order, then report.md, report.html, metrics.json and
+timings.json.
 
 Each section is a module of this package that writes its blocks into the :class:`Document` and returns its
 metrics.json entry where it has one; model selection is :mod:`paraphrastic.evaluation.selection`'s, made
@@ -12,7 +13,7 @@ from pathlib import Path
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.evaluation.selection import Selection, SupervisedSelection
 from paraphrastic.report import data, error_analysis, gates, pwim, reference, siamese_cbow, supervised, transfer
-from paraphrastic.report.document import Document, read_json
+from paraphrastic.report.document import Document, read_json, transfer_scope
 from paraphrastic.report.findings import findings
 
 TITLE = "Paraphrastic sentence embeddings: transfer, supervised and analysis results"
@@ -22,10 +23,16 @@ def introduction(doc: Document, config: dict, sel: Selection) -> None:
     doc.heading(TITLE, 1)
     doc.para(f"Wieting & Gimpel (ACL 2017), Sections 3-5, reproduced with data profile `{config['data_profile']}`: "
              f"{len(sel.runs)} training runs ({len(sel.histories)} jobs, one per run and seed) in "
-             f"{len(sel.rows)} table rows. All numbers are Pearson's r × 100 "
-             "(Spearman where stated), computed by this run; the paper's numbers are read from "
+             f"{len(sel.rows)} table rows. Every correlation is printed × 100 as the papers' tables print them "
+             "(Pearson's r unless the column says Spearman's ρ), the papers' own numbers included; a table whose "
+             "numbers are something else (gate norms, similarity scores on the 0-5 scale, MSE, seconds) says so "
+             "in its caption. Our numbers are computed by this run; the papers' are read from "
              f"`{config['paper_tables']}`. \"STS 2016\" is the paper's \"test\" model selection (best mean over "
              "the 5 STS 2016 sets, over every run and epoch of a row); \"oracle\" selects on the 22-set mean.")
+    scope = transfer_scope(config, sel)
+    if scope:
+        doc.para(f"**What this config evaluated:** {scope.strip()[1:-1]}. Headings say so wherever a table "
+                 "covers less than the paper's; the numbers are not comparable with the paper's in size.")
 
 
 def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
@@ -41,7 +48,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     reference_metrics = {}
     if transfer.tables_section(doc, config, sel, baseline_results):
         reference_metrics = reference.reference_section(doc, data_dir)  # beside Table 4's models
-    transfer.selection_section(doc, sel)
+    transfer.selection_section(doc, sel, config)
     transfer.runs_section(doc, sel, out_dir)
     transfer.learning_curves_section(doc, config, sel, out_dir)
     gates.gate_section(doc, config, data_dir, out_dir)
@@ -58,7 +65,21 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     metrics = transfer.metrics(sel, baseline)
     metrics["supervised"] = supervised_metrics
     if reference_metrics:
-        metrics["reference_encoder"] = reference_metrics
+        metrics["reference_encoder"] = {name: {"transfer_pearson": m["transfer_pearson"]}
+                                        for name, m in reference_metrics.items()}
     metrics.update(seed_system_metrics)
     write_json(out_dir / "metrics.json", metrics)
+    write_json(out_dir / "timings.json", timings(sel, supervised_sel, reference_metrics))
     return out_dir / "report.md"
+
+
+def timings(sel: Selection, supervised_sel: SupervisedSelection, reference_metrics: dict) -> dict:
+    """timings.json: what this run's hardware measured, kept out of metrics.json so that `dvc metrics diff` and
+    `dvc exp show` compare scores (speeds differ between two runs of the same experiment). Per-job times are
+    in runs.csv."""
+    def training(trains: dict) -> dict:  # the training passes alone (per-epoch evaluation is not timed here)
+        return {"jobs": len(trains), "train_seconds": sum(info["train_seconds_total"] for info in trains.values())}
+
+    return {"transfer_training": training(sel.trains), "supervised_training": training(supervised_sel.trains),
+            "reference_encoder_sentences_per_second": {name: m["sentences_per_second"]
+                                                       for name, m in reference_metrics.items()}}

@@ -80,13 +80,13 @@ def data_section(doc: Document, data_dir: Path) -> None:
              "mean tokens/sentence": s["mean_sentence_tokens"]} for name, s in train_stats.items()]
     rows += [{"corpus": f"{name} (token-matched)", "pairs": s["pairs"], "tokens": s["tokens"],
               "mean tokens/sentence": s["tokens"] / max(2 * s["pairs"], 1)} for name, s in match["matched"].items()]
-    doc.table(pd.DataFrame(rows))
+    doc.table(pd.DataFrame(rows), caption="Counts of pairs and tokens; no correlations.")
     tallies = {name: s["skipped_lines"] for name, s in train_stats.items()}
     tallies[f"the word vectors ({vocab['embeddings']})"] = vocab["skipped_lines"]
     doc.para("Lines skipped or read leniently, as the authors' loaders do (malformed training pairs are dropped, "
              "word-vector lines decoded as latin-1 where they are not UTF-8): "
              + "; ".join(f"{name} {_tally(t)}" for name, t in tallies.items()) + ".")
-    doc.para(f"Vocabulary: {vocab['words']:,} words with a pretrained vector (plus <pad>, <unk>, <s>, </s>). "
+    doc.para(f"Vocabulary: {vocab['words']:,} words with a pretrained vector (plus `<pad>`, `<unk>`, `<s>`, `</s>`). "
              "Coverage: " + "; ".join(f"{name} {100 * c['token_coverage']:.1f}% of tokens, "
                                       f"{100 * c['type_coverage']:.1f}% of types"
                                       for name, c in vocab["coverage"].items()) + ".")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from paraphrastic.report.document import Document, paper_table, read_json
+from paraphrastic.data import datasets
+from paraphrastic.report.document import Document, label, paper_table, read_json
 
 
 def error_section(doc: Document, config: dict, data_dir: Path) -> None:
@@ -15,7 +16,10 @@ def error_section(doc: Document, config: dict, data_dir: Path) -> None:
     summary = read_json(folder / "summary.json")
     examples = pd.read_csv(folder / "examples.csv", keep_default_na=False)
     names = list(summary["models"])
-    doc.heading("Table 7: error analysis of avg and LSTMavg (Sec. 5.1)")
+    sts_all = sum(s.transfer and s.group.startswith("STS") for s in datasets.EVAL_SETS)
+    scope = (f" ({label(config)}: {summary['datasets']} of {sts_all} STS 2012-2015 sets)"
+             if summary["datasets"] < sts_all else "")
+    doc.heading("Table 7: error analysis of avg and LSTMavg (Sec. 5.1)", scope=scope)
     models = "; ".join(f"{name}: run {m['run']} (seed {m['seed']}, epoch {m['epoch']}), row {m['row']}"
                        for name, m in summary["models"].items())
     scaling = {"minmax": "each model's lowest cosine -> 0 and highest -> 5",
@@ -30,19 +34,22 @@ def error_section(doc: Document, config: dict, data_dir: Path) -> None:
                      "mean gap": c["mean_gap"], "mean gold": c["mean_gold"],
                      "word overlap %": None if c["mean_overlap"] is None else 100 * c["mean_overlap"],
                      "length ratio %": None if c["mean_length_ratio"] is None else 100 * c["mean_length_ratio"]})
-    doc.table(pd.DataFrame(rows))  # empty categories (None) print as "–"
+    doc.table(pd.DataFrame(rows), caption="Not correlations: shares, word overlap and length ratio in %; the gap "
+              "and gold on the 0-5 similarity scale.")  # empty categories (None) print as "–"
     accuracy = summary["accuracy"]
     doc.para("Over all pairs: " + "; ".join(f"{n} Pearson {a['pearson']:.1f}, mean |error| {a['mean_abs_error']:.2f}"
                                             for n, a in accuracy.items())
-             + f"; the two models correlate at {summary['model_correlation']:.1f}. Word overlap is the Jaccard "
+             + f"; the two models correlate at {summary['model_correlation']:.1f} (Pearson's r × 100 "
+             "throughout). Word overlap is the Jaccard "
              "index of the two sentences' tokens (the paper: avg overestimates pairs with much word overlap).")
     doc.para(f"Our examples: the {config['error_analysis']['examples']} pairs with the largest gap between the two "
              "models' errors in each category.")
     shown = examples[["category", "s1", "s2", names[1], names[0], "gold"]].copy()
     for column in (names[1], names[0], "gold"):
         shown[column] = [f"{v:.2f}" for v in shown[column]]
-    doc.table(shown)
+    doc.table(shown, caption="Similarity scores on the 0-5 scale (cosines rescaled; gold as annotated), not "
+              "correlations.")
     paper = paper_table(config, "wieting2017_table7")
     if paper is not None:
         doc.para("The paper's Table 7 (LSTMavg, avg, gold):")
-        doc.table(paper.astype(str))
+        doc.table(paper.astype(str), caption="The paper's cosines rescaled to 0-5, and gold on 0-5.")

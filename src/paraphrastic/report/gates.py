@@ -9,7 +9,7 @@ import pandas as pd
 
 from paraphrastic.analysis.gates import paper_lists
 from paraphrastic.atomic import atomic_path
-from paraphrastic.report.document import Document, read_json
+from paraphrastic.report.document import Document, label, read_json
 
 
 def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> None:
@@ -22,7 +22,12 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     by_label = pd.read_csv(analysis / "by_label.csv")
     by_pair = pd.read_csv(analysis / "by_pos_label.csv", keep_default_na=False)
     model, dim, dev = summary["model"], summary["gate_dim"], stanza["dev"]
-    doc.heading("Tables 9-11: GRAN gate analysis (Sec. 5.2)")
+    scope = ""
+    if label(config) == "tiny config":
+        budget = stanza.get("budget")
+        steps = f", Stanza trained {budget['tagger_steps']:,} + {budget['parser_steps']:,} steps" if budget else ""
+        scope = f" (tiny config: {summary['sentences']:,} sentences{steps})"
+    doc.heading("Tables 9-11: GRAN gate analysis (Sec. 5.2)", scope=scope)
     doc.para(
         f"{summary['sentences']:,} sentences from {sentences['source']} ({sentences['qualified']:,} qualified: "
         f"≤ {sentences['max_tokens']} tokens, distinct, not among the model-selection sentences; "
@@ -47,23 +52,25 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
         ordered = frame.sort_values("mean", ascending=not top).head(k)
         return [f"{label} ({mean:.1f})" for label, mean in zip(ordered[key], ordered["mean"], strict=True)]
 
-    rows = []
-    for kind, frame, key in (("POS", by_pos, "xpos"), ("Dep. label", by_label, "sd_label")):
-        for which, top in (("top 10", True), ("bottom 10", False)):
+    columns: dict[str, list[str]] = {"rank": [str(i + 1) for i in range(10)]}
+    for kind, frame, key in (("POS", by_pos, "xpos"), ("label", by_label, "sd_label")):
+        for which, top in (("top", True), ("bottom", False)):
             ours = listing(frame, key, top)
             theirs = [] if paper is None else paper[("pos" if kind == "POS" else "label") + ("_top" if top else
                                                                                              "_bottom")]
-            for i in range(10):
-                rows.append({"list": f"{kind} {which}", "rank": i + 1, "ours (mean L1)": ours[i] if i < len(ours)
-                             else "", "paper": theirs[i] if i < len(theirs) else ""})
-    doc.para("Table 9: highest and lowest mean gate L1 norm (top lists highest first, bottom lists lowest first). "
+            columns[f"{kind} {which}: ours (mean L1)"] = [ours[i] if i < len(ours) else "" for i in range(10)]
+            columns[f"{kind} {which}: paper"] = [theirs[i] if i < len(theirs) else "" for i in range(10)]
+    doc.para("Table 9: the 10 POS tags and the 10 dependency labels with the highest and the lowest mean gate L1 "
+             "norm, ours beside the paper's (top lists highest first, bottom lists lowest first). "
              f"Labels seen fewer than {summary['min_count']} times are left out.")
-    doc.table(pd.DataFrame(rows))
+    doc.table(pd.DataFrame(columns), formatted=True,
+              caption=f"Mean gate L1 norms, not correlations: the sum of the {dim} gate values (each in (0, 1)) of "
+              "a word, averaged over the words with the tag or label; the paper's lists have no numbers.")
     agreement = summary.get("agreement")
     if agreement:
         doc.bullets([f"{name}: {a['top_overlap']}/{a['k']} of the paper's top 10 and {a['bottom_overlap']}/{a['k']} "
-                     f"of its bottom 10 are in ours; Spearman ρ over the {a['shared_labels']} of its 20 labels we "
-                     f"observe: {a['spearman']:.2f}" for name, a in (("POS tags", agreement["pos"]),
+                     f"of its bottom 10 are in ours; Spearman's ρ × 100 over the {a['shared_labels']} of its 20 "
+                     f"labels we observe: {100 * a['spearman']:.1f}" for name, a in (("POS tags", agreement["pos"]),
                                                                      ("Dependency labels", agreement["label"]))])
     for number, tag, key in ((10, "JJ", "table10"), (11, "VBG", "table11")):
         ours = by_pair[by_pair["xpos"] == tag].sort_values("mean", ascending=False)
@@ -80,7 +87,8 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
         listed = "" if paper is None else f"; the paper lists {len(paper[key])}"
         doc.para(f"Table {number}: mean gate L1 norm of words tagged {tag}, by dependency label "
                  f"(labels seen at least {summary['min_pair_count']} times{listed}).")
-        doc.table(table)
+        doc.table(table, caption=f"Mean gate L1 norms (0 to {dim}; × 300/{dim}: on the paper's 300-d scale), not "
+                  "correlations, so not × 100; the paper's column is its printed weight.")
     mapping = ", ".join(f"{ud}→{sd}" for ud, sd in summary["label_mapping"].items())
     doc.para("UD labels are mapped to the paper's Stanford Dependencies where one exists: case→prep (possessive "
              "on 's), a negating advmod→neg, compound on a number→number, an adjectival xcomp→acomp, and "
@@ -88,4 +96,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
              "prepositions and copulas differently, so prep/pobj/cop are not the same arcs as the paper's.")
     with atomic_path(out_dir / "gate_norms_by_pos.png") as tmp:
         shutil.copyfile(analysis / "norms_by_pos.png", tmp)
-    doc.image(out_dir / "gate_norms_by_pos.png", "mean gate L1 norm by POS tag")
+    doc.image(out_dir / "gate_norms_by_pos.png",
+              f"Bar chart: the mean GRAN gate L1 norm (y axis, 0 to {dim}) of the words with each Penn Treebank "
+              "POS tag (x axis), highest first, with error bars for the standard deviation and the 95% confidence "
+              "interval of the mean.")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from paraphrastic.data.tasks import sts_sets
 from paraphrastic.experiments.jobs import siamese_jobs
-from paraphrastic.report.document import Document, format_r, paper_table, read_json
+from paraphrastic.report.document import Document, capped_scope, format_r, paper_table, read_json
 
 W2V_LABELS = {"cbow": "word2vec CBOW", "skipgram": "word2vec skip-gram"}
 
@@ -31,7 +31,8 @@ def siamese_section(doc: Document, config: dict, data_dir: Path) -> dict:
     train = sc["train"]
     steps = max(math.ceil(info["centre_sentences"] / train["batch_size"]) for info in infos.values())
 
-    doc.heading("Siamese CBOW (Kenter et al. 2016): STS 2012-2015")
+    doc.heading("Siamese CBOW (Kenter et al. 2016): STS 2012-2015",
+                scope=capped_scope(config, "corpus sentences", sc.get("max_sentences"), train["epochs"]))
     doc.para("Word embeddings trained so that their average predicts the neighbouring sentences: a softmax over the "
              "cosines to the previous and next sentence of the same document and to "
              f"{train['negatives']} random sentences, cross-entropy against 1/|S+| on the neighbours; only the "
@@ -75,8 +76,9 @@ def siamese_section(doc: Document, config: dict, data_dir: Path) -> dict:
         mean_row[label] = (f"{format_r(np.mean([results[s.id]['pearson'] for s in sets]))} "
                            f"({format_r(np.mean([results[s.id]['spearman'] for s in sets]))})")
     rows.append(mean_row)
-    doc.heading("Per-set Pearson's r × 100 (Spearman's ρ × 100), as the paper's Table 1 reports them", 3)
-    doc.table(formatted=True, frame=pd.DataFrame(rows))
+    doc.heading("Per-set Pearson's r × 100 (Spearman's ρ × 100), laid out as the paper's Table 1", 3)
+    doc.table(formatted=True, frame=pd.DataFrame(rows), caption="Pearson's r × 100 (Spearman's ρ × 100 in "
+              "brackets) on each STS set; Kenter et al. print theirs on the 0-1 scale.")
 
     doc.heading("Training", 3)
     curve = []
@@ -90,7 +92,8 @@ def siamese_section(doc: Document, config: dict, data_dir: Path) -> dict:
                       "r, best epoch": format_r(best["mean_pearson"]),
                       "best epoch": best["epoch"], "r, last (reported)": format_r(info["final"]["mean_pearson"]),
                       "train s": f"{info['train_seconds_total']:.1f}"})
-    doc.table(formatted=True, frame=pd.DataFrame(curve))
+    doc.table(formatted=True, frame=pd.DataFrame(curve), caption="r: mean Pearson's r × 100 over the sets; the "
+              "loss is the softmax cross-entropy; train s: seconds.")
     doc.para("The reported model is the last epoch's, as the paper trains a fixed schedule with no model "
              "selection; the per-epoch scores (history.json) are for auditing, not for choosing.")
 
@@ -105,7 +108,7 @@ def siamese_section(doc: Document, config: dict, data_dir: Path) -> dict:
         timing.append(_timing_row(f"Siamese CBOW, {run} (ours)", info["timing"]))
     for arch, result in w2v["architectures"].items():
         timing.append(_timing_row(f"{W2V_LABELS.get(arch, arch)} (ours)", result["timing"]))
-    doc.table(formatted=True, frame=pd.DataFrame(timing))
+    doc.table(formatted=True, frame=pd.DataFrame(timing), caption="Seconds; no correlations.")
     doc.para(f"Ours: {next(iter(infos.values()))['threads']} CPU thread(s), the pipeline's batched scorer, best of "
              "three; the paper's: one CPU. Both are averaging models, so both are dominated by reading the words.")
 

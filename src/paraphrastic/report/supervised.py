@@ -11,7 +11,7 @@ import pandas as pd
 from paraphrastic.data.supervised_tasks import TASKS
 from paraphrastic.evaluation.selection import SupervisedSelection
 from paraphrastic.experiments import grids
-from paraphrastic.report.document import Document, paper_rows, paper_table, read_json
+from paraphrastic.report.document import Document, paper_rows, paper_table, read_json, supervised_scope
 
 TASK_LABELS = {"sts": "STS", "sick": "SICK"}
 
@@ -66,7 +66,8 @@ def supervised_section(doc: Document, config: dict, data_dir: Path, sel: Supervi
     sup = config["supervised"]
     stats = read_json(Path(data_dir) / "supervised" / "stats.json")
     train = sup["train"]
-    doc.heading("Supervised similarity: Tables 5, 6 and 8 (Sec. 4.3)")
+    scope = supervised_scope(config, stats, sel)
+    doc.heading("Supervised similarity: Tables 5, 6 and 8 (Sec. 4.3)", scope=scope)
     doc.para("Each encoder is trained under Tai et al.'s (2015) head (h× = hL ⊙ hR, h+ = |hL − hR|, a "
              f"{train['head_dim']}-unit sigmoid layer, a softmax over the integer scores) with KL(p ‖ p̂) against "
              f"the sparse target p; {train['epochs']} epochs, batch {train['batch_size']}, Adam "
@@ -85,18 +86,21 @@ def supervised_section(doc: Document, config: dict, data_dir: Path, sel: Supervi
                          "pairs (paper)": f"{stats[task]['paper'][split]:,}"})
     doc.para(f"Data: STS pools {len(stats['sts']['sets'])} STS 2012-2015 sets, each shuffled with seed "
              f"{sup['split']['seed']} and split {sup['split']['train']:.0%} / {sup['split']['validation']:.0%} / rest; "
-             "SICK uses its official train / trial / test files. Words outside the transfer vocabulary map to <unk> "
+             "SICK uses its official train / trial / test files. Words outside the transfer vocabulary map to `<unk>` "
              "(the universal rows need the transfer models' word ids).")
-    doc.table(pd.DataFrame(rows))
+    doc.table(pd.DataFrame(rows), caption="Pair counts per split.")
 
-    doc.heading("Table 5: supervised training (test Pearson × 100)", 3)
-    doc.table(results_table(sel, sup["report"]["table5"], paper_table(config, "wieting2017_table5")))
-    doc.heading("Table 6: GRAN variants, supervised", 3)
+    caption = "Test Pearson's r × 100 of the validation-selected model, as the paper prints it."
+    doc.heading("Table 5: supervised training (test Pearson × 100)", 3, scope)
+    doc.table(results_table(sel, sup["report"]["table5"], paper_table(config, "wieting2017_table5")),
+              caption=caption)
+    doc.heading("Table 6: GRAN variants, supervised (test Pearson × 100)", 3, scope)
     doc.table(results_table(sel, sup["report"]["table6"], paper_table(config, "wieting2017_table6"),
-                            with_regularization=False))
-    doc.heading("Table 8: initialising and regularising toward the universal (transfer) models", 3)
+                            with_regularization=False), caption=caption)
+    doc.heading("Table 8: initialising and regularising toward the universal (transfer) models (test Pearson × 100)",
+                3, scope)
     doc.table(results_table(sel, [r for pair in sup["report"]["table8"] for r in pair],
-                            paper_table(config, "wieting2017_table8"), with_average=False))
+                            paper_table(config, "wieting2017_table8"), with_average=False), caption=caption)
 
     doc.heading("Supervised model selection per row and task", 3)
     rows = []
@@ -107,7 +111,8 @@ def supervised_section(doc: Document, config: dict, data_dir: Path, sel: Supervi
                      "test ρ": sel.score(row, task, "test_spearman"),
                      "test MSE": f"{sel.score(row, task, 'test_mse'):.3f}",
                      "train s": float(np.mean([sel.trains[(task, run, s)]["train_seconds_total"] for s in epochs]))})
-    doc.table(pd.DataFrame(rows))
+    doc.table(pd.DataFrame(rows), caption="r and ρ × 100; MSE is not a correlation (squared error against the gold "
+              "scores, on their scale); train s: seconds.")
     training = sum(t["train_seconds_total"] for t in sel.trains.values())
     calls = sum(t["wall_seconds_this_call"] for t in sel.trains.values())
     doc.para(f"{len(sel.jobs)} supervised jobs: {training / 60:.1f} min of training passes in all, "

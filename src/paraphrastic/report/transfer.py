@@ -15,7 +15,19 @@ import pandas as pd  # noqa: E402
 
 from paraphrastic.atomic import atomic_path, write_text  # noqa: E402
 from paraphrastic.evaluation.selection import Selection  # noqa: E402
-from paraphrastic.report.document import Document, paper_rows, paper_table, per_dataset_table  # noqa: E402
+from paraphrastic.report.document import (  # noqa: E402
+    Document,
+    paper_rows,
+    paper_table,
+    per_dataset_table,
+    transfer_scope,
+    transfer_set_count,
+)
+
+SCALE = "Pearson's r × 100, as the paper prints it"
+
+
+GRID_CAPTION = f"Mean over the transfer sets; {SCALE}. runs, seeds: what each row was selected from."
 
 
 def grid_table(sel: Selection, row_ids: list[str], paper: pd.DataFrame | None, *, with_regularization: bool):
@@ -39,8 +51,11 @@ def grid_table(sel: Selection, row_ids: list[str], paper: pd.DataFrame | None, *
 def tables_section(doc: Document, config: dict, sel: Selection, baseline_results: dict) -> bool:
     """Tables 1-4 (those params.yaml's ``report`` fills); True when Table 4 was written."""
     table1 = config["report"]["table1"]
+    n_sets = transfer_set_count(sel)  # 22, the paper's, unless the config scores fewer
     if table1:
-        doc.heading("Table 1: training data (STS 2016 model selection, 22-set mean)")
+        rows1 = [r for c in table1.values() for r in c.values()]
+        doc.heading(f"Table 1: training data (STS 2016 model selection, {n_sets}-set mean)",
+                    scope=transfer_scope(config, sel, rows1))
         paper1 = paper_table(config, "wieting2017_table1")
         rows = []
         for data_name, cols in table1.items():
@@ -50,35 +65,40 @@ def tables_section(doc: Document, config: dict, sel: Selection, baseline_results
                 found = paper_rows(paper1, training_data=data_name)
                 row[f"{model} (paper)"] = math.nan if found is None or model not in found else float(found[model])
             rows.append(row)
-        doc.table(pd.DataFrame(rows))
+        doc.table(pd.DataFrame(rows), caption=f"Mean over the transfer sets; {SCALE}.")
 
     if config["report"].get("table2"):
-        doc.heading("Table 2: regularization (22-set mean)")
+        doc.heading(f"Table 2: regularization ({n_sets}-set mean)",
+                    scope=transfer_scope(config, sel, config["report"]["table2"]))
         doc.table(grid_table(sel, config["report"]["table2"], paper_table(config, "wieting2017_table2"),
-                             with_regularization=True))
+                             with_regularization=True), caption=GRID_CAPTION)
     if config["report"].get("table3"):
-        doc.heading("Table 3: GRAN variants (22-set mean)")
+        doc.heading(f"Table 3: GRAN variants ({n_sets}-set mean)",
+                    scope=transfer_scope(config, sel, config["report"]["table3"]))
         doc.table(grid_table(sel, config["report"]["table3"], paper_table(config, "wieting2017_table3"),
-                             with_regularization=False))
+                             with_regularization=False), caption=GRID_CAPTION)
 
     table4 = config["report"]["table4"]
     if not table4:
         return False
-    doc.heading("Table 4: per-dataset results (STS 2016 model selection)")
+    doc.heading("Table 4: per-dataset results (STS 2016 model selection)",
+                scope=transfer_scope(config, sel, list(table4.values())))
     results = {row: sel.as_results(row) for row in table4.values()}
     results["baseline"] = baseline_results
     columns = {f"{m} (ours)": row for m, row in table4.items()}
     columns["initial vectors (ours)"] = "baseline"
     paper4 = paper_table(config, "wieting2017_table4")
-    doc.table(per_dataset_table(results, columns, paper4, {f"{m} (paper)": m for m in table4}))
+    doc.table(per_dataset_table(results, columns, paper4, {f"{m} (paper)": m for m in table4}),
+              caption=f"{SCALE}; the year averages in the paper's columns are the paper's printed ones.")
     doc.heading("Table 4, Spearman's ρ × 100", 3)
-    doc.table(per_dataset_table(results, columns, None, {}, metric="spearman"))
+    doc.table(per_dataset_table(results, columns, None, {}, metric="spearman"),
+              caption="Spearman's ρ × 100 (the paper prints Pearson only).")
     return True
 
 
-def selection_section(doc: Document, sel: Selection) -> None:
+def selection_section(doc: Document, sel: Selection, config: dict | None = None) -> None:
     """Which run and epoch each row selected, on STS 2016 and on the oracle, and the seeds' spread."""
-    doc.heading("Model selection per row")
+    doc.heading("Model selection per row", scope=transfer_scope(config, sel) if config else "")
     rows = []
     for row, choice in sel.chosen.items():
         (test_run, test_epochs), (oracle_run, oracle_epochs) = choice["test"], choice["oracle"]
@@ -90,14 +110,16 @@ def selection_section(doc: Document, sel: Selection) -> None:
                      "22-set (oracle)": sel.shown(row, "oracle")})
     doc.para("With several seeds a run is scored by its seeds' mean (each seed at its own selected epoch; "
              "`epoch` lists them by seed) and shown as mean ± sample sd.")
-    doc.table(pd.DataFrame(rows))
+    doc.table(pd.DataFrame(rows), caption="STS16, 22-set: mean Pearson's r × 100 over the STS 2016 and the "
+              "transfer sets.")
     replicated = [row for row in sel.rows if len(sel.scores(row)) > 1]
     if replicated:
         doc.heading("Seed variation (rows trained with several seeds)")
         doc.table(pd.DataFrame([{"row": row, "run": sel.chosen[row]["test"][0], "seeds": len(sel.scores(row)),
                                  "22-set per seed": ", ".join(f"{v:.1f}" for v in sel.scores(row)),
                                  "mean": sel.score(row), "sd": sel.sd(row),
-                                 "range": max(sel.scores(row)) - min(sel.scores(row))} for row in replicated]))
+                                 "range": max(sel.scores(row)) - min(sel.scores(row))} for row in replicated]),
+                  caption="22-set mean Pearson's r × 100 per seed; sd and range in the same units.")
 
 
 def runs_section(doc: Document, sel: Selection, out_dir: Path) -> None:
@@ -120,25 +142,35 @@ def runs_section(doc: Document, sel: Selection, out_dir: Path) -> None:
     doc.para(f"{len(run_rows)} jobs, {runs_frame['job s'].sum() / 60:.1f} min of job wall time in all "
              "(`job s`: the training job's wall time including per-epoch evaluation; `train s`: the "
              "training passes alone). The manifest of runs and settings is `runs.csv` beside this report.")
-    doc.table(runs_frame)
+    doc.table(runs_frame, caption="Times in seconds; no correlations here.")
 
 
-def learning_curves(histories: dict[str, pd.DataFrame], path: Path) -> None:
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+CURVE_PANELS = (("loss", "Training loss", "loss (margin + regularization)"),
+                ("selection_pearson", "STS 2016 mean (model selection)", "mean Pearson's r × 100"),
+                ("transfer_pearson", "Mean over the transfer sets", "mean Pearson's r × 100"))
+
+
+def learning_curves(histories: dict[str, pd.DataFrame], path: Path):
+    """One panel per quantity, one line per row; returns the figure (closed: for checking its labels)."""
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.4))
     for name, frame in histories.items():
-        axes[0].plot(frame["epoch"], frame["loss"], marker="o", label=name)
-        axes[1].plot(frame["epoch"], frame["selection_pearson"], marker="o", label=name)
-        axes[2].plot(frame["epoch"], frame["transfer_pearson"], marker="o", label=name)
-    for ax, title in zip(axes, ("training loss (margin + reg.)", "STS 2016 mean Pearson ×100 (selection)",
-                                "22-set mean Pearson ×100"), strict=True):
+        for ax, (key, _, _) in zip(axes, CURVE_PANELS, strict=True):
+            ax.plot(frame["epoch"], frame[key], marker="o", label=name)
+    epochs = sorted({int(e) for frame in histories.values() for e in frame["epoch"]})
+    for ax, (_, title, ylabel) in zip(axes, CURVE_PANELS, strict=True):
         ax.set_title(title)
         ax.set_xlabel("epoch")
+        ax.set_ylabel(ylabel)
+        ax.set_xticks(epochs)
         ax.grid(alpha=0.3)
-    axes[2].legend(fontsize=7, loc="best")
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, title="table row", loc="center right", fontsize=9, title_fontsize=9)
+    fig.suptitle("Learning curves: training loss and mean Pearson's r × 100 per epoch")
+    fig.tight_layout(rect=(0, 0, 0.83, 1))
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110)
     plt.close(fig)
+    return fig
 
 
 def learning_curves_section(doc: Document, config: dict, sel: Selection, out_dir: Path) -> None:
@@ -152,8 +184,11 @@ def learning_curves_section(doc: Document, config: dict, sel: Selection, out_dir
                   for h in sel.histories[(run, seed)]]
         shown[row] = pd.DataFrame(epochs)
     learning_curves(shown, plot)
-    doc.heading("Learning curves (the STS-2016-selected run of each row in Tables 1 and 4; its first seed)")
-    doc.image(plot, "loss, STS 2016 and 22-set mean per epoch")
+    doc.heading("Learning curves (the STS-2016-selected run of each row in Tables 1 and 4; its first seed)",
+                scope=transfer_scope(config, sel, list(shown)))
+    doc.image(plot, f"Three line charts against the training epoch, one line for each of {len(shown)} table rows "
+              "(the STS-2016-selected run, first seed): the training loss, the mean Pearson's r × 100 on the STS "
+              "2016 sets that select the model, and the mean Pearson's r × 100 over the transfer sets.")
 
 
 def metrics(sel: Selection, baseline: float) -> dict:

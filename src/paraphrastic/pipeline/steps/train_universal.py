@@ -1,20 +1,29 @@
 """train-universal: a universal supervised job (Table 8): it starts from the STS-2016-selected transfer model
-of the run's ``init`` row and regularises back to it."""
+of the run's ``init`` row, as the ``universal_init`` stage recorded it, and regularises back to it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from paraphrastic.errors import PipelineError
-from paraphrastic.evaluation.selection import universal_init_path
+from paraphrastic.evaluation.selection import universal_init_model
 from paraphrastic.experiments.settings import supervised_experiment
 from paraphrastic.pipeline.steps.train_supervised import train_job
 
 
-def run(config: dict, *, experiment_name, task, seed, data_dir, **job) -> None:
+def run(config: dict, *, experiment_name, task, seed, init, **job) -> None:
     settings = supervised_experiment(config, experiment_name, task, seed)
     if not settings.init:
         raise PipelineError(f"supervised run {experiment_name!r} has no `init` row: train it with train-supervised")
-    init = universal_init_path(config, Path(data_dir), settings.init, seed)
-    print(f"initialised from {init}")
-    train_job(config, settings, task=task, init_path=init, **job)
+    try:
+        record = json.loads(Path(init).read_text(encoding="utf-8"))
+        row, models = record["row"], record["models"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise PipelineError(f"{init}: not a record written by universal-init ({exc})") from exc
+    if row != settings.init or not models:
+        raise PipelineError(f"{init}: the record of row {row!r}, but run {experiment_name!r} starts from row "
+                            f"{settings.init!r}")
+    path = universal_init_model(record, seed, str(init))
+    print(f"initialised from {path}")
+    train_job(config, settings, task=task, init_path=path, **job)

@@ -1,0 +1,190 @@
+"""`paraphrastic export`: every model family as a folder sentence-transformers loads, encoding to the vectors
+paraphrastic.load gives; and the folder is written without ever deleting anything of the user's."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from sentence_transformers import SentenceTransformer
+
+import paraphrastic
+from paraphrastic.cli import main as cli
+from paraphrastic.data.vocab import SPECIAL, Vocabulary
+from paraphrastic.errors import PipelineError
+from paraphrastic.export import EXPORT_TYPE, export, load_sentence_transformer
+from paraphrastic.models.encoders import MODELS, build_model
+from paraphrastic.models.files import save_model, save_scorer
+from paraphrastic.models.heads import PairScorer, SimilarityHead
+
+# Treebank's rules at work: contractions, quotes, several sentences, a hashtag, an abbreviation, unknown and
+# empty input, and a long sentence (sentence-transformers batches by length, paraphrastic by token count).
+SENTENCES = ["A man is playing the guitar.", "The woman doesn't run quickly!", "a dog is sleeping on the bed",
+             'He said "the cat is red." Then the sun, the moon.', "#nba the car is big", "Mr. Smith's blue house",
+             "", "   ", "zyxxy qwertzuiop", " ".join(["the man is playing"] * 40)]
+
+
+def options_for(name: str) -> dict:
+    """Options that exercise each family: SOS/EOS tags, and a hidden size other than the word vectors'."""
+    _, _, accepted = MODELS[name]
+    options = {"tags": "both"}
+    if "hidden_dim" in accepted:
+        options["hidden_dim"] = 5
+    return options
+
+
+def tiny_model(workspace, name: str):
+    vocab = Vocabulary.load(workspace["vocab_dir"] / "vocab.txt")
+    embeddings = torch.from_numpy(np.load(workspace["vocab_dir"] / "embeddings.npy"))
+    torch.manual_seed(0)
+    model = build_model(name, embeddings, **options_for(name))
+    with torch.no_grad():
+        model.embedding.weight[1:4].normal_()  # trained <unk>, <s> and </s> rows
+    return model, vocab
+
+
+def cosines(vectors: np.ndarray) -> np.ndarray:
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return unit @ unit.T
+
+
+def assert_same_vectors(folder, model_path):
+    """The export, loaded by sentence-transformers, against paraphrastic.load: vectors and cosines to 1e-5."""
+    st = load_sentence_transformer(folder, device="cpu")
+    ours = paraphrastic.load(model_path, device="cpu")
+    exported = st.encode(SENTENCES, batch_size=3)
+    expected = ours.encode(SENTENCES)
+    assert exported.shape == expected.shape == (len(SENTENCES), ours.dim)
+    assert st.get_embedding_dimension() == ours.dim
+    assert np.abs(exported - expected).max() < 1e-5
+    assert np.abs(cosines(exported) - cosines(expected)).max() < 1e-5
+    assert np.allclose(st.similarity(exported, exported).numpy(), ours.similarity(expected, expected).numpy(),
+                       atol=1e-5)
+    return st
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_every_family_exports_to_the_same_vectors(workspace, name):
+    model, vocab = tiny_model(workspace, name)
+    path = workspace["root"] / f"{name}.pt"
+    save_model(path, model, name, options_for(name), vocab, {"settings": {"model": name}, "epoch": 1})
+    folder = export(path, workspace["root"] / "exported")
+    assert json.loads((folder / "modules.json").read_text())[0]["type"] == EXPORT_TYPE
+    assert_same_vectors(folder, path)
+
+
+@pytest.mark.parametrize("name", ["gran", "bilstmavg", "irnn"])
+def test_a_supervised_model_exports_its_sentence_encoder(workspace, name):
+    """A universal run regularises towards its initial weights (buffers of the encoder): training state that
+    the exported encoder leaves out."""
+    model, vocab = tiny_model(workspace, name)
+    model.remember_initial_compositional()
+    path = workspace["root"] / "supervised.pt"
+    save_scorer(path, PairScorer(model, SimilarityHead(model.output_dim, 4, 1, 5)), name, options_for(name), vocab,
+                {"settings": {"init": "universal.pt"}, "epoch": 1})
+    folder = export(path, workspace["root"] / "exported")
+    assert_same_vectors(folder, path)
+    assert json.loads((folder / "paraphrastic_export.json").read_text())["supervised"] is True
+
+
+def test_the_cli_exports_and_sentence_transformers_saves_and_reloads_it(workspace, capsys):
+    model, vocab = tiny_model(workspace, "lstmavg")
+    path = workspace["root"] / "model.pt"
+    save_model(path, model, "lstmavg", options_for("lstmavg"), vocab, {})
+    folder = workspace["root"] / "out" / "st-model"
+    assert cli.main(["export", str(path), str(folder)]) == 0
+    assert str(folder) in capsys.readouterr().err
+    st = SentenceTransformer(str(folder), device="cpu", trust_remote_code=True)
+    vectors = st.encode(SENTENCES)
+    # What sentence-transformers saves of it loads again, unchanged; and so does the folder's model.pt.
+    st.save(str(workspace["root"] / "saved"))
+    again = load_sentence_transformer(workspace["root"] / "saved", device="cpu")
+    assert np.allclose(again.encode(SENTENCES), vectors, atol=1e-6)
+    assert np.allclose(paraphrastic.load(folder / "model.pt", device="cpu").encode(SENTENCES), vectors, atol=1e-6)
+    # A single sentence, normalised, as a tensor: sentence-transformers' own arguments, on both.
+    ours = paraphrastic.load(path, device="cpu")
+    assert torch.allclose(st.encode(SENTENCES[1], normalize_embeddings=True, convert_to_tensor=True),
+                          ours.encode(SENTENCES[1], normalize_embeddings=True, convert_to_tensor=True), atol=1e-6)
+
+
+def test_an_export_replaces_an_earlier_one_and_never_a_folder_of_the_users(workspace, capsys):
+    model, vocab = tiny_model(workspace, "avg")
+    path = workspace["root"] / "model.pt"
+    save_model(path, model, "avg", options_for("avg"), vocab, {})
+    folder = workspace["root"] / "exported"
+    export(path, folder)
+    before = sorted(p.name for p in folder.iterdir())
+    export(path, folder)  # an earlier export: replaced
+    assert sorted(p.name for p in folder.iterdir()) == before
+    (folder / "notes.txt").write_text("mine")  # no longer only an export: kept, and an error
+    assert cli.main(["export", str(path), str(folder)]) == 1
+    assert "neither empty nor an earlier `paraphrastic export`" in capsys.readouterr().err
+    assert (folder / "notes.txt").read_text() == "mine"
+    mine = workspace["root"] / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("keep me")
+    with pytest.raises(PipelineError, match="nothing in it was deleted"):
+        export(path, mine)
+    assert [p.name for p in mine.iterdir()] == ["thesis.tex"]
+    with pytest.raises(PipelineError, match="is not a folder"):
+        export(path, mine / "thesis.tex")
+    with pytest.raises(PipelineError, match="no such model file"):
+        export(workspace["root"] / "missing.pt", workspace["root"] / "new")
+    empty = workspace["root"] / "empty"
+    empty.mkdir()
+    export(path, empty)
+    assert (empty / "model.pt").is_file()
+    assert not [p.name for p in workspace["root"].iterdir() if p.name.endswith((".partial", ".old"))]
+
+
+def test_only_paraphrastic_and_sentence_transformers_classes_are_trusted(workspace):
+    model, vocab = tiny_model(workspace, "avg")
+    path = workspace["root"] / "model.pt"
+    save_model(path, model, "avg", options_for("avg"), vocab, {})
+    folder = export(path, workspace["root"] / "exported")
+    modules = folder / "modules.json"
+    modules.write_text(json.dumps([{"idx": 0, "name": "0", "path": "", "type": "modeling_evil.Evil"}]))
+    with pytest.raises(PipelineError, match="modeling_evil.Evil"):
+        load_sentence_transformer(folder)
+
+
+def test_mteb_scores_an_export_as_the_pipeline_does(workspace, mirror, monkeypatch):
+    """MTEB's own STS task (STS16) on the mirror's STS 2016 headlines, fed locally (MTEB would download its
+    copy from the Hugging Face hub): its cosine correlations are those of paraphrastic's cosines."""
+    import huggingface_hub.constants
+    import mteb  # the `reference` extra
+    from datasets import Dataset, DatasetDict
+    from scipy import stats
+
+    from paraphrastic.data.readers import read_sts
+    from paraphrastic.data.tokenize import tokenize
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("MTEB_CACHE", str(workspace["root"] / "mteb-cache"))
+    folder = mirror / "sts" / "2016"
+    pairs = read_sts(folder / "STS2016.input.headlines.txt", folder / "STS2016.gs.headlines.txt", fields=4)[:40]
+    # Pairs of one token sequence have cosine 1 up to float rounding, which would rank them by that rounding;
+    # so would sentences of unknown words only: the model knows every word here.
+    pairs = [p for p in pairs if tokenize(p.s1) != tokenize(p.s2)]
+    vocab = Vocabulary(SPECIAL + sorted({w for p in pairs for s in (p.s1, p.s2) for w in tokenize(s)} - set(SPECIAL)))
+    torch.manual_seed(0)
+    model = build_model("gran", torch.randn(len(vocab), 8), **options_for("gran"))
+    path = workspace["root"] / "model.pt"
+    save_model(path, model, "gran", options_for("gran"), vocab, {})
+    st = load_sentence_transformer(export(path, workspace["root"] / "exported"), device="cpu")
+
+    task = mteb.get_task("STS16")
+    task.dataset = DatasetDict({"test": Dataset.from_dict({"sentence1": [p.s1 for p in pairs],
+                                                           "sentence2": [p.s2 for p in pairs],
+                                                           "score": [p.score for p in pairs]})})
+    task.data_loaded = True
+    result = mteb.evaluate(st, task, cache=None, overwrite_strategy="always", show_progress_bar=False)
+    scores = result.task_results[0].scores["test"][0]
+
+    cosines = paraphrastic.load(path, device="cpu").similarity_pairwise([p.s1 for p in pairs], [p.s2 for p in pairs])
+    gold = [p.score for p in pairs]
+    assert scores["cosine_spearman"] == pytest.approx(stats.spearmanr(cosines.numpy(), gold).statistic, abs=1e-6)
+    assert scores["cosine_pearson"] == pytest.approx(stats.pearsonr(cosines.numpy(), gold).statistic, abs=1e-5)

