@@ -139,6 +139,45 @@ def test_an_export_replaces_an_earlier_one_and_never_a_folder_of_the_users(works
     assert not [p.name for p in workspace["root"].iterdir() if p.name.endswith((".partial", ".old"))]
 
 
+# Sentences the static tokenizer splits as Treebank does (no quotes, contractions or abbreviations)
+PLAIN = ["A man is playing the guitar.", "a dog is sleeping on the bed", "zyxxy qwertzuiop", "The car, the man!"]
+
+
+def test_a_static_export_loads_in_plain_sentence_transformers_with_the_same_vectors_on_plain_text(workspace,
+                                                                                                  capsys):
+    """--static: sentence-transformers' StaticEmbedding, loaded with no flag; the same vectors wherever the two
+    tokenizers agree, and it replaces an earlier export of either kind."""
+    model, vocab = tiny_model(workspace, "avg")
+    options = {"tags": "none"}
+    path = workspace["root"] / "avg.pt"
+    save_model(path, build_model("avg", model.embedding.weight.detach().clone(), **options), "avg", options, vocab,
+               {"settings": {"model": "avg"}, "epoch": 1})
+    folder = workspace["root"] / "exported"
+    export(path, folder)  # a module export first: the static one replaces it
+    assert cli.main(["export", "--static", str(path), str(folder)]) == 0
+    assert "SentenceTransformer(folder)" in capsys.readouterr().err
+    st = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+    assert type(st[0]).__name__ == "StaticEmbedding"
+    ours = paraphrastic.load(path, device="cpu").encode(PLAIN)
+    assert np.abs(st.encode(PLAIN) - ours).max() < 1e-5
+    # where Treebank splits otherwise, the vectors differ: why the module export is the default
+    tricky = ["The woman doesn't run quickly!"]
+    assert np.abs(st.encode(tricky) - paraphrastic.load(path, device="cpu").encode(tricky)).max() > 1e-3
+    export(path, folder)  # and back: a static export is an earlier export too
+    assert json.loads((folder / "modules.json").read_text())[0]["type"] == EXPORT_TYPE
+
+
+@pytest.mark.parametrize("name, options", [("lstmavg", {}), ("avg", {"tags": "both"})])
+def test_only_an_untagged_avg_model_has_a_static_form(workspace, name, options):
+    model, vocab = tiny_model(workspace, name)
+    path = workspace["root"] / "model.pt"
+    save_model(path, build_model(name, model.embedding.weight.detach().clone(), **options), name, options, vocab,
+               {"settings": {"model": name}, "epoch": 1})
+    with pytest.raises(PipelineError, match="has no static form"):
+        export(path, workspace["root"] / "static", static=True)
+    assert not (workspace["root"] / "static").exists()
+
+
 def test_only_paraphrastic_and_sentence_transformers_classes_are_trusted(workspace):
     model, vocab = tiny_model(workspace, "avg")
     path = workspace["root"] / "model.pt"

@@ -1,25 +1,31 @@
 """`paraphrastic export MODEL.pt DIR`: a trained model as a folder that sentence-transformers loads
 (``SentenceTransformer(DIR)``), encoding to the same vectors as ``paraphrastic.load(MODEL.pt)``.
 
-Every family (avg and the other averaging models, the LSTM and GRAN families, and the sentence encoder of a
-supervised model) is written the same way: one module, :class:`ParaphrasticModule`, named in modules.json by
-its import path, holding the encoder as a transfer model.pt (read back with ``weights_only=True``, so
-loading a folder runs none of its contents). Its tokenizer is the pipeline's own (NLTK Punkt + Treebank,
-lower-cased, hashtags stripped, SOS/EOS tags where the model was trained with them), so cosines match
-exactly. sentence-transformers' ``StaticEmbedding`` would load avg without our package, but it needs a
-``tokenizers.Tokenizer``, whose normalizers and pre-tokenizers cannot express Treebank's rules: a regex
-split cannot make its context-dependent quote tokens (a ``"`` becomes ``\\`\\``` or ``''``), Punkt's
-sentence-final periods beside abbreviations ("U.S." vs "home."), or its contraction splits ("cannot" ->
-"can" "not"); and an empty bag averages to a zero vector where our encoders embed ``<unk>``. Measured on the
-53,582 sentences of STS 2012-2016: a lower-casing WordLevel tokenizer with the Whitespace + Punctuation (or
-BERT) pre-tokenizer splits 74.7% of them as we do, and the closest regex split we found (contractions,
-sentence-final periods) 89.1%; the other sentences would get different vectors, silently.
+By default every family (avg and the other averaging models, the LSTM and GRAN families, and the sentence
+encoder of a supervised model) is written the same way: one module, :class:`ParaphrasticModule`, named in
+modules.json by its import path, holding the encoder as a transfer model.pt (read back with
+``weights_only=True``, so loading a folder runs none of its contents). Its tokenizer is the pipeline's own
+(NLTK Punkt + Treebank, lower-cased, hashtags stripped, SOS/EOS tags where the model was trained with them), so
+cosines match exactly. sentence-transformers' ``StaticEmbedding`` (``--static``, below) loads avg without our
+package, but it needs a ``tokenizers.Tokenizer``, whose normalizers and pre-tokenizers cannot express
+Treebank's rules: a regex split cannot make its context-dependent quote tokens (a ``"`` becomes ``\\`\\``` or
+``''``), Punkt's sentence-final periods beside abbreviations ("U.S." vs "home."), or its contraction splits
+("cannot" -> "can" "not"); and an empty bag averages to a zero vector where our encoders embed ``<unk>``.
+Measured on the 53,582 sentences of STS 2012-2016: a lower-casing WordLevel tokenizer with the Whitespace +
+Punctuation (or BERT) pre-tokenizer splits 74.7% of them as we do, and the closest regex split we found
+(contractions, sentence-final periods) 89.1%; the other sentences would get different vectors, silently.
 
 sentence-transformers 6 imports a module class from outside its own package only with
 ``trust_remote_code=True``, even for a local folder (a modules.json can name any importable class).
 :func:`load_sentence_transformer` checks that an export names no class but ours and sentence-transformers'
 own before passing that flag, so it trusts the installed paraphrastic package, never the folder's contents;
 ``SentenceTransformer(DIR, trust_remote_code=True)`` works too.
+
+``--static`` (avg models only) writes sentence-transformers' own ``StaticEmbedding`` instead: it loads with a
+plain ``SentenceTransformer(DIR)``, no flag and no paraphrastic installed, at the cost of a tokenizer that is
+only close to ours (a lower-cased ``WordLevel`` over the model's vocabulary with BERT's pre-tokenizer); an
+empty sentence is a zero vector there. The BERT pre-tokenizer splits 74.7% of the STS 2012-2016 sentences as
+we do (measured above); the others get other vectors.
 
 The folder is written beside DIR and renamed into place: a failed export leaves DIR as it was. An existing
 DIR must be empty or an earlier export (which is replaced); any other folder is an error, never deleted.
@@ -43,6 +49,11 @@ CONFIG_FILE = "paraphrastic_export.json"
 MODEL_FILE = "model.pt"
 # Everything an export writes: a folder holding only these (and its marker) is an earlier export.
 EXPORT_FILES = frozenset({"modules.json", "config_sentence_transformers.json", CONFIG_FILE, MODEL_FILE})
+# ... and a static one: sentence-transformers' StaticEmbedding, saved as sentence-transformers saves it
+STATIC_TYPE = "sentence_transformers.sentence_transformer.modules.static_embedding.StaticEmbedding"
+STATIC_FILES = frozenset({"modules.json", "config_sentence_transformers.json", CONFIG_FILE, "README.md",
+                          "tokenizer.json", "model.safetensors"})
+STATIC_MODELS = frozenset({"avg"})  # the mean of the word vectors and nothing after it: what StaticEmbedding is
 
 
 class ParaphrasticModule(torch.nn.Module):
@@ -143,13 +154,36 @@ def is_export(folder: Path) -> bool:
         modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):
         return False
-    return (CONFIG_FILE in names and names <= EXPORT_FILES and isinstance(modules, list)
-            and [m.get("type") for m in modules if isinstance(m, dict)] == [EXPORT_TYPE])
+    types = [m.get("type") for m in modules if isinstance(m, dict)] if isinstance(modules, list) else None
+    return CONFIG_FILE in names and ((names <= EXPORT_FILES and types == [EXPORT_TYPE])
+                                     or (names <= STATIC_FILES and types == [STATIC_TYPE]))
 
 
-def export(model_path, folder) -> Path:
+def write_static(encoder, folder: Path) -> None:
+    """An avg encoder as sentence-transformers' ``StaticEmbedding``: its word vectors under a tokenizer close to
+    ours (see the module docstring), saved by sentence-transformers itself."""
+    from sentence_transformers import SentenceTransformer
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    try:  # sentence-transformers 6 moved it (the old path still works, with a warning)
+        from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    except ImportError:
+        from sentence_transformers.models import StaticEmbedding
+
+    from paraphrastic.data.vocab import UNK
+
+    tokenizer = Tokenizer(models.WordLevel(vocab=dict(encoder.vocab.index), unk_token=UNK))
+    tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    weights = encoder.model.embedding.weight.detach().cpu().numpy()
+    SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_weights=weights)], device="cpu").save(
+        str(folder))
+
+
+def export(model_path, folder, *, static: bool = False) -> Path:
     """Write ``folder``: modules.json, config_sentence_transformers.json, the module's config and the encoder's
-    model.pt. Errors are one :class:`PipelineError` naming the file or folder; nothing is written then."""
+    model.pt; with ``static``, an avg model as sentence-transformers' ``StaticEmbedding``. Errors are one
+    :class:`PipelineError` naming the file or folder; nothing is written then."""
     from paraphrastic.encoder import Encoder
     from paraphrastic.models.files import read_model_file
     from paraphrastic.version import __version__
@@ -164,7 +198,14 @@ def export(model_path, folder) -> Path:
     payload = read_model_file(model_path)
     config = {"model_file": MODEL_FILE, "model": payload["model"], "options": payload.get("options", {}),
               "supervised": isinstance(payload.get("head"), dict), "source": model_path.name,
-              "source_sha256": sha256_file(model_path), "dim": encoder.dim, "paraphrastic_version": __version__}
+              "source_sha256": sha256_file(model_path), "dim": encoder.dim, "paraphrastic_version": __version__,
+              "format": "static" if static else "module"}
+    if static and (config["model"] not in STATIC_MODELS or config["options"].get("tags", "none") != "none"):
+        raise PipelineError(f"{model_path}: a {config['model']} model (tags {config['options'].get('tags', 'none')})"
+                            " has no static form: --static takes avg models without SOS/EOS tags, whose vector is "
+                            "the mean of the word vectors; export it without --static")
+    if static:
+        config["model_file"] = None  # sentence-transformers' own files
     modules = [{"idx": 0, "name": "0", "path": "", "type": EXPORT_TYPE}]
     settings = {"model_type": "SentenceTransformer", "__version__": {"paraphrastic": __version__}, "prompts": {},
                 "default_prompt_name": None, "similarity_fn_name": "cosine"}
@@ -173,9 +214,13 @@ def export(model_path, folder) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".partial", dir=folder.parent))
     old = None
     try:
-        ParaphrasticModule(encoder, config).save(str(staging))
-        write_json(staging / "modules.json", modules)
-        write_json(staging / "config_sentence_transformers.json", settings)
+        if static:
+            write_static(encoder, staging)
+            write_json(staging / CONFIG_FILE, config)  # marks the folder as an export (replaceable)
+        else:
+            ParaphrasticModule(encoder, config).save(str(staging))
+            write_json(staging / "modules.json", modules)
+            write_json(staging / "config_sentence_transformers.json", settings)
         if folder.is_dir():  # empty, or an earlier export: moved aside, then deleted once the new one is in place
             old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".old", dir=folder.parent))
             os.replace(folder, old / "export")

@@ -33,9 +33,10 @@ def similarity(args) -> None:
 def export(args) -> None:
     from paraphrastic.export import export as write_export
 
-    folder = write_export(args.model, args.folder)
-    print(f"{args.model} -> {folder} (load with paraphrastic.export.load_sentence_transformer, or "
-          "SentenceTransformer(folder, trust_remote_code=True))", file=sys.stderr)
+    folder = write_export(args.model, args.folder, static=args.static)
+    how = ("SentenceTransformer(folder)" if args.static else "paraphrastic.export.load_sentence_transformer, or "
+           "SentenceTransformer(folder, trust_remote_code=True)")
+    print(f"{args.model} -> {folder} (load with {how})", file=sys.stderr)
 
 
 def add_commands(sub) -> None:
@@ -58,4 +59,7 @@ def add_commands(sub) -> None:
     p = sub.add_parser("export", help="write a model.pt as a folder sentence-transformers loads (SentenceTransformer)")
     p.add_argument("model", help=model_help)
     p.add_argument("folder", help="the folder to write: new, empty or an earlier export (which is replaced)")
+    p.add_argument("--static", action="store_true",
+                   help="avg models only: sentence-transformers' StaticEmbedding, which loads without paraphrastic "
+                        "or trust_remote_code, with a tokenizer close to ours but not the same")
     p.set_defaults(func=export)
