@@ -38,3 +38,10 @@ def test_benchmark_command_writes_its_tables(tmp_path):
     assert result["memory"][0]["peak_rss_mib"] > 0
     table = (tmp_path / "results" / "results.md").read_text()
     assert "| gran | 8 |" in table and "Padding" in table and "Peak RSS" in table
+
+
+def test_tokenize_speed_benchmark_runs(mirror):
+    out = subprocess.run([sys.executable, "benchmarks/tokenize_speed.py", "--quick", "--mirror", str(mirror)],
+                         cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "| paraphrastic tokenize (now) |" in out.stdout and "Same tokens on 500 of 500 sentences" in out.stdout
