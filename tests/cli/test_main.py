@@ -29,7 +29,8 @@ def test_every_stage_command_is_a_subcommand_that_parses():
     commands = subcommands()
     for stage in STAGES.values():
         words = stage.command.format(experiment="run", sup_run="run", task="sick", seed=1, scbow_run="run",
-                                     pwim_run="run", pwim_task="sick", init_row="row", threads=1).split()
+                                     pwim_run="run", pwim_task="sick", init_row="row", vocab_dir="data/vocab",
+                                     threads=1).split()
         assert words[0] in commands, stage.name
         args = build_parser().parse_args(words)
         assert args.step == stage.step.rpartition(".")[2]
@@ -63,7 +64,7 @@ def test_a_stage_without_its_inputs_fails_in_one_line_naming_what_is_missing(sta
     monkeypatch.chdir(tmp_path)
     words = stage.command.format(experiment="lstm-simpwiki", sup_run="s-gran__x", task="sick", seed=1,
                                  scbow_run="scbow-pretrained", pwim_run="pwim", pwim_task="sick",
-                                 init_row="gran-simpwiki", threads=1).split()
+                                 init_row="gran-simpwiki", vocab_dir="data/vocab", threads=1).split()
     schema = REPO / "workflow/schemas/params.schema.yaml"
     code = main(["--params", str(REPO / "params.test.yaml"), "--schema", str(schema), *words])
     err = capsys.readouterr().err.strip().splitlines()

@@ -44,6 +44,13 @@ BAD = [
     ("a misspelt grid axis", lambda c: c["grids"][0]["search"].update(marginn=[0.4]),
      "'marginn' was unexpected"),
     ("a negative margin in an experiment", _set("experiments", "avg-ppdb", "margin", -0.4), "margin: -0.4 is less"),
+    ("a distilled twin of a row that does not exist", _set("word_vectors", "distilled_rows", ["nope"]),
+     "word_vectors.distilled_rows: no experiment or grid row named 'nope'"),
+    ("a universal run from a row on the distilled vectors",
+     _set("experiments", "gran-simpwiki", "word_vectors", "distilled"),
+     "its init row 'gran-simpwiki' trains on the distilled word vectors"),
+    ("an unknown source of word vectors", _set("experiments", "avg-ppdb", "word_vectors", "glove"),
+     "'glove' is not one of"),
 ]
 
 

@@ -53,3 +53,39 @@ def test_the_offline_supervised_grid_trains_every_table_row():
         if "init" in settings:
             assert settings["init"] in transfer_rows  # universal rows start from a transfer row
             assert settings.get("lambda_w") in (0.0, 1e-3)
+
+
+def test_distilled_rows_are_twins_with_the_same_settings_on_the_distilled_vectors():
+    c = base_config(word_vectors={"distilled_rows": ["solo", "g"]})
+    runs, rows = grids.expand(c)
+    plain, _ = grids.expand(base_config())
+    assert rows["solo-distilled"] == ["solo-distilled"]
+    assert runs["solo-distilled"] == dict(plain["solo"], word_vectors="distilled")
+    assert len(rows["g-distilled"]) == len(rows["g"]) == 8
+    for name, twin in zip(rows["g"], rows["g-distilled"], strict=True):
+        assert twin.startswith("g-distilled__") and runs[twin] == dict(runs[name], word_vectors="distilled")
+    # a twin is named as the same row written out by hand would be
+    by_hand = base_config(grids=[dict(base_config()["grids"][0], id="g-distilled",
+                                      fixed={"scramble": 0.5, "word_vectors": "distilled"})])
+    assert sorted(grids.expand(by_hand)[1]["g-distilled"]) == sorted(rows["g-distilled"])
+    assert set(grids.expand(base_config(word_vectors={"distilled_rows": "all"}))[1]) == {
+        "solo", "g", "solo-distilled", "g-distilled"}
+    assert grids.row_labels(c)["g-distilled"] == grids.row_labels(c)["g"]
+
+
+@pytest.mark.parametrize("rows, message", [
+    (["nope"], "word_vectors.distilled_rows: no experiment or grid row named 'nope'"),
+    (["hand"], "row 'hand' already trains on the distilled vectors"),
+])
+def test_distilled_rows_must_name_rows_on_the_pretrained_vectors(rows, message):
+    c = base_config(word_vectors={"distilled_rows": rows})
+    c["experiments"]["hand"] = {"model": "avg", "train_set": "ppdb", "epochs": 1, "word_vectors": "distilled"}
+    with pytest.raises(PipelineError, match=message):
+        grids.expand(c)
+
+
+def test_a_twin_name_already_in_use_is_an_error():
+    c = base_config(word_vectors={"distilled_rows": ["solo"]})
+    c["experiments"]["solo-distilled"] = {"model": "avg", "train_set": "ppdb", "epochs": 1}
+    with pytest.raises(PipelineError, match="'solo-distilled' is already a row of params; rename it"):
+        grids.expand(c)

@@ -40,7 +40,8 @@ def test_seeds_are_replicas_not_part_of_a_runs_name():
     table = jobs(c, runs_many)
     assert len(table) == 1 + 8 * 3
     assert {j["seed"] for j in table.values() if j["run"] == rows_many["g"][0]} == {1, 2, 3}
-    assert jobs(dict(c, seeds=[7, 9]), runs_one)["solo.seed9"] == {"run": "solo", "seed": 9, "train_set": "ppdb"}
+    assert jobs(dict(c, seeds=[7, 9]), runs_one)["solo.seed9"] == {"run": "solo", "seed": 9, "train_set": "ppdb",
+                                                                  "vocab_dir": "data/vocab"}
 
 
 def test_supervised_runs_train_once_per_task_and_seed():
@@ -59,7 +60,9 @@ def test_supervised_runs_train_once_per_task_and_seed():
 def test_job_tables_of_the_tiny_config():
     c = config.load(REPO / "params.test.yaml", SCHEMA)
     tables = JobTables.of(c)
-    assert len(tables.runs) == 7 and len(tables.jobs) == 9 and len(tables.experiment_jobs) == 5
+    # 7 runs and 2 experiments again on the distilled vectors (no `evaluate` job: an experiment's twin is no experiment)
+    assert len(tables.runs) == 9 and len(tables.jobs) == 11 and len(tables.experiment_jobs) == 5
+    assert tables.jobs["lstmavg-simpwiki-distilled.seed1"]["vocab_dir"] == "data/distilled"
     assert set(tables.row_jobs("t-lstmavg-reg")) == {key for key, job in tables.jobs.items()
                                                     if job["run"].startswith("t-lstmavg-reg__")}
     assert len(tables.row_jobs("gran-simpwiki", "avg-ppdb")) == 2

@@ -23,8 +23,11 @@ import yaml
 from paraphrastic.cli.main import LIST_MODULES, MODULES_LINE
 from paraphrastic.experiments import config as config_module
 from paraphrastic.experiments.jobs import JobTables
+from paraphrastic.export import export
+from paraphrastic.models.files import load_model
 from paraphrastic.pipeline.code_deps import closure
 from paraphrastic.pipeline.graph import STAGES
+from tests.test_export import assert_same_vectors
 
 pytestmark = pytest.mark.integration
 
@@ -103,12 +106,12 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
         assert heading in report
     assert "thinned for this profile to 7 of the paper's 9 runs" in report
     runs = (root / "data/report/runs.csv").read_text().splitlines()
-    assert len(runs) == 1 + 5 + 2 * 2 and sum(line.startswith("t-lstmavg-reg__") for line in runs) == 4
+    assert len(runs) == 1 + 5 + 2 * 2 + 2 and sum(line.startswith("t-lstmavg-reg__") for line in runs) == 4
     # the two-seed grid row is reported as mean ± sd
     metrics = json.loads((root / "data/report/metrics.json").read_text())
     assert metrics["t-lstmavg-reg"]["seeds"] == 2 and metrics["t-lstmavg-reg"]["test_sd"] >= 0
     assert "Seed variation" in report and " ± " in report
-    assert (root / "data/report/report.html").read_text().count("<img") == 2  # learning curves, gate norms
+    assert (root / "data/report/report.html").read_text().count("<img") == 3  # curves, speed, gate norms
     assert "Tables 9-11: GRAN gate analysis" in report
     # supervised Tables 5, 6, 8 and the error analysis of Table 7
     for heading in ("Table 5: supervised training", "Table 6: GRAN variants", "Table 8: initialising",
@@ -156,6 +159,19 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert results["summary"]["transfer_sets"] == 2
     baseline = json.loads((root / "data/results/baseline.json").read_text())
     assert baseline["trained"] is False and -100 < baseline["summary"]["transfer_pearson"] < 100
+    # issue 19: vectors distilled from all-MiniLM-L6-v2 for the 2,000 most frequent words, two rows trained on them
+    distilled = json.loads((root / "data/distilled/coverage.json").read_text())
+    assert (distilled["words"], distilled["dim"], distilled["teacher"]) == (2004, 16, "all-MiniLM-L6-v2")
+    twin = json.loads((root / "data/models/lstmavg-simpwiki-distilled/seed1/train.json").read_text())
+    assert twin["settings"]["word_vectors"] == "distilled" and twin["settings"]["model"] == "lstmavg"
+    _, vocab, _ = load_model(root / "data/models/lstmavg-simpwiki-distilled/seed1/model.pt")
+    assert vocab.words == (root / "data/distilled/vocab.txt").read_text().split("\n")[:-1]
+    assert "Beyond the paper: word vectors distilled" in report
+    # exported like every other model: sentence-transformers loads it and gives our vectors
+    folder = export(root / "data/models/lstmavg-simpwiki-distilled/seed1/model.pt", root / "exported")
+    assert_same_vectors(folder, root / "data/models/lstmavg-simpwiki-distilled/seed1/model.pt")
+    assert metrics["lstmavg-simpwiki-distilled"]["test"] > -100 and "avg-simpwiki_matched-distilled" in metrics
+    assert -100 < metrics["baseline_distilled"]["test"] < 100
     stats = json.loads((root / "data/corpus/train_stats.json").read_text())
     assert stats["simpwiki"]["pairs"] == 2000 and stats["ppdb"]["pairs"] == 2000
     assert stats["simpwiki"]["skipped_lines"]["lines"] == stats["ppdb"]["skipped_lines"]["lines"] == 0  # clean mirror

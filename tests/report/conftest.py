@@ -50,8 +50,18 @@ def scores(pearson: float) -> dict:
     return {"pearson": pearson, "spearman": pearson - 0.5, "pairs": 100}
 
 
+def run_places(tables: JobTables) -> dict[str, int]:
+    """Each run's place: by name, the runs on the distilled vectors (``<row>-distilled``) after all the others."""
+    distilled = sorted(run for run, settings in tables.runs.items() if settings.get("word_vectors") == "distilled")
+    others = sorted(run for run in tables.runs if run not in distilled)
+    return {run: i for i, run in enumerate(others + distilled)}
+
+
+DISTILLED_BASELINE = 60.0
+
+
 def transfer_files(data: Path, tables: JobTables) -> None:
-    places = {run: i for i, run in enumerate(sorted(tables.runs))}
+    places = run_places(tables)
     for job in tables.jobs.values():
         run, seed = job["run"], job["seed"]
         history = []
@@ -63,10 +73,10 @@ def transfer_files(data: Path, tables: JobTables) -> None:
         folder = data / "models" / run / f"seed{seed}"
         write(folder / "history.json", history)
         write(folder / "train.json", {"train_seconds_total": 2.0, "wall_seconds_this_call": 3.0, "device": "cpu"})
-    baseline = per_set(BASELINE, BASELINE + 5)
-    write(data / "results/baseline.json", {"summary": {"transfer_pearson": BASELINE, "transfer_spearman": BASELINE,
-                                                       "selection_pearson": BASELINE + 5},
-                                           "datasets": {k: scores(v) for k, v in baseline.items()}})
+    for name, value in (("baseline", BASELINE), ("baseline_distilled", DISTILLED_BASELINE)):
+        write(data / f"results/{name}.json", {"summary": {"transfer_pearson": value, "transfer_spearman": value,
+                                                          "selection_pearson": value + 5},
+                                              "datasets": {k: scores(v) for k, v in per_set(value, value + 5).items()}})
 
 
 NO_SKIPS = {"lines": 0, "by_kind": {}, "first": {}}
@@ -87,6 +97,11 @@ def data_files(data: Path) -> None:
           {"words": 1234, "dim": 50, "embeddings": "embeddings/glove.6B.50d.txt.gz", "skipped_lines": NO_SKIPS,
            "coverage": {"simpwiki": {"token_coverage": 0.95, "type_coverage": 0.8},
                         "eval": {"token_coverage": 0.99, "type_coverage": 0.9}}})
+    write(data / "distilled/coverage.json",
+          {"words": 2004, "dim": 16, "teacher": "all-MiniLM-L6-v2", "dims": 16, "sif_coefficient": 1e-4,
+           "max_words": 2000, "seconds": 3.5, "device": "cpu",
+           "coverage": {"simpwiki": {"token_coverage": 0.9, "type_coverage": 0.5},
+                        "eval": {"token_coverage": 0.8, "type_coverage": 0.4}}})
 
 
 def reference_files(data: Path, config: dict) -> None:
@@ -94,8 +109,13 @@ def reference_files(data: Path, config: dict) -> None:
                     "summary": {"transfer_pearson": 50.0, "transfer_spearman": 49.0, "selection_pearson": 55.0},
                     "per_dataset": {k: scores(v) for k, v in per_set(50.0, 55.0).items()}}
             for label, row in config["report"]["table4"].items()}
+    untrained = {source: {"sentences": 600, "sentences_per_second": speed, "tokenized_sentences_per_second": 4 * speed,
+                          "summary": {"transfer_pearson": r, "transfer_spearman": r - 1, "selection_pearson": r + 5},
+                          "per_dataset": {k: scores(v) for k, v in per_set(r, r + 5).items()}}
+                 for source, r, speed in (("pretrained", BASELINE, 20000.0),
+                                          ("distilled", DISTILLED_BASELINE, 15000.0))}
     write(data / "results/encoders.json",
-          {"threads": 1, "device": "cpu", "ours": ours,
+          {"threads": 1, "device": "cpu", "ours": ours, "untrained": untrained,
            "reference": {"model": "all-MiniLM-L6-v2", "sentences": 600, "sentences_per_second": 100.0,
                          "summary": {"transfer_pearson": 75.0, "transfer_spearman": 74.0, "selection_pearson": 80.0},
                          "per_dataset": {k: scores(v) for k, v in per_set(75.0, 80.0).items()}}})

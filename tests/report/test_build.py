@@ -13,13 +13,14 @@ def test_report_files_sections_in_order_and_metrics(results, tmp_path):
     markdown = (out / "report.md").read_text()
     headings = re.findall(r"^## (.+)$", markdown, re.M)
     order = ["Data deviations", "Data", "Table 1", "Table 2", "Table 3", "Table 4", "What a user would pick instead",
-             "Model selection per row", "Seed variation", "Training runs", "Learning curves", "Tables 9-11",
-             "Supervised similarity", "Table 7", "Siamese CBOW", "PWIM", "Findings"]
+             "Beyond the paper: word vectors distilled", "Model selection per row", "Seed variation", "Training runs",
+             "Learning curves", "Tables 9-11", "Supervised similarity", "Table 7", "Siamese CBOW", "PWIM", "Findings"]
     positions = [next(i for i, h in enumerate(headings) if h.startswith(name)) for name in order]
     assert positions == sorted(positions)
-    assert (out / "report.html").read_text().count("<img") == 2 and (out / "runs.csv").exists()
+    assert (out / "report.html").read_text().count("<img") == 3 and (out / "runs.csv").exists()
     metrics = json.loads((out / "metrics.json").read_text())
-    assert {"baseline", "supervised", "reference_encoder", "siamese_cbow", "pwim", "t-lstmavg-reg"} <= set(metrics)
+    assert {"baseline", "baseline_distilled", "supervised", "reference_encoder", "siamese_cbow", "pwim",
+            "t-lstmavg-reg", "lstmavg-simpwiki-distilled"} <= set(metrics)
 
 
 def leaves(doc, path=""):

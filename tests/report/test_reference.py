@@ -1,22 +1,41 @@
 """The comparison with all-MiniLM-L6-v2: accuracy and speed beside Table 4's models."""
 
+import pandas as pd
+
 from paraphrastic.report.document import Document
-from paraphrastic.report.reference import reference_section
-from tests.report.conftest import table_after, texts
+from paraphrastic.report.reference import accuracy_speed_plot, reference_section
+from tests.report.conftest import DISTILLED_BASELINE, table_after, texts
 
 
-def test_minilm_beside_our_models(results):
+def test_minilm_beside_our_models_and_the_untrained_vectors_with_the_accuracy_speed_plot(results, tmp_path):
     config, folder = results
     doc = Document()
-    metrics = reference_section(doc, folder)
+    metrics = reference_section(doc, folder, tmp_path)
     table = table_after(doc, "What a user would pick instead").set_index("model")
     assert table.loc["all-MiniLM-L6-v2", "22-set r"] == 75.0 and table.loc["all-MiniLM-L6-v2", "speed vs MiniLM"] == 1
     assert table.loc["gran (ours, gran-simpwiki)", "speed vs MiniLM"] == 50.0
+    untrained = table.loc["initial vectors, averaged (distilled)"]
+    assert (untrained["22-set r"], untrained["sentences/s"], untrained["sentences/s from tokens"]) == \
+        (DISTILLED_BASELINE, 15000.0, 60000.0)
+    # the untrained vectors are no trained model: the bullets compare the trained ones only
     assert "is 25.0 points below MiniLM" in texts(doc) and "50.0× to 50.0×" in texts(doc)
     assert metrics["all-MiniLM-L6-v2"] == {"transfer_pearson": 75.0, "sentences_per_second": 100.0}
-    assert set(metrics) == {"all-MiniLM-L6-v2", "lstmavg", "avg", "gran"}
+    assert set(metrics) == {"all-MiniLM-L6-v2", "lstmavg", "avg", "gran", "initial vectors (pretrained)",
+                            "initial vectors (distilled)"}
+    assert (tmp_path / "accuracy_speed.png").stat().st_size > 1000
+    assert any(kind == "img" for kind, _ in doc.blocks)
     per_set = table_after(doc, "Per set").set_index("set")
     assert per_set.loc["sts12.MSRvid", "all-MiniLM-L6-v2"] == 76.0
+
+
+def test_the_accuracy_speed_plot_has_a_log_speed_axis_labels_and_a_legend(tmp_path):
+    frame = pd.DataFrame({"model": ["all-MiniLM-L6-v2", "avg (ours, r)", "avg, distilled (ours, r-distilled)"],
+                          "22-set r": [75.0, 45.0, 68.0], "sentences/s": [100.0, 8000.0, 7000.0]})
+    fig = accuracy_speed_plot(frame, tmp_path / "plot.png", threads=1)
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and "raw text" in ax.get_xlabel() and "× 100" in ax.get_ylabel()
+    assert sorted(t.get_text() for t in ax.get_legend().get_texts()) == [
+        "all-MiniLM-L6-v2 (sentence-transformers)", "distilled vectors", "pretrained vectors"]
 
 
 def test_without_the_comparison_the_section_says_which_stage_to_run(results):

@@ -71,10 +71,11 @@ def test_selection_runs_and_curves(results, tmp_path):
     assert chosen.loc["avg-ppdb", "STS16"] == 52.1
     assert table_after(doc, "Seed variation")["row"].tolist() == ["t-lstmavg-reg"]
     runs = pd.read_csv(tmp_path / "runs.csv")
-    assert len(runs) == 9 and runs["job s"].sum() == 27.0  # 5 experiments and 2 grid runs x 2 seeds
+    # 5 experiments, 2 grid runs x 2 seeds and 2 experiments again on the distilled vectors
+    assert len(runs) == 11 and runs["job s"].sum() == 33.0
     assert (tmp_path / "learning_curves.png").stat().st_size > 1000
     assert any(kind == "img" for kind, _ in doc.blocks)
-    assert "9 jobs" in texts(doc)
+    assert "11 jobs" in texts(doc)
 
 
 def test_metrics_hold_every_rows_scores_and_the_seeds_spread(results):

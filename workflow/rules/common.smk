@@ -15,8 +15,9 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS  # noqa: E402
 from paraphrastic.experiments import config as params  # noqa: E402
 from paraphrastic.experiments import settings as run_settings  # noqa: E402
+from paraphrastic.experiments.grids import distilled_twin  # noqa: E402
 from paraphrastic.experiments.check import check as check_params  # noqa: E402
-from paraphrastic.experiments.jobs import JobTables  # noqa: E402
+from paraphrastic.experiments.jobs import JobTables, vocab_dir  # noqa: E402
 from paraphrastic.pipeline.graph import STAGES, code_digest  # noqa: E402
 from paraphrastic.pipeline.steps.fetch import required_raw_files  # noqa: E402
 
@@ -53,7 +54,10 @@ ENV = "../envs/paraphrastic.yaml"
 TABLES = JobTables.of(config) if workflow.remote_exec else check_params(config)
 GATE_JOBS = TABLES.row_jobs(config["gates"]["gran_row"], where="gates.gran_row")  # the analysed GRAN row's jobs
 ERROR_JOBS = TABLES.row_jobs(*config["error_analysis"]["rows"].values(), where="error_analysis.rows")  # Table 7
-TABLE4_JOBS = TABLES.row_jobs(*config["report"]["table4"].values(), where="report.table4")  # timed beside MiniLM
+# Table 4's rows and their twins on the distilled vectors, timed beside MiniLM
+TABLE4_JOBS = TABLES.row_jobs(*config["report"]["table4"].values(), where="report.table4")
+TABLE4_JOBS |= TABLES.row_jobs(*(distilled_twin(r) for r in config["report"]["table4"].values()
+                                 if distilled_twin(r) in TABLES.rows))
 
 
 def _choice(names) -> str:
@@ -82,8 +86,11 @@ def mirror_inputs(wildcards=None):
     return [str(mirror / manifest[f]["mirror"]) for f in required_raw_files(config) if manifest[f].get("mirror")]
 
 
-# Placeholders of a dep that are no wildcard of its rule: the job's own training set, a universal run's init row.
+# Placeholders of a dep that are no wildcard of its rule: the job's own training set and starting vectors, a universal
+# run's init row.
 JOB_PLACEHOLDERS = {"{train_set}": lambda w: {"train_set": TABLES.runs[w.experiment]["train_set"]},
+                    "{vocab_dir}": lambda w: {"vocab_dir": vocab_dir(
+                        TABLES.runs[w.experiment].get("word_vectors", "pretrained"))},
                     "{init_row}": lambda w: {"init_row": TABLES.supervised_runs[w.sup_run]["init"]}}
 
 

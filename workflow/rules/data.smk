@@ -1,4 +1,5 @@
-# Data phase: fetch (mirror or URL, sha256-verified) -> tokenised parquet -> token-matched sample -> vocabulary.
+# Data phase: fetch (mirror or URL, sha256-verified) -> tokenised parquet -> token-matched sample -> vocabulary, and
+# the word vectors distilled from a sentence transformer for the same words.
 
 
 rule fetch:
@@ -88,3 +89,21 @@ rule vocab:
         **stage_params("vocab"),
     shell:
         stage_shell("vocab")
+
+
+rule distill:
+    input:
+        *stage_inputs("distill"),
+    output:
+        **stage_outputs("distill"),
+    log:
+        stage_log("distill"),
+    benchmark:
+        stage_benchmark("distill")
+    conda:
+        ENV
+    params:
+        **stage_params("distill"),
+    threads: config["threads"]
+    shell:
+        stage_shell("distill")

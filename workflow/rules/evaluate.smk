@@ -1,5 +1,6 @@
 # Evaluate phase: cosine similarity on the 22 transfer sets and STS 2016, for every seed of every
-# explicit experiment and for the untrained baseline (averaged initial word vectors); and the error
+# explicit experiment and for the untrained baselines (averaged initial word vectors, GloVe's and the
+# distilled ones); and the error
 # analysis of Sec. 5.1 (Table 7), avg against LSTMavg on the STS 2012-2015 pairs.
 
 
@@ -37,6 +38,24 @@ rule baseline:
     threads: config["threads"]
     shell:
         stage_shell("baseline")
+
+
+rule baseline_distilled:
+    input:
+        *stage_inputs("baseline_distilled"),
+    output:
+        **stage_outputs("baseline_distilled"),
+    log:
+        stage_log("baseline_distilled"),
+    benchmark:
+        stage_benchmark("baseline_distilled")
+    conda:
+        ENV
+    params:
+        **stage_params("baseline_distilled"),
+    threads: config["threads"]
+    shell:
+        stage_shell("baseline_distilled")
 
 
 rule error_analysis:

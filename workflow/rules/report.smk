@@ -13,6 +13,7 @@ REPORTED = {
     "runs": {"caption": "runs.rst", "category": "2. Tables"},
     "plot": {"caption": "learning_curves.rst", "category": "3. Figures"},
     "gate_plot": {"caption": "gate_norms_by_pos.rst", "category": "3. Figures"},
+    "speed_plot": {"caption": "accuracy_speed.rst", "category": "3. Figures"},
 }
 
 
@@ -20,6 +21,7 @@ rule report:
     input:
         results=job_outputs(STAGES["evaluate"].outs["results"].path, TABLES.experiment_jobs),
         baseline=STAGES["baseline"].outs["results"].path,
+        baseline_distilled=STAGES["baseline_distilled"].outs["results"].path,
         jobs=job_files("train", TABLES.jobs, HISTORIES),
         stats=[d for d in STAGES["report"].deps if d.endswith(".json")],
         gates=list(stage_outputs("gates").values()),

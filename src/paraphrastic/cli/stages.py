@@ -83,8 +83,9 @@ def add_commands(sub, load_config) -> None:
     p.add_argument("--experiment", dest="experiment_name", required=True, metavar="RUN",
                    help="a run: an experiment name or a grid run (see `paraphrastic grids`)")
     p.add_argument("--seed", type=int, help="one of the run's seeds (default: its first)")
-    _paths(p, corpus_dir=("data/corpus", "where the run's training set ({train_set}.parquet) is"), vocab_dir=VOCAB,
-           eval=EVAL)
+    _paths(p, corpus_dir=("data/corpus", "where the run's training set ({train_set}.parquet) is"), eval=EVAL)
+    p.add_argument("--vocab-dir", help="vocab.txt and embeddings.npy of the run's starting vectors (default: "
+                                       "data/vocab, or data/distilled for a run with `word_vectors: distilled`)")
     _training(p)
     p = stage("evaluate", "score a trained model.pt on every evaluation set")
     p.add_argument("--model", required=True, help="a model.pt written by `train`")
@@ -95,6 +96,11 @@ def add_commands(sub, load_config) -> None:
     p = stage("baseline", "score the untrained baseline, the averaged initial word vectors")
     p.add_argument("--out", required=True, help="the results file (JSON)")
     _paths(p, vocab_dir=VOCAB, eval=EVAL)
+    _device(p)
+    _threads(p)
+    p = stage("distill", "word vectors for the corpora's words, distilled from a sentence transformer (model2vec)")
+    _paths(p, corpus=("data/corpus", "the tokenised tables"),
+           out_dir=("data/distilled", "where vocab.txt, embeddings.npy and coverage.json go"))
     _device(p)
     _threads(p)
     p = stage("compare-encoders", "all-MiniLM-L6-v2 on the same sets, and encoding speed beside Table 4's models")

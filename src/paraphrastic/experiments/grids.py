@@ -83,7 +83,45 @@ def expand(config: dict) -> tuple[dict[str, dict], dict[str, list[str]]]:
     rows = {name: [name] for name in config["experiments"]}
     keep = (config.get("grid_thinning") or {}).get(config["data_profile"]) or {}
     _expand_rows(config.get("grids") or [], keep, runs, rows, what="grid")
+    _add_distilled_rows(config, runs, rows)
     return runs, rows
+
+
+DISTILLED_SUFFIX = "-distilled"
+
+
+def distilled_twin(row: str) -> str:
+    """The name of a row trained again on the distilled word vectors (``word_vectors.distilled_rows``)."""
+    return f"{row}{DISTILLED_SUFFIX}"
+
+
+def distilled_rows(config: dict) -> list[str]:
+    """The rows ``word_vectors.distilled_rows`` names (``all``: every experiment and grid row)."""
+    chosen = (config.get("word_vectors") or {}).get("distilled_rows") or []
+    if chosen == "all":
+        return [*config["experiments"], *(row["id"] for row in config.get("grids") or [])]
+    return list(chosen)
+
+
+def _add_distilled_rows(config: dict, runs: dict, rows: dict) -> None:
+    """Each row of ``word_vectors.distilled_rows`` again as ``<row>-distilled``: its runs with the same settings,
+    starting from the distilled vectors. A row already on the distilled vectors has no twin."""
+    for row in distilled_rows(config):
+        if row not in rows:
+            raise PipelineError(f"word_vectors.distilled_rows: no experiment or grid row named {row!r} in params")
+        twin = distilled_twin(row)
+        if twin in rows:
+            raise PipelineError(f"word_vectors.distilled_rows: {twin!r} is already a row of params; rename it")
+        names = []
+        for name in rows[row]:
+            settings = dict(runs[name], word_vectors="distilled")
+            if runs[name].get("word_vectors") == "distilled":
+                raise PipelineError(f"word_vectors.distilled_rows: row {row!r} already trains on the distilled "
+                                    "vectors")
+            identity = {k: v for k, v in settings.items() if k not in ("seeds", "tasks")}
+            names.append(twin if name == row else run_name(twin, identity))
+            runs[names[-1]] = settings
+        rows[twin] = names
 
 
 def expand_supervised(config: dict) -> tuple[dict[str, dict], dict[str, list[str]]]:
@@ -102,6 +140,9 @@ def row_labels(config: dict) -> dict[str, dict]:
               for name, s in config["experiments"].items()}
     for row in config.get("grids") or []:
         labels[row["id"]] = {"model": row.get("display", row["model"]), "regularization": row.get("label", "")}
+    for row in distilled_rows(config):
+        if row in labels:
+            labels[distilled_twin(row)] = labels[row]
     return labels
 
 

@@ -9,6 +9,14 @@ from dataclasses import dataclass
 from paraphrastic.errors import PipelineError
 from paraphrastic.experiments import grids
 
+# Where each source of word vectors is in the data folder, as a vocabulary folder (vocab.txt, embeddings.npy,
+# coverage.json): the data profile's file (`vocab`) and the vectors `distill` makes.
+VECTOR_FOLDERS = {"pretrained": "vocab", "distilled": "distilled"}
+
+
+def vocab_dir(word_vectors: str, data_dir: str = "data") -> str:
+    return f"{data_dir}/{VECTOR_FOLDERS[word_vectors]}"
+
 
 def seed_list(value) -> list[int]:
     """A ``seeds`` setting as the seeds themselves: a count N means seeds 1..N."""
@@ -41,7 +49,11 @@ def jobs(config: dict, all_runs: dict[str, dict] | None = None) -> dict[str, dic
             key = job_key(name, seed)
             if key in table:
                 raise PipelineError(f"training job {key!r} is named twice (rename run {name!r})")
-            table[key] = {"run": name, "seed": seed, "train_set": settings["train_set"]}
+            vectors = settings.get("word_vectors", "pretrained")
+            if vectors not in VECTOR_FOLDERS:  # before the settings are checked: name the run
+                raise PipelineError(f"run {name!r}: word_vectors {vectors!r} is not one of {list(VECTOR_FOLDERS)}")
+            table[key] = {"run": name, "seed": seed, "train_set": settings["train_set"],
+                          "vocab_dir": vocab_dir(vectors)}
     return table
 
 

@@ -25,7 +25,7 @@ import yaml
 from paraphrastic.errors import PipelineError
 from paraphrastic.experiments import grids
 from paraphrastic.experiments.config import DEFAULT_SCHEMA
-from paraphrastic.experiments.jobs import seeds_of, supervised_job_key, supervised_jobs
+from paraphrastic.experiments.jobs import seeds_of, supervised_job_key, supervised_jobs, vocab_dir
 from paraphrastic.models.encoders import MODEL_OPTIONS
 
 
@@ -99,6 +99,12 @@ class TransferSettings(EncoderSettings):
     sampling: str = "max"  # in-batch negatives: MAX, MIX or RAND
     max_pairs: int | None = None  # train on the first N pairs only (tests)
     length_buckets: int | None = None  # batch by length within windows of N batches
+    # the vectors it starts from and λ_w regularises to: the data profile's file, or those `distill` makes
+    word_vectors: str = "pretrained"
+
+    @property
+    def vocab_dir(self) -> str:
+        return vocab_dir(self.word_vectors)
 
 
 @dataclass(frozen=True, kw_only=True)

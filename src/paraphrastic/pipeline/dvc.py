@@ -21,8 +21,8 @@ CHECK_PARAMS = Stage("check_params", "check-params --runs workflow/runs.yaml --o
 
 _DVC_PLACEHOLDERS = {"experiment": "${item.run}", "sup_run": "${item.run}", "task": "${item.task}",
                      "scbow_run": "${item.run}", "pwim_run": "${item.run}", "pwim_task": "${item.task}",
-                     "seed": "${item.seed}", "train_set": "${item.train_set}", "init_row": "${item.init}",
-                     "threads": "${threads}"}
+                     "seed": "${item.seed}", "train_set": "${item.train_set}", "vocab_dir": "${item.vocab_dir}",
+                     "init_row": "${item.init}", "threads": "${threads}"}
 
 
 def _dvc(text: str, threads: str = "threads") -> str:

@@ -9,9 +9,10 @@ here; dvc.yaml is generated from here by ``python -m paraphrastic dvc-yaml --wri
 
 Placeholders in commands and paths: ``{experiment}`` and ``{seed}`` are the wildcards of a
 per-job stage (a run and one of its seeds; DVC's ``${item.run}``/``${item.seed}``),
-``{train_set}`` is the job's training set and ``{threads}`` the torch threads of a job. A supervised
-job is a run (``{sup_run}``, DVC's ``${item.run}``), a task (``{task}``) and a seed; ``{init_row}`` is the
-transfer row a universal run starts from (DVC's ``${item.init}``).
+``{train_set}`` is the job's training set, ``{vocab_dir}`` the vocabulary folder of its starting word
+vectors and ``{threads}`` the torch threads of a job. A supervised job is a run (``{sup_run}``, DVC's
+``${item.run}``), a task (``{task}``) and a seed; ``{init_row}`` is the transfer row a universal run starts
+from (DVC's ``${item.init}``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from paraphrastic.pipeline.code_deps import closure_files, digest
 
 _VOCAB = ("data/vocab/vocab.txt", "data/vocab/embeddings.npy")
+_DISTILLED = ("data/distilled/vocab.txt", "data/distilled/embeddings.npy")
 JOB_DIR = "{experiment}/seed{seed}"  # one training job: a run and one of its seeds
 SUP_DIR = "{task}/{sup_run}/seed{seed}"  # one supervised job: a task, a run and one of its seeds
 _SIAMESE_CORPUS = "data/siamese/corpus"
@@ -63,7 +65,7 @@ class Stage:
 
 
 # What choosing a transfer row's model reads (evaluation.selection.Selection): its runs, their seeds and settings.
-_SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "seeds", "seed", "train")
+_SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "word_vectors.distilled_rows", "seeds", "seed", "train")
 
 
 def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> Stage:
@@ -108,10 +110,18 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"words": Output("data/vocab/vocab.txt"), "embeddings": Output("data/vocab/embeddings.npy"),
                 "coverage": Output("data/vocab/coverage.json")},
           params=("data_profile", "profiles")),
-    Stage("train", f"train --experiment {{experiment}} --seed {{seed}} --corpus-dir data/corpus --vocab-dir data/vocab "
-                   f"--eval data/corpus/eval.parquet --out-dir data/models/{JOB_DIR} "
+    # Word vectors distilled from a sentence transformer (beyond the paper): a vocabulary folder like vocab's.
+    Stage("distill", "distill --corpus data/corpus --out-dir data/distilled --threads {threads}",
+          deps=("data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet", "data/corpus/eval.parquet"),
+          outs={"words": Output(_DISTILLED[0]), "embeddings": Output(_DISTILLED[1]),
+                "coverage": Output("data/distilled/coverage.json")},
+          params=("word_vectors.distilled", "device")),
+    # {vocab_dir}: the job's starting vectors (its run's `word_vectors`), data/vocab or data/distilled.
+    Stage("train", f"train --experiment {{experiment}} --seed {{seed}} --corpus-dir data/corpus "
+                   f"--vocab-dir {{vocab_dir}} --eval data/corpus/eval.parquet --out-dir data/models/{JOB_DIR} "
                    f"--checkpoints data/checkpoints/{JOB_DIR} --threads {{threads}}",
-          deps=("data/corpus/{train_set}.parquet", *_VOCAB, "data/corpus/eval.parquet"),
+          deps=("data/corpus/{train_set}.parquet", "{vocab_dir}/vocab.txt", "{vocab_dir}/embeddings.npy",
+                "data/corpus/eval.parquet"),
           outs={"model": Output(f"data/models/{JOB_DIR}/model.pt"),
                 "history": Output(f"data/models/{JOB_DIR}/history.csv", "plot",
                                   {"x": "epoch", "y": "selection_pearson"}),
@@ -129,6 +139,11 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                       "--out data/results/baseline.json --threads {threads}",
           deps=(*_VOCAB, "data/corpus/eval.parquet"),
           outs={"results": Output("data/results/baseline.json")},
+          params=("evaluation",)),
+    Stage("baseline_distilled", "baseline --vocab-dir data/distilled --eval data/corpus/eval.parquet "
+                                "--out data/results/baseline_distilled.json --threads {threads}",
+          deps=(*_DISTILLED, "data/corpus/eval.parquet"),
+          outs={"results": Output("data/results/baseline_distilled.json")},
           params=("evaluation",)),
     # Gate analysis (Sec. 5.2): Stanza models, sentences, parses (cached: the analysis never re-parses), norms.
     Stage("stanza_models", "stanza-models --raw data/raw --out-dir data/stanza --threads {threads}",
@@ -157,8 +172,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "by_pos_label": Output("data/gates/analysis/by_pos_label.csv"),
                 "plot": Output("data/gates/analysis/norms_by_pos.png"),
                 "summary": Output("data/gates/analysis/summary.json")},
-          params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size", "grids",
-                  "grid_thinning", "experiments", "seeds", "seed", "train", "paper_tables", "device")),
+          params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size",
+                  *_SELECTION_PARAMS, "paper_tables", "device")),
     # Supervised similarity (Sec. 4.3, Tables 5-8): STS split 40/10/50 and SICK; one job per task, run and seed.
     Stage("prepare_supervised", "prepare-supervised --raw data/raw --out-dir data/supervised",
           deps=("data/raw",),
@@ -181,7 +196,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           params=("error_analysis", *_SELECTION_PARAMS, "device")),
     # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
     Stage("compare_encoders", "compare-encoders --data-dir data --out data/results/encoders.json --threads {threads}",
-          deps=("data/corpus/eval.parquet", "data/models"),
+          deps=("data/corpus/eval.parquet", "data/models", *_VOCAB, *_DISTILLED),
           outs={"results": Output("data/results/encoders.json")},
           params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS)),
     # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
@@ -235,16 +250,18 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
           deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",
-                "data/vocab/coverage.json", "data/gates/analysis", "data/gates/sentences.json",
-                "data/stanza/scores.json", "data/supervised/stats.json", "data/supervised/models",
-                "data/error_analysis", "data/siamese/corpus/stats.json", "data/siamese/models",
-                "data/siamese/word2vec/results.json", "data/pwim/stats.json", "data/pwim/models"),
+                "data/vocab/coverage.json", "data/distilled/coverage.json", "data/gates/analysis",
+                "data/gates/sentences.json", "data/stanza/scores.json", "data/supervised/stats.json",
+                "data/supervised/models", "data/error_analysis", "data/siamese/corpus/stats.json",
+                "data/siamese/models", "data/siamese/word2vec/results.json", "data/pwim/stats.json",
+                "data/pwim/models"),
           outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
                 "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
                 "gate_plot": Output("data/report/gate_norms_by_pos.png"),
+                "speed_plot": Output("data/report/accuracy_speed.png"),
                 "metrics": Output("data/report/metrics.json", "metric"), "timings": Output("data/report/timings.json")},
-          params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "train", "seed", "seeds",
-                  "supervised", "error_analysis", "siamese_cbow", "pwim")),
+          params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "word_vectors", "train", "seed",
+                  "seeds", "supervised", "error_analysis", "siamese_cbow", "pwim")),
 )}
 
 def code_paths(stage: str | Stage) -> list[str]:

@@ -12,7 +12,17 @@ from pathlib import Path
 
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.evaluation.selection import Selection, SupervisedSelection
-from paraphrastic.report import data, error_analysis, gates, pwim, reference, siamese_cbow, supervised, transfer
+from paraphrastic.report import (
+    data,
+    distilled,
+    error_analysis,
+    gates,
+    pwim,
+    reference,
+    siamese_cbow,
+    supervised,
+    transfer,
+)
 from paraphrastic.report.document import Document, read_json, transfer_scope
 from paraphrastic.report.findings import findings
 
@@ -47,7 +57,10 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     data.data_section(doc, data_dir)
     reference_metrics = {}
     if transfer.tables_section(doc, config, sel, baseline_results):
-        reference_metrics = reference.reference_section(doc, data_dir)  # beside Table 4's models
+        reference_metrics = reference.reference_section(doc, data_dir, out_dir)  # beside Table 4's models
+    baselines = {"pretrained": baseline_results,
+                 "distilled": read_json(data_dir / "results" / "baseline_distilled.json")}
+    distilled_metrics = distilled.distilled_section(doc, config, data_dir, sel, baselines)
     transfer.selection_section(doc, sel, config)
     transfer.runs_section(doc, sel, out_dir)
     transfer.learning_curves_section(doc, config, sel, out_dir)
@@ -63,6 +76,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     write_text(out_dir / "report.md", doc.markdown(out_dir))
     write_text(out_dir / "report.html", doc.html("Paraphrastic sentence embeddings report"))
     metrics = transfer.metrics(sel, baseline)
+    metrics["baseline_distilled"] = distilled_metrics
     metrics["supervised"] = supervised_metrics
     if reference_metrics:
         metrics["reference_encoder"] = {name: {"transfer_pearson": m["transfer_pearson"]}

@@ -13,7 +13,8 @@ from paraphrastic.training.transfer import train
 def run(config: dict, *, experiment_name, seed, corpus_dir, vocab_dir, eval, out_dir, checkpoints, device=None,
         threads=None, progress=True) -> None:
     settings = experiment(config, experiment_name, seed=seed)
-    info = train(settings, train_path=Path(corpus_dir) / f"{settings.train_set}.parquet", vocab_dir=vocab_dir,
+    info = train(settings, train_path=Path(corpus_dir) / f"{settings.train_set}.parquet",
+                 vocab_dir=vocab_dir or settings.vocab_dir,
                  eval_path=eval, selection=selection_ids(config), out_dir=out_dir, checkpoint_dir=checkpoints,
                  device=device or config["device"], threads=threads, progress=progress,
                  eval_batch_size=config["evaluation"]["batch_size"])

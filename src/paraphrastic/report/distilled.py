@@ -1,0 +1,84 @@
+"""The report's section beyond the paper: word vectors distilled from a sentence transformer, and the table rows
+trained again on them (``word_vectors.distilled_rows``), beside the same rows on the pretrained vectors and the
+paper's numbers."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from paraphrastic.data.vocab import SPECIAL
+from paraphrastic.evaluation.selection import Selection
+from paraphrastic.experiments.grids import distilled_rows, distilled_twin
+from paraphrastic.report.document import Document, paper_rows, paper_table, per_dataset_table, read_json
+
+HEADING = "Beyond the paper: word vectors distilled from a sentence transformer"
+
+
+def _paper_score(config: dict, row: str, label: dict) -> tuple[str, float]:
+    """(the paper's table, its STS-2016-selected 22-set mean) for a row of Tables 1-4."""
+    report = config["report"]
+    for data_name, cols in report["table1"].items():
+        for model, row_id in cols.items():
+            if row_id == row:
+                found = paper_rows(paper_table(config, "wieting2017_table1"), training_data=data_name)
+                return "1", math.nan if found is None or model not in found else float(found[model])
+    for table, match in (("2", {"model": label["model"], "regularization": label["regularization"]}),
+                         ("3", {"model": label["model"]})):
+        if row in (report.get(f"table{table}") or []):
+            found = paper_rows(paper_table(config, f"wieting2017_table{table}"), **match)
+            return table, math.nan if found is None else float(found["sts2016"])
+    for model, row_id in report["table4"].items():  # the mean of the paper's 22 per-set numbers
+        paper = paper_table(config, "wieting2017_table4")
+        if row_id == row and paper is not None and model in paper:
+            sets = paper[~paper["dataset"].str.endswith("Average")]
+            return "4", float(sets[model].mean())
+    return "", math.nan
+
+
+def _vector_names(data_dir: Path) -> tuple[str, str, dict]:
+    pretrained = read_json(data_dir / "vocab" / "coverage.json")
+    distilled = read_json(data_dir / "distilled" / "coverage.json")
+    return (f"{Path(pretrained['embeddings']).name}, {pretrained['dim']}-d",
+            f"{distilled['teacher']}, {distilled['dim']}-d", distilled)
+
+
+def distilled_section(doc: Document, config: dict, data_dir: Path, sel: Selection, baselines: dict) -> dict:
+    """The side-by-side tables; returns metrics.json's entry (the untrained distilled vectors' score)."""
+    pretrained_name, distilled_name, info = _vector_names(data_dir)
+    doc.heading(HEADING)
+    doc.para(f"Word vectors for every word of our corpora ({info['words'] - len(SPECIAL):,} words), distilled from "
+             f"{info['teacher']} with model2vec's method in {info['seconds']:,.0f} s ({info['device']}): the "
+             "teacher's mean-pooled output for each word alone, PCA to "
+             f"{info['dim']} dimensions and Zipf weighting (coefficient {info['sif_coefficient']}), by our training "
+             "corpora's word frequencies. The rows below are trained again from them with exactly their settings "
+             f"(λ_w regularises back to the distilled vectors, as the paper's runs to PARAGRAM-SL999), beside the "
+             f"same rows on the pretrained vectors ({pretrained_name}) and the paper's number. Model selection "
+             "stays on STS 2016.")
+    rows = [{"table": "", "row": "initial vectors, averaged (untrained)", "pretrained (ours)":
+             baselines["pretrained"]["summary"]["transfer_pearson"],
+             "distilled (ours)": baselines["distilled"]["summary"]["transfer_pearson"], "paper": math.nan}]
+    twins = [row for row in distilled_rows(config) if distilled_twin(row) in sel.rows]
+    for row in twins:
+        label = sel.labels[row]
+        table, paper = _paper_score(config, row, label)
+        name = " ".join(filter(None, [label["model"], label["regularization"]]))
+        rows.append({"table": table, "row": f"{name} ({row})", "pretrained (ours)": sel.score(row),
+                     "distilled (ours)": sel.score(distilled_twin(row)), "paper": paper})
+    doc.table(pd.DataFrame(rows), caption=f"Mean Pearson's r × 100 over the transfer sets, STS 2016 model selection "
+              f"(mean over seeds). pretrained: {pretrained_name}; distilled: {distilled_name}; paper: Wieting & "
+              "Gimpel (2017), PARAGRAM-SL999 300-d and the full data.")
+    table4 = [row for row in config["report"]["table4"].values() if row in twins]
+    if table4:
+        doc.heading("Table 4's rows on both vectors, per set", 3)
+        results = {"baseline": baselines["pretrained"], "baseline_distilled": baselines["distilled"]}
+        columns = {"initial (pretrained)": "baseline", "initial (distilled)": "baseline_distilled"}
+        for row in table4:
+            results[row], results[distilled_twin(row)] = sel.as_results(row), sel.as_results(distilled_twin(row))
+            model = sel.labels[row]["model"]
+            columns[f"{model} (pretrained)"], columns[f"{model} (distilled)"] = row, distilled_twin(row)
+        doc.table(per_dataset_table(results, columns, None, {}), caption="Pearson's r × 100, STS 2016 selection.")
+    return {"test": baselines["distilled"]["summary"]["transfer_pearson"],
+            "oracle": baselines["distilled"]["summary"]["transfer_pearson"]}

@@ -1,0 +1,103 @@
+"""Word vectors distilled from a sentence transformer: a tiny teacher (a 1-layer BERT over a 40-piece vocabulary,
+made here) stands in for all-MiniLM-L6-v2, so the library's own forward pass, PCA and weighting run in CI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from paraphrastic.data import vocab as vocabulary
+from paraphrastic.data.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, write_table
+from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, teacher_path
+from paraphrastic.errors import PipelineError
+from paraphrastic.pipeline.steps import distill as distill_step
+
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("model2vec")
+
+PIECES = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"abcdefghijklmnopqrstuvwxyz'.",
+          "the", "dog", "cat", "##s", "run", "##ning", "play", "man", "##'"]
+WORDS = ["the", "dog", "dogs", "cat", "running", "man", "play", "n't", "zebra", "cats"]
+
+
+@pytest.fixture(scope="module")
+def teacher(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("teacher")
+    (folder / "vocab.txt").write_text("\n".join(PIECES) + "\n")
+    tokenizer = transformers.BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True)
+    torch.manual_seed(0)
+    config = transformers.BertConfig(vocab_size=len(PIECES), hidden_size=24, num_hidden_layers=1,
+                                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=32)
+    transformers.BertModel(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def mean_pooled(teacher, word: str) -> np.ndarray:
+    """The teacher's output for the word alone, averaged over [CLS] pieces [SEP]: computed here without model2vec."""
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(teacher))
+    model = transformers.AutoModel.from_pretrained(str(teacher)).eval()
+    with torch.no_grad():
+        hidden = model(**tokenizer(word, return_tensors="pt")).last_hidden_state[0]
+    return hidden.mean(0).numpy()
+
+
+def test_without_pca_or_weighting_a_words_vector_is_the_teachers_mean_pooled_output(teacher):
+    vectors = distill_vectors(WORDS, teacher, dims=None, sif_coefficient=None)
+    assert vectors.shape == (len(WORDS), 24) and vectors.dtype == np.float32
+    for i, word in enumerate(WORDS):
+        np.testing.assert_allclose(vectors[i], mean_pooled(teacher, word), rtol=1e-4, atol=1e-5)
+
+
+def test_pca_centres_and_reduces_and_zipf_weights_grow_with_rank(teacher):
+    plain = distill_vectors(WORDS, teacher, dims=4, sif_coefficient=None)
+    weighted = distill_vectors(WORDS, teacher, dims=4, sif_coefficient=1e-1)
+    assert plain.shape == (len(WORDS), 4)
+    np.testing.assert_allclose(plain.mean(0), 0, atol=1e-5)  # PCA removes the outputs' common direction
+    ratio = np.linalg.norm(weighted, axis=1) / np.linalg.norm(plain, axis=1)
+    assert np.all(np.diff(ratio) > 0)  # the most frequent word (first) is scaled down most
+    np.testing.assert_array_equal(distill_vectors(WORDS, teacher, dims=4, sif_coefficient=1e-1), weighted)
+
+
+def test_the_vocabulary_is_ordered_by_training_frequency_then_evaluation_words_alphabetically():
+    training = [["the", "dog"], ["the", "cat"], ["a", "dog", "the"]]
+    evaluation = [["zebra", "the"], ["aardvark"]]
+    assert distillation_vocabulary(training, evaluation) == ["the", "dog", "a", "cat", "aardvark", "zebra"]
+    assert distillation_vocabulary(training, evaluation, max_words=2) == ["the", "dog"]
+
+
+def test_a_teacher_that_is_no_model_folder_is_an_error_naming_the_key(tmp_path):
+    with pytest.raises(PipelineError, match=r"word_vectors\.distilled\.teacher: .*config\.json"):
+        teacher_path(str(tmp_path))
+
+
+def test_more_dimensions_than_words_is_an_error(teacher):
+    with pytest.raises(PipelineError, match=r"word_vectors\.distilled\.dims: 16 dimensions from 10 words"):
+        distill_vectors(WORDS, teacher, dims=16, sif_coefficient=None)
+
+
+def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
+    corpus = tmp_path / "corpus"
+    train = pd.DataFrame({"source": ["s:1", "s:2"], "s1": ["the dog", "the cat"], "s2": ["a dog", "cats"],
+                          "tokens1": [["the", "dog"], ["the", "cat"]], "tokens2": [["a", "dog"], ["cats"]]})
+    train["n_tokens"] = 4
+    for name in ("simpwiki", "ppdb"):
+        write_table(train, TRAIN_SCHEMA, corpus / f"{name}.parquet")
+    evaluation = pd.DataFrame([{"dataset": "sts12.MSRvid", "group": "STS 2012", "line": 1, "s1": "a man",
+                                "s2": "a zebra", "score": 1.0, "tokens1": ["a", "man"], "tokens2": ["a", "zebra"]}])
+    write_table(evaluation, EVAL_SCHEMA, corpus / "eval.parquet")
+    config = {"device": "cpu", "word_vectors": {"distilled": {"teacher": str(teacher), "dims": 3,
+                                                              "sif_coefficient": 1e-4, "max_words": None}}}
+    distill_step.run(config, corpus=corpus, out_dir=tmp_path / "out", threads=1)
+    vocab = vocabulary.Vocabulary.load(tmp_path / "out" / "vocab.txt")
+    # "dog" and "the" tie (4 each) and go alphabetically; the evaluation-only words come last
+    assert vocab.words == [*vocabulary.SPECIAL, "dog", "the", "a", "cat", "cats", "man", "zebra"]
+    matrix = vocabulary.load_matrix(tmp_path / "out" / "embeddings.npy")
+    assert matrix.shape == (len(vocab), 3) and not matrix[: len(vocabulary.SPECIAL)].any()
+    report = json.loads((tmp_path / "out" / "coverage.json").read_text())
+    assert report["words"] == len(vocab) and report["dim"] == 3
+    assert report["coverage"]["eval"]["token_coverage"] == 1.0
