@@ -131,7 +131,10 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert "What a user would pick instead: all-MiniLM-L6-v2" in report
     encoders = json.loads((root / "data/results/encoders.json").read_text())
     assert encoders["reference"]["summary"]["transfer_sets"] == 2 and encoders["reference"]["sentences"] > 100
-    assert set(encoders["ours"]) == {"lstmavg", "avg", "gran"}
+    # Table 4's rows, the twins of those on the distilled vectors, and both untrained vectors, all timed from raw text
+    assert set(encoders["ours"]) == {"lstmavg", "avg", "gran", "lstmavg, distilled", "avg, distilled"}
+    assert set(encoders["untrained"]) == {"pretrained", "distilled"}
+    assert all(o["sentences_per_second"] > 0 for o in [*encoders["ours"].values(), *encoders["untrained"].values()])
     gran = json.loads((root / "data/results/gran-simpwiki/seed1.json").read_text())
     assert encoders["ours"]["gran"]["per_dataset"] == gran["datasets"]  # the same model, scored the same way
     # issue 8: Siamese CBOW (with its word2vec baseline) and PWIM (with an ablation) in the same graph
@@ -221,7 +224,7 @@ def test_every_job_has_a_benchmark_and_snakemake_report_shows_the_reported_outpu
         page = report.read("report/report.html").decode()
         files = {Path(n).name for n in report.namelist() if n.startswith("report/data/")}  # data/<hash>/<name>
     assert files == {"report.html", "report.md", "runs.csv", "learning_curves.png", "gate_norms_by_pos.png",
-                     "by_pos.csv", "examples.csv"}
+                     "accuracy_speed.png", "by_pos.csv", "examples.csv"}
     assert "Learning curves of the rows in Tables 1 and 4" in page  # a caption (workflow/report/)
 
 

@@ -86,9 +86,9 @@ def table4_models(config: dict, data_dir) -> list[tuple[str, str, str, int, int]
 
 
 def raw_text_speed(model, vocab, sentences: list[str], batch_size: int) -> dict:
-    """Sentences per second from raw text, after a warm-up on the first 64: the work ``Encoder.encode`` does for a
-    user (our Treebank tokenisation, an empty sentence as one unknown word, then the model), done here as the
-    public API does it, which sits above this layer."""
+    """Sentences per second from raw text, after a warm-up on the first 64. The steps are ``Encoder.encode``'s (our
+    Treebank tokenisation, an empty sentence as one unknown word, then the model), repeated here because the public
+    API (paraphrastic.encoder) sits above this layer."""
     from paraphrastic.data.tokenize import tokenize
     from paraphrastic.data.vocab import UNK
     from paraphrastic.evaluation.similarity import encode

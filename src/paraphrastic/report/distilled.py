@@ -64,7 +64,7 @@ def distilled_section(doc: Document, config: dict, data_dir: Path, sel: Selectio
     for row in twins:
         label = sel.labels[row]
         table, paper = _paper_score(config, row, label)
-        name = " ".join(filter(None, [label["model"], label["regularization"]]))
+        name = ", ".join(filter(None, [label["model"], label["regularization"]]))
         rows.append({"table": table, "row": f"{name} ({row})", "pretrained (ours)": sel.score(row),
                      "distilled (ours)": sel.score(distilled_twin(row)), "paper": paper})
     doc.table(pd.DataFrame(rows), caption=f"Mean Pearson's r × 100 over the transfer sets, STS 2016 model selection "
