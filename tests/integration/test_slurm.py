@@ -36,7 +36,7 @@ PROFILES = ["--profile", "workflow/profiles/slurm", "--profile", "tests/slurm/pr
 VICTIM = "lstm-simpwiki"  # the training job that gets cancelled
 VICTIM_EPOCHS = 4
 SUPERVISED_EPOCHS = 5  # long enough for a group of supervised jobs to be caught mid-training
-GROUPED = ("train_supervised", "train_universal", "evaluate", "baseline")  # the SLURM profile's `groups`
+GROUPED = ("train_supervised", "train_universal", "evaluate", "baseline", "baseline_distilled")  # profile `groups`
 
 
 @pytest.fixture(scope="module")

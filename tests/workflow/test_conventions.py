@@ -113,3 +113,14 @@ def test_snakemake_lint_finds_nothing():
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert "Congratulations, your workflow is in a good condition!" in out, out
+
+
+def test_the_local_slurm_profile_gives_every_grouped_rule_one_thread():
+    """The tests' single-node cluster has 2 CPUs and a group requests its members' threads summed: a grouped rule
+    left at the config's threads makes a group SLURM can never place (it pends with `PartitionConfig`)."""
+    real = yaml.safe_load((REPO / "workflow/profiles/slurm/config.yaml").read_text())
+    local = yaml.safe_load((REPO / "tests/slurm/profile/config.yaml").read_text())
+    grouped = {entry.split("=")[0] for entry in real["groups"]}
+    threads = dict(entry.split("=") for entry in local["set-threads"])
+    assert {rule: threads.get(rule) for rule in grouped} == dict.fromkeys(grouped, "1")
+    assert all(int(size) <= 2 for size in (e.split("=")[1] for e in local["group-components"]))
