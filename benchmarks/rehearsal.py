@@ -62,7 +62,7 @@ from paraphrastic.data.datasets import EVAL_SETS  # noqa: E402
 from paraphrastic.data.fetch import DownloadCache, load_manifest  # noqa: E402
 from paraphrastic.data.tokenize import tokenize  # noqa: E402
 from paraphrastic.experiments import config as cfg  # noqa: E402
-from paraphrastic.experiments.jobs import JobTables  # noqa: E402
+from paraphrastic.experiments.jobs import JobTables, vocab_dir  # noqa: E402
 from paraphrastic.pipeline.graph import STAGES  # noqa: E402
 from paraphrastic.pipeline.steps.fetch import required_raw_files  # noqa: E402
 
@@ -311,14 +311,16 @@ def rehearse(work: Path, *, scale: float, batches: int, families: tuple[str, ...
             command = [sys.executable, "-m", "paraphrastic", *STAGES[name].command.split()]
             rows.append({"stage": name} | measure(command, run, env, log))
         for experiment in params["experiments"]:
-            job = {"experiment": experiment, "seed": params["seed"], "threads": threads}
             settings = params["experiments"][experiment]
+            job = {"experiment": experiment, "seed": params["seed"], "threads": threads,
+                   "vocab_dir": vocab_dir(settings.get("word_vectors", "pretrained"))}
             words = STAGES["train"].command.format(**job).split()
             rows.append({"stage": f"train ({settings['model']} on {settings['train_set']}, d={DIM}, {batches} batches)",
                          "model": settings["model"], "train_set": settings["train_set"]}
                         | measure([sys.executable, "-m", "paraphrastic", *words], run, env, log)
                         | training_speed(run / job_folder("train", job)))
-        job = {"experiment": f"rehearsal-{families[-1]}", "seed": params["seed"], "threads": threads}
+        job = {"experiment": f"rehearsal-{families[-1]}", "seed": params["seed"], "threads": threads,
+               "vocab_dir": vocab_dir("pretrained")}
         words = STAGES["evaluate"].command.format(**job).split()  # scoring the last family's model
         rows.append({"stage": f"evaluate ({families[-1]}, d={DIM})"}
                     | measure([sys.executable, "-m", "paraphrastic", *words], run, env, log))

@@ -86,7 +86,9 @@ def slurm_run(slurm, tmp_path_factory, mirror):
     proc = subprocess.Popen(["snakemake", *PROFILES], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     checkpoint = root / f"data/checkpoints/{VICTIM}/seed1/epoch-1.pt"
     supervised = root / "data/supervised/checkpoints"
-    cancelled, shown, group, deadline = None, "", None, time.time() + 900
+    # the whole tiny pipeline through SLURM, its groups run in series on a 2-CPU node (the distilled vectors' jobs
+    # took it past 15 minutes)
+    cancelled, shown, group, deadline = None, "", None, time.time() + 1800
     while proc.poll() is None and time.time() < deadline and (cancelled is None or group is None):
         if cancelled is None and checkpoint.exists():
             cancelled = running_job(env, f"wildcards_{VICTIM}")
