@@ -57,6 +57,11 @@ def read_table(path) -> pd.DataFrame:
         raise PipelineError(f"{path}: not a readable parquet table ({exc}); rerun the stage that writes it") from None
 
 
+def token_lists(frame: pd.DataFrame) -> list:
+    """Every sentence of a pair table as its tokens: the first sides, then the second."""
+    return list(frame["tokens1"]) + list(frame["tokens2"])
+
+
 def _tokenised(records, *, pretokenized: bool) -> pd.DataFrame:
     frame = pd.DataFrame(records)
     frame["tokens1"] = [tokenize(s, pretokenized=pretokenized) for s in frame["s1"]]

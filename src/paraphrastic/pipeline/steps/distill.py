@@ -11,13 +11,9 @@ import numpy as np
 
 from paraphrastic.atomic import write_json
 from paraphrastic.data import vocab as vocabulary
-from paraphrastic.data.corpus import read_table
+from paraphrastic.data.corpus import read_table, token_lists
 from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, teacher_path
 from paraphrastic.runtime import prepare_job
-
-
-def _sentences(frame) -> list:
-    return list(frame["tokens1"]) + list(frame["tokens2"])
 
 
 def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
@@ -25,8 +21,8 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     device = prepare_job(device or config["device"], threads)
     corpus, out = Path(corpus), Path(out_dir)
     tables = {name: read_table(corpus / f"{name}.parquet") for name in ("simpwiki", "ppdb", "eval")}
-    words = [w for w in distillation_vocabulary(_sentences(tables["simpwiki"]) + _sentences(tables["ppdb"]),
-                                                _sentences(tables["eval"]), settings["max_words"])
+    words = [w for w in distillation_vocabulary(token_lists(tables["simpwiki"]) + token_lists(tables["ppdb"]),
+                                                token_lists(tables["eval"]), settings["max_words"])
              if w not in vocabulary.SPECIAL]
     teacher = teacher_path(settings["teacher"])
     print(f"distilling {len(words)} words from {teacher}")
@@ -42,6 +38,6 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     report = {"words": len(vocab), "dim": int(matrix.shape[1]), "teacher": settings["teacher"],
               "dims": settings["dims"], "sif_coefficient": settings["sif_coefficient"],
               "max_words": settings["max_words"], "seconds": round(seconds, 1), "device": str(device),
-              "coverage": {name: vocabulary.coverage(vocab, _sentences(frame)) for name, frame in tables.items()}}
+              "coverage": {name: vocabulary.coverage(vocab, token_lists(frame)) for name, frame in tables.items()}}
     write_json(out / "coverage.json", report)
     print({k: v for k, v in report.items() if k != "coverage"})

@@ -7,19 +7,15 @@ from pathlib import Path
 
 from paraphrastic.atomic import write_json
 from paraphrastic.data import vocab as vocabulary
-from paraphrastic.data.corpus import read_table
+from paraphrastic.data.corpus import read_table, token_lists
 from paraphrastic.data.readers import SkippedLines
 from paraphrastic.experiments.config import profile
-
-
-def _sentences(frame) -> list:
-    return list(frame["tokens1"]) + list(frame["tokens2"])
 
 
 def run(config: dict, *, raw, corpus, out_dir) -> None:
     corpus, out = Path(corpus), Path(out_dir)
     tables = {name: read_table(corpus / f"{name}.parquet") for name in ("simpwiki", "ppdb", "eval")}
-    everything = [s for frame in tables.values() for s in _sentences(frame)]
+    everything = [s for frame in tables.values() for s in token_lists(frame)]
     embeddings = profile(config)["embeddings"]
     skipped = SkippedLines()
     vocab, matrix = vocabulary.build(everything, Path(raw) / embeddings, skipped)
@@ -27,6 +23,6 @@ def run(config: dict, *, raw, corpus, out_dir) -> None:
     vocabulary.save_matrix(out / "embeddings.npy", matrix)
     report = {"words": len(vocab), "dim": int(matrix.shape[1]), "embeddings": embeddings,
               "skipped_lines": skipped.as_dict(),
-              "coverage": {name: vocabulary.coverage(vocab, _sentences(frame)) for name, frame in tables.items()}}
+              "coverage": {name: vocabulary.coverage(vocab, token_lists(frame)) for name, frame in tables.items()}}
     write_json(out / "coverage.json", report)
     print(report)
