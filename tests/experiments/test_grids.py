@@ -73,6 +73,24 @@ def test_distilled_rows_are_twins_with_the_same_settings_on_the_distilled_vector
     assert grids.row_labels(c)["g-distilled"] == grids.row_labels(c)["g"]
 
 
+def test_distilled_thinning_replaces_the_named_axes_for_the_twins_only():
+    thin = {"offline": {"margin": [0.4], "lambda_w": [0.0]}}
+    c = base_config(grid_thinning=thin, word_vectors={"distilled_rows": ["solo", "g"],
+                                                      "distilled_thinning": {"offline": {"lambda_w": [1e-5, 0.0]},
+                                                                             "paper": {"lambda_w": [1e-5]}}})
+    runs, rows = grids.expand(c)
+    assert {runs[n]["lambda_w"] for n in rows["g"]} == {0.0} and len(rows["g"]) == 2
+    twins = [runs[n] for n in rows["g-distilled"]]
+    assert len(twins) == 4 and {t["margin"] for t in twins} == {0.4}  # margin still thinned as the row's
+    assert sorted(t["lambda_w"] for t in twins) == [0.0, 0.0, 1e-5, 1e-5]
+    # the λ_w = 0 twins keep the names they had before the override (their trained models stay theirs)
+    plain = grids.expand(dict(c, word_vectors={"distilled_rows": ["solo", "g"]}))[1]["g-distilled"]
+    assert set(plain) < set(rows["g-distilled"])
+    assert rows["solo-distilled"] == ["solo-distilled"]  # an experiment has no search to thin
+    # the report's whole grid ignores both thinnings
+    assert len(grids.expand(grids.unthinned(c))[1]["g-distilled"]) == 8
+
+
 @pytest.mark.parametrize("rows, message", [
     (["nope"], "word_vectors.distilled_rows: no experiment or grid row named 'nope'"),
     (["hand"], "row 'hand' already trains on the distilled vectors"),

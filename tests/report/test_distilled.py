@@ -54,3 +54,11 @@ def test_no_distilled_rows_leaves_the_untrained_comparison(results):
     doc, _ = section(config, folder)
     assert len(table_after(doc, distilled.HEADING)) == 1
     assert not any(kind.startswith("h") and value.startswith("Table 4's rows") for kind, value in doc.blocks)
+
+
+def test_the_twins_own_thinning_is_stated_beside_their_settings(results):
+    config, folder = results
+    assert "except that" not in texts(section(config, folder)[0])  # the tiny config thins the twins as their rows
+    config = dict(config, word_vectors=dict(config["word_vectors"],
+                                            distilled_thinning={config["data_profile"]: {"lambda_w": [1e-5, 0.0]}}))
+    assert "except that their search keeps lambda_w ∈ {1e-05, 0}" in texts(section(config, folder)[0])

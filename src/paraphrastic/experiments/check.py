@@ -50,6 +50,8 @@ def _references(config: dict) -> list[tuple[str, str, bool]]:
 def check(config: dict, tables: JobTables | None = None) -> JobTables:
     """Raise a :class:`PipelineError` naming the run or key at fault, or return the config's job tables."""
     _check_thinning(config.get("grid_thinning"), config.get("grids") or [], "grid_thinning")
+    _check_thinning((config.get("word_vectors") or {}).get("distilled_thinning"), config.get("grids") or [],
+                    "word_vectors.distilled_thinning")
     _check_thinning(config["supervised"].get("thinning"), config["supervised"].get("grids") or [],
                     "supervised.thinning")
     tables = JobTables.of(config) if tables is None else tables

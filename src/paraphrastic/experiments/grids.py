@@ -81,10 +81,25 @@ def expand(config: dict) -> tuple[dict[str, dict], dict[str, list[str]]]:
     """
     runs = {name: dict(settings) for name, settings in config["experiments"].items()}
     rows = {name: [name] for name in config["experiments"]}
-    keep = (config.get("grid_thinning") or {}).get(config["data_profile"]) or {}
-    _expand_rows(config.get("grids") or [], keep, runs, rows, what="grid")
+    _expand_rows(config.get("grids") or [], _thinning(config), runs, rows, what="grid")
     _add_distilled_rows(config, runs, rows)
     return runs, rows
+
+
+def _thinning(config: dict, *, distilled: bool = False) -> dict:
+    """The values of each search axis the data profile keeps; for the distilled twins,
+    ``word_vectors.distilled_thinning`` replaces the axes it names."""
+    profile = config["data_profile"]
+    keep = dict((config.get("grid_thinning") or {}).get(profile) or {})
+    if distilled:
+        keep.update(((config.get("word_vectors") or {}).get("distilled_thinning") or {}).get(profile) or {})
+    return keep
+
+
+def unthinned(config: dict) -> dict:
+    """The config with every grid search whole: no ``grid_thinning``, nor the twins' ``distilled_thinning``."""
+    word_vectors = dict(config.get("word_vectors") or {}, distilled_thinning={})
+    return dict(config, grid_thinning={}, word_vectors=word_vectors)
 
 
 DISTILLED_SUFFIX = "-distilled"
@@ -105,21 +120,30 @@ def distilled_rows(config: dict) -> list[str]:
 
 def _add_distilled_rows(config: dict, runs: dict, rows: dict) -> None:
     """Each row of ``word_vectors.distilled_rows`` again as ``<row>-distilled``: its runs with the same settings,
-    starting from the distilled vectors. A row already on the distilled vectors has no twin."""
+    starting from the distilled vectors. A grid row's search is thinned as the row's own, except for the axes
+    ``word_vectors.distilled_thinning`` names (e.g. λ_w, which pulls back to the distilled vectors). A row already
+    on the distilled vectors has no twin."""
+    grid_rows = {row["id"]: row for row in config.get("grids") or []}
+    keep = _thinning(config, distilled=True)
     for row in distilled_rows(config):
         if row not in rows:
             raise PipelineError(f"word_vectors.distilled_rows: no experiment or grid row named {row!r} in params")
         twin = distilled_twin(row)
         if twin in rows:
             raise PipelineError(f"word_vectors.distilled_rows: {twin!r} is already a row of params; rename it")
+        if row in grid_rows:
+            extra = {key: grid_rows[row][key] for key in ("seeds", "tasks") if key in grid_rows[row]}
+            points = [dict(point, **extra) for point in row_points(grid_rows[row], keep)]
+        else:  # an experiment: one run under the row's own name
+            points = [runs[row]]
         names = []
-        for name in rows[row]:
-            settings = dict(runs[name], word_vectors="distilled")
-            if runs[name].get("word_vectors") == "distilled":
+        for settings in points:
+            if settings.get("word_vectors") == "distilled":
                 raise PipelineError(f"word_vectors.distilled_rows: row {row!r} already trains on the distilled "
                                     "vectors")
+            settings = dict(settings, word_vectors="distilled")
             identity = {k: v for k, v in settings.items() if k not in ("seeds", "tasks")}
-            names.append(twin if name == row else run_name(twin, identity))
+            names.append(twin if row not in grid_rows else run_name(twin, identity))
             runs[names[-1]] = settings
         rows[twin] = names
 

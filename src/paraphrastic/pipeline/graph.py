@@ -65,7 +65,8 @@ class Stage:
 
 
 # What choosing a transfer row's model reads (evaluation.selection.Selection): its runs, their seeds and settings.
-_SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "word_vectors.distilled_rows", "seeds", "seed", "train")
+_SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "word_vectors.distilled_rows",
+                     "word_vectors.distilled_thinning", "seeds", "seed", "train")
 
 
 def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> Stage:

@@ -23,8 +23,7 @@ def paper_runs(runs: dict[str, dict]) -> dict[str, dict]:
 
 
 def full_grid_size(config: dict) -> int:
-    unthinned = dict(config, grid_thinning={})
-    return len(paper_runs(grids.expand(unthinned)[0]))
+    return len(paper_runs(grids.expand(grids.unthinned(config))[0]))
 
 
 def deviations_section(doc: Document, config: dict, data_dir: Path, sel: Selection) -> None:

@@ -45,6 +45,16 @@ def _vector_names(data_dir: Path) -> tuple[str, str, dict]:
             f"{distilled['teacher']}, {distilled['dim']}-d", distilled)
 
 
+def _override(config: dict) -> str:
+    """", except that …" for the search axes ``word_vectors.distilled_thinning`` keeps otherwise for the twins."""
+    axes = (config["word_vectors"].get("distilled_thinning") or {}).get(config["data_profile"]) or {}
+    if not axes:
+        return ""
+    kept = "; ".join(f"{axis} ∈ {{{', '.join(f'{v:g}' if isinstance(v, float) else str(v) for v in values)}}}"
+                     for axis, values in axes.items())
+    return f", except that their search keeps {kept} (`word_vectors.distilled_thinning`)"
+
+
 def distilled_section(doc: Document, config: dict, data_dir: Path, sel: Selection, baselines: dict) -> dict:
     """The side-by-side tables; returns metrics.json's entry (the untrained distilled vectors' score)."""
     pretrained_name, distilled_name, info = _vector_names(data_dir)
@@ -53,10 +63,10 @@ def distilled_section(doc: Document, config: dict, data_dir: Path, sel: Selectio
              f"{info['teacher']} with model2vec's method in {info['seconds']:,.0f} s ({info['device']}): the "
              "teacher's mean-pooled output for each word alone, PCA to "
              f"{info['dim']} dimensions and Zipf weighting (coefficient {info['sif_coefficient']}), by our training "
-             "corpora's word frequencies. The rows below are trained again from them with exactly their settings "
-             f"(λ_w regularises back to the distilled vectors, as the paper's runs to PARAGRAM-SL999), beside the "
-             f"same rows on the pretrained vectors ({pretrained_name}) and the paper's number. Model selection "
-             "stays on STS 2016.")
+             "corpora's word frequencies. The rows below are trained again from them with their settings"
+             f"{_override(config)} (λ_w regularises back to the distilled vectors, as the paper's runs to "
+             f"PARAGRAM-SL999), beside the same rows on the pretrained vectors ({pretrained_name}) and the paper's "
+             "number. Model selection stays on STS 2016.")
     rows = [{"table": "", "row": "initial vectors, averaged (untrained)", "pretrained (ours)":
              baselines["pretrained"]["summary"]["transfer_pearson"],
              "distilled (ours)": baselines["distilled"]["summary"]["transfer_pearson"], "paper": math.nan}]

@@ -354,7 +354,7 @@ def transfer_scope(config: dict, sel, rows: list[str] | None = None) -> str:
     history = next((sel.histories[j] for j in jobs if sel.histories.get(j)), None)
     set_parts = sets_scope(history[0]["per_dataset"]) if history else []
     parts = []
-    full_rows = grids.expand(dict(config, grid_thinning={}))[1]
+    full_rows = grids.expand(grids.unthinned(config))[1]
     runs = sum(len(sel.rows[r]) for r in rows)
     full = sum(len(full_rows.get(r, sel.rows[r])) for r in rows)
     if runs < full:
