@@ -41,10 +41,11 @@ def test_paper_profile_rehearsal_at_small_scale(tmp_path, mirror):
     config, profile = rehearsal.paper_config(REPO / "params.yaml"), REPO / "workflow/profiles/slurm/config.yaml"
     rows = {r["rule"]: r for r in cluster_plan.plan(config, result, mirror, profile)}
     jobs = (rows["train"]["jobs"], rows["train_supervised"]["jobs"], rows["train_universal"]["jobs"])
-    # the paper's 1,758 grid runs and the 222 of Table 4's rows again on the distilled word vectors
-    assert jobs == (1758 + 222, 652, 7194)
+    # the paper's 1,758 grid runs, the 222 of Table 4's rows again on the distilled word vectors, and two more
+    # seeds of the 108 runs of the gate analysis's GRAN row (gates.seeds)
+    assert jobs == (1758 + 222 + 2 * 108, 652, 7194)
     hours = yaml.safe_load(profile.read_text())["set-resources"]["train"]["runtime"] / 60
-    assert rows["train"]["submissions"] == 1980 and rows["train"]["gpu_hours_reserved"] == 1980 * hours
+    assert rows["train"]["submissions"] == 2196 and rows["train"]["gpu_hours_reserved"] == 2196 * hours
     assert (rows["train_supervised"]["submissions"], rows["train_universal"]["submissions"]) == (163, 1799)
     assert all(r["cpu_hours"] > 0 and r["peak_mb"] > 0 for r in rows.values())
     assert "| train_universal | 7,194 | 1,799 (4 per) |" in cluster_plan.markdown(list(rows.values()), result)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,8 @@ from paraphrastic.analysis import gates
 from paraphrastic.data.batching import pad
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.models.encoders import build_model
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def toy_gran(tags: str = "none"):
@@ -89,3 +92,96 @@ def test_rank_agreement_against_the_papers_lists():
     assert same == {"top_overlap": 2, "bottom_overlap": 2, "k": 2, "shared_labels": 4, "spearman": 1.0}
     flipped = gates.rank_agreement(ours, "xpos", ["F", "E"], ["A", "Z"])
     assert flipped["top_overlap"] == 0 and flipped["shared_labels"] == 3 and flipped["spearman"] == -1.0
+
+
+def labelled_tokens(means: dict[str, float], sentences: int, *, noise: float, seed: int) -> pd.DataFrame:
+    """Each sentence has one word of every label, with the label's mean norm plus Gaussian noise."""
+    rng = np.random.default_rng(seed)
+    rows = [{"sentence": s, "xpos": tag, "norm": mean + noise * rng.standard_normal()}
+            for s in range(sentences) for tag, mean in means.items()]
+    return pd.DataFrame(rows)
+
+
+PAPER_ORDER = [f"T{i}" for i in range(8)]  # highest norm first
+TOP, BOTTOM = PAPER_ORDER[:4], list(reversed(PAPER_ORDER[4:]))
+
+
+def test_a_bootstrap_draw_is_the_analysis_of_the_resampled_sentences():
+    tokens = labelled_tokens({t: 8.0 - i for i, t in enumerate(PAPER_ORDER)}, 30, noise=3.0, seed=0)
+    labels, sums, counts = gates.label_matrices(tokens, "xpos")
+    grouped = tokens.groupby("xpos")["norm"].agg(["sum", "size"])
+    assert np.allclose(sums.sum(0), grouped.loc[labels, "sum"])
+    assert np.allclose(counts.sum(0), grouped.loc[labels, "size"])
+    draws = gates.bootstrap_agreement([tokens], "xpos", TOP, BOTTOM, min_count=1, draws=3, seed=5)
+    rng = np.random.default_rng(5)  # the same draws by hand: pick the (only) table, resample 30 sentences
+    for draw in draws:
+        rng.integers(1)
+        picked = rng.integers(30, size=30)
+        resampled = pd.concat([tokens[tokens["sentence"] == s].assign(sentence=i) for i, s in enumerate(picked)])
+        by_hand = gates.rank_agreement(gates.aggregate(resampled, ["xpos"], min_count=1), "xpos", TOP, BOTTOM)
+        assert draw == pytest.approx(by_hand)
+
+
+def test_intervals_collapse_without_noise_and_widen_with_seeds_that_disagree():
+    means = {t: 8.0 - i for i, t in enumerate(PAPER_ORDER)}
+    exact = gates.bootstrap_agreement([labelled_tokens(means, 40, noise=0.0, seed=0)], "xpos", TOP, BOTTOM,
+                                      min_count=1, draws=50, seed=1)
+    assert gates.interval(exact) == {"spearman": [1.0, 1.0], "top_overlap": [4.0, 4.0], "bottom_overlap": [4.0, 4.0]}
+    first = labelled_tokens(means, 40, noise=0.5, seed=0)
+    reversed_seed = labelled_tokens({t: -m for t, m in means.items()}, 40, noise=0.5, seed=1)
+    alone = gates.agreement_with_noise({1: first}, 1, "xpos", TOP, BOTTOM, min_count=1, draws=200, seed=1)
+    both = gates.agreement_with_noise({1: first, 2: reversed_seed}, 1, "xpos", TOP, BOTTOM, min_count=1, draws=200,
+                                      seed=1)
+    assert alone["spearman"] == both["spearman"] == pytest.approx(1.0)  # the point: the first seed, all sentences
+    assert set(alone["interval"]) == {"sentences"} and both["per_seed"]["2"]["spearman"] == pytest.approx(-1.0)
+    low, high = both["interval"]["sentences_and_seeds"]["spearman"]
+    assert low == pytest.approx(-1.0) and high == pytest.approx(1.0)
+    assert both["interval"]["sentences"] == alone["interval"]["sentences"]
+
+
+def test_min_count_applies_to_each_resample():
+    tokens = labelled_tokens({"T0": 2.0, "T1": 1.0}, 10, noise=0.0, seed=0)
+    rare = pd.DataFrame([{"sentence": 0, "xpos": "T2", "norm": 9.0}])  # one word, in sentence 0 only
+    draws = gates.bootstrap_agreement([pd.concat([tokens, rare])], "xpos", ["T2", "T0"], ["T1"], min_count=2,
+                                      draws=40, seed=0)
+    rng = np.random.default_rng(0)
+    for draw in draws:  # T2 counts only in the resamples that drew sentence 0 at least twice
+        rng.integers(1)
+        twice = (rng.integers(10, size=10) == 0).sum() >= 2
+        assert draw["shared_labels"] == (3 if twice else 2)
+    assert {d["shared_labels"] for d in draws} == {2, 3}
+
+
+def test_the_stage_repeats_the_agreement_on_each_seed_of_the_analysed_run(tmp_path):
+    from tests.analysis.test_error_analysis import WORDS, write_job
+
+    torch.manual_seed(0)
+    for seed in (1, 2):  # seed 1 is analysed (the first), seed 2 repeats the agreement
+        write_job(tmp_path, "gran-row", seed, "gran", torch.randn(len(WORDS), 6), [50.0])
+    tags = {"a": ("DT", "det"), "man": ("NN", "nsubj"), "dog": ("NN", "obj"), "runs": ("VBZ", "root"),
+            "plays": ("VBZ", "root"), "guitar": ("NN", "obj"), "the": ("DT", "det"), "cat": ("NN", "nsubj")}
+    sentences = [["a", "man", "runs"], ["the", "dog", "plays", "guitar"], ["a", "cat", "runs"], ["the", "man", "plays"]]
+    parses = pd.DataFrame([{"sentence": s, "index": i + 1, "word": w, "lemma": w, "upos": "X", "xpos": tags[w][0],
+                            "head": 0, "deprel": tags[w][1]} for s, words in enumerate(sentences)
+                           for i, w in enumerate(words)])
+    parses.to_parquet(tmp_path / "parses.parquet")
+    config = {"data_profile": "tiny", "experiments": {"gran-row": {"model": "gran"}}, "seeds": 1, "seed": 1,
+              "train": {}, "paper_tables": str(REPO.parent / "shared/papers/tables"),
+              "gates": {"gran_row": "gran-row", "seeds": 2, "min_count": 1, "min_pair_count": 1, "batch_size": 2,
+                        "bootstrap": 30, "seed": 1}}
+    summary = gates.analyse(config, data_dir=tmp_path, parses_path=tmp_path / "parses.parquet",
+                            out_dir=tmp_path / "out", device="cpu")
+    assert summary["model"]["seeds"] == [1, 2] and summary["model"]["seed"] == 1
+    assert summary["bootstrap"] == {"draws": 30, "level": 0.95, "seed": 1}
+    for name in ("pos", "label"):
+        agreement = summary["agreement"][name]
+        assert set(agreement["per_seed"]) == {"1", "2"} and set(agreement["interval"]) == {"sentences",
+                                                                                         "sentences_and_seeds"}
+        point = {k: v for k, v in agreement.items() if k not in ("per_seed", "interval")}
+        assert point == pytest.approx(agreement["per_seed"]["1"], nan_ok=True)  # the point is seed 1's
+    # the tables are the first seed's gates
+    from paraphrastic.models.files import load_model
+
+    model, vocab, _ = load_model(tmp_path / "models/gran-row/seed1/model.pt", "cpu")
+    expected = np.concatenate(gates.token_gate_norms(model, vocab, sentences))
+    assert np.allclose(pd.read_parquet(tmp_path / "out/tokens.parquet")["norm"], expected)

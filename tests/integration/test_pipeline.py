@@ -106,7 +106,8 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
         assert heading in report
     assert "thinned for this profile to 7 of the paper's 9 runs" in report
     runs = (root / "data/report/runs.csv").read_text().splitlines()
-    assert len(runs) == 1 + 5 + 2 * 2 + 2 and sum(line.startswith("t-lstmavg-reg__") for line in runs) == 4
+    # 5 one-seed runs and gran-simpwiki's second seed (gates.seeds), the two-seed grid row's 2 runs, 2 twins
+    assert len(runs) == 1 + 5 + 1 + 2 * 2 + 2 and sum(line.startswith("t-lstmavg-reg__") for line in runs) == 4
     # the two-seed grid row is reported as mean ± sd
     metrics = json.loads((root / "data/report/metrics.json").read_text())
     assert metrics["t-lstmavg-reg"]["seeds"] == 2 and metrics["t-lstmavg-reg"]["test_sd"] >= 0
@@ -155,6 +156,10 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert sum(c["pairs"] for c in errors["categories"].values()) == 1500
     gates = json.loads((root / "data/gates/analysis/summary.json").read_text())
     assert gates["model"]["row"] == "gran-simpwiki" and gates["tokens"] > 1000 and gates["sentences"] == 200
+    # the agreement is repeated on both seeds, with intervals from resampling sentences (and seeds)
+    pos = gates["agreement"]["pos"]
+    assert gates["model"]["seeds"] == [1, 2] and set(pos["per_seed"]) == {"1", "2"}
+    assert set(pos["interval"]) == {"sentences", "sentences_and_seeds"}
     stanza = json.loads((root / "data/stanza/scores.json").read_text())
     assert stanza["source"].startswith("trained offline") and stanza["dev"]["sentences"] == 50
     results = json.loads((root / "data/results/lstmavg-simpwiki/seed1.json").read_text())

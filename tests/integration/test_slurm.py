@@ -114,7 +114,8 @@ def test_the_tiny_pipeline_runs_through_slurm_with_the_real_profile(slurm_run):
     root, env, log, _, shown, _ = slurm_run
     assert (root / "data/report/report.md").exists()
     runs = (root / "data/report/runs.csv").read_text().splitlines()
-    assert len(runs) == 1 + 11  # 9 jobs of the tiny config's rows, 2 of two of them on the distilled vectors
+    # 10 jobs of the tiny config's rows (one a second seed for the gate analysis), 2 of two rows on distilled vectors
+    assert len(runs) == 1 + 12
     # jobs went through SLURM: each has its SLURM log
     assert len(list((root / ".snakemake/slurm_logs").rglob("*.log"))) >= 9
     # a training job as SLURM saw it: the `gpu` partition, one GPU, the config's threads as CPUs, and the

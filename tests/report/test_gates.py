@@ -1,5 +1,7 @@
 """The gate analysis section: Tables 9-11 beside the paper's lists."""
 
+import json
+
 import pandas as pd
 
 from paraphrastic.report.document import Document
@@ -28,3 +30,26 @@ def test_tables_9_to_11_beside_the_papers(results, tmp_path, paper_tables):
     assert (amod["count"], amod["mean L1 (ours)"], amod["× 300/50"]) == ("30", "24.0", "144.0")
     copied = (tmp_path / "gate_norms_by_pos.png").read_bytes()
     assert copied == (folder / "gates/analysis/norms_by_pos.png").read_bytes()
+
+
+def test_agreement_with_its_intervals_and_each_seed(results, tmp_path):
+    config, folder = results
+    path = folder / "gates/analysis/summary.json"
+    summary = json.loads(path.read_text())
+    summary["model"]["seeds"] = [1, 2]
+    summary["bootstrap"] = {"draws": 1000, "level": 0.95, "seed": 1}
+    summary["agreement"]["pos"]["interval"] = {
+        "sentences": {"top_overlap": [3.0, 5.0], "bottom_overlap": [2.0, 4.0], "spearman": [0.4, 0.6]},
+        "sentences_and_seeds": {"top_overlap": [2.0, 6.0], "bottom_overlap": [1.0, 4.0], "spearman": [0.1, 0.7]}}
+    summary["agreement"]["pos"]["per_seed"] = {"1": {"top_overlap": 4, "bottom_overlap": 3, "spearman": 0.5},
+                                               "2": {"top_overlap": 6, "bottom_overlap": 2, "spearman": 0.125}}
+    path.write_text(json.dumps(summary))
+    doc = Document()
+    gate_section(doc, config, folder, tmp_path)
+    said = texts(doc)
+    assert ("POS tags: 4/10 of the paper's top 10 (sentences: [3, 5]; sentences and seeds: [2, 6]; per seed: 4, 6) "
+            "and 3/10") in said
+    assert "ρ × 100 over the 12 of its 20 labels we observe: 50.0 (sentences: [40.0, 60.0]; sentences and seeds: " \
+           "[10.0, 70.0]; per seed: 50.0, 12.5)" in said
+    assert "95% percentile intervals from 1,000 bootstrap resamples" in said and "repeated on seed 2" in said
+    assert "Dependency labels: 2/10 of the paper's top 10 and" in said  # no intervals there: none shown

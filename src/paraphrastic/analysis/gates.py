@@ -109,6 +109,73 @@ def rank_agreement(ours: pd.DataFrame, key: str, paper_top: list[str], paper_bot
             "k": k, "shared_labels": len(shared), "spearman": rho}
 
 
+# ---- noise: the sentence sample and the seed ----------------------------------------------------
+
+AGREEMENT_MEASURES = ("spearman", "top_overlap", "bottom_overlap")
+
+
+def label_matrices(tokens: pd.DataFrame, key: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(labels, sums, counts): the gate norms of each sentence summed per label, and how many words each
+    sentence has with it (sentences × labels), so that a resample of sentences is one weighted sum."""
+    sentences = pd.Categorical(tokens["sentence"])
+    labels = pd.Categorical(tokens[key])
+    shape = (len(sentences.categories), len(labels.categories))
+    sums, counts = np.zeros(shape), np.zeros(shape)
+    np.add.at(sums, (sentences.codes, labels.codes), tokens["norm"].to_numpy(dtype=float))
+    np.add.at(counts, (sentences.codes, labels.codes), 1)
+    return list(labels.categories), sums, counts
+
+
+def bootstrap_agreement(token_tables: list[pd.DataFrame], key: str, paper_top: list[str], paper_bottom: list[str],
+                        *, min_count: int, draws: int, seed: int) -> list[dict]:
+    """:func:`rank_agreement` on ``draws`` resamples: each draw takes one of ``token_tables`` (the same sentences
+    through the analysed run's seeds) at random and resamples its sentences with replacement."""
+    rng = np.random.default_rng(seed)
+    matrices = [label_matrices(tokens, key) for tokens in token_tables]
+    results = []
+    for _ in range(draws):
+        labels, sums, counts = matrices[rng.integers(len(matrices))]
+        weights = np.bincount(rng.integers(len(sums), size=len(sums)), minlength=len(sums))
+        total, seen = weights @ sums, weights @ counts
+        keep = seen >= min_count
+        frame = pd.DataFrame({key: np.asarray(labels, dtype=object)[keep], "mean": total[keep] / seen[keep]})
+        results.append(rank_agreement(frame, key, paper_top, paper_bottom))
+    return results
+
+
+CONFIDENCE = 0.95
+
+
+def interval(draws: list[dict], level: float = CONFIDENCE) -> dict:
+    """The percentile interval of each agreement measure over bootstrap draws (NaN draws left out)."""
+    tail = 100 * (1 - level) / 2
+    out = {}
+    for measure in AGREEMENT_MEASURES:
+        values = np.array([d[measure] for d in draws], dtype=float)
+        values = values[~np.isnan(values)]
+        out[measure] = [float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))] \
+            if len(values) else [math.nan, math.nan]
+    return out
+
+
+def agreement_with_noise(per_seed: dict[int, pd.DataFrame], first: int, key: str, paper_top: list[str],
+                         paper_bottom: list[str], *, min_count: int, draws: int, seed: int) -> dict:
+    """Agreement with the paper's lists on the first seed's full sample, each seed's, and 95% intervals from
+    resampling the sentences (first seed) and from resampling the sentences and the seed together."""
+    def point(tokens):
+        return rank_agreement(aggregate(tokens, [key], min_count=min_count), key, paper_top, paper_bottom)
+
+    result = point(per_seed[first])
+    result["per_seed"] = {str(s): point(tokens) for s, tokens in sorted(per_seed.items())}
+    if draws:
+        result["interval"] = {"sentences": interval(bootstrap_agreement(
+            [per_seed[first]], key, paper_top, paper_bottom, min_count=min_count, draws=draws, seed=seed))}
+        if len(per_seed) > 1:
+            result["interval"]["sentences_and_seeds"] = interval(bootstrap_agreement(
+                list(per_seed.values()), key, paper_top, paper_bottom, min_count=min_count, draws=draws, seed=seed))
+    return result
+
+
 # ---- the pipeline's gate stage -----------------------------------------------------------------
 
 PARSE_COLUMNS = ["sentence", "index", "word", "lemma", "upos", "xpos", "head", "deprel"]
@@ -134,8 +201,8 @@ def analysed_run(config: dict, data_dir, row: str) -> tuple[str, int, dict]:
             raise PipelineError(f"gates.gran_row {row!r}: run {run} is a {sel.runs[run]['model']}, not a GRAN "
                                 "(per-token gates are defined for GRAN and GRAN-2)")
     run, seed, epoch = sel.first_seed(row, "oracle")
-    return run, seed, {"row": row, "run": run, "seed": seed, "oracle_epoch": int(epoch["epoch"]),
-                       "transfer_pearson": float(epoch["transfer_pearson"]),
+    return run, seed, {"row": row, "run": run, "seed": seed, "seeds": sel.seeds[run],
+                       "oracle_epoch": int(epoch["epoch"]), "transfer_pearson": float(epoch["transfer_pearson"]),
                        "runs_in_row": len(sel.rows[row])}
 
 
@@ -193,15 +260,18 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
     settings = config["gates"]
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    run, seed, chosen = analysed_run(config, data_dir, settings["gran_row"])
+    run, _, chosen = analysed_run(config, data_dir, settings["gran_row"])
     device = resolve_device(device)
-    model, vocab, payload = load_model(model_dir(Path(data_dir), run, seed) / "model.pt", device)
     parses = read_table(parses_path)
     ordered = parses.sort_values(["sentence", "index"])
     sentences = [group["word"].tolist() for _, group in ordered.groupby("sentence", sort=True)]
-    norms = token_gate_norms(model, vocab, sentences, tags=payload["options"].get("tags") or "none",
-                             batch_size=settings["batch_size"], device=device)
-    tokens = token_table(ordered, norms)
+    per_seed = {}  # the same sentences through each seed of the analysed run; the tables are the first seed's
+    for seed in chosen["seeds"]:
+        model, vocab, payload = load_model(model_dir(Path(data_dir), run, seed) / "model.pt", device)
+        norms = token_gate_norms(model, vocab, sentences, tags=payload["options"].get("tags") or "none",
+                                 batch_size=settings["batch_size"], device=device)
+        per_seed[seed] = token_table(ordered, norms)
+    tokens = per_seed[chosen["seed"]]
     low = settings["min_count"]
     tables = {"by_pos": aggregate(tokens, ["xpos"], min_count=low),
               "by_label": aggregate(tokens, ["sd_label"], min_count=low),
@@ -216,10 +286,12 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
     paper = paper_lists(config)
     agreement = None
     if paper is not None:
-        agreement = {"pos": rank_agreement(tables["by_pos"], "xpos", paper["pos_top"], paper["pos_bottom"]),
-                     "label": rank_agreement(tables["by_label"], "sd_label", paper["label_top"],
-                                             paper["label_bottom"])}
+        agreement = {name: agreement_with_noise(per_seed, chosen["seed"], key, paper[f"{name}_top"],
+                                                paper[f"{name}_bottom"], min_count=low,
+                                                draws=settings["bootstrap"], seed=settings["seed"])
+                     for name, key in (("pos", "xpos"), ("label", "sd_label"))}
     summary = {"model": chosen, "gate_dim": model.dim, "sentences": len(sentences), "tokens": len(tokens),
+               "bootstrap": {"draws": settings["bootstrap"], "level": CONFIDENCE, "seed": settings["seed"]},
                "min_count": low, "min_pair_count": settings["min_pair_count"], "agreement": agreement,
                "mean_norm": float(tokens["norm"].mean()), "label_mapping": dict(sorted(UD_TO_SD.items()))}
     write_json(out_dir / "summary.json", summary)

@@ -17,7 +17,8 @@ from paraphrastic.atomic import sha256_file
 from paraphrastic.data.supervised_tasks import TASKS
 from paraphrastic.errors import PipelineError
 from paraphrastic.experiments import grids
-from paraphrastic.experiments.jobs import seeds_of, supervised_jobs
+from paraphrastic.experiments.grids import seeds_of
+from paraphrastic.experiments.jobs import supervised_jobs
 
 
 def _read_json(path: Path):

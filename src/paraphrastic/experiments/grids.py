@@ -52,6 +52,23 @@ def row_points(row: dict, keep: dict) -> list[dict]:
     return points
 
 
+def seed_list(value) -> list[int]:
+    """A ``seeds`` setting as the seeds themselves: a count N means seeds 1..N."""
+    return list(range(1, value + 1)) if isinstance(value, int) else [int(v) for v in value]
+
+
+def seeds_of(config: dict, run: dict) -> list[int]:
+    """The seeds one run is trained with: its own ``seeds`` (or ``seed``), else the top-level
+    ``seeds``, else [``train.seed``], else [``seed``]."""
+    if "seeds" in run:
+        return seed_list(run["seeds"])
+    if "seed" in run:
+        return [int(run["seed"])]
+    if config.get("seeds") is not None:
+        return seed_list(config["seeds"])
+    return [int(config["train"].get("seed", config["seed"]))]
+
+
 def run_name(row_id: str, settings: dict) -> str:
     # Seeds are replicas of a run, not part of its identity: adding one renames nothing.
     identity = {k: v for k, v in settings.items() if k not in ("seed", "seeds")}
@@ -82,8 +99,20 @@ def expand(config: dict) -> tuple[dict[str, dict], dict[str, list[str]]]:
     runs = {name: dict(settings) for name, settings in config["experiments"].items()}
     rows = {name: [name] for name in config["experiments"]}
     _expand_rows(config.get("grids") or [], _thinning(config), runs, rows, what="grid")
+    _add_gate_seeds(config, runs, rows)
     _add_distilled_rows(config, runs, rows)
     return runs, rows
+
+
+def _add_gate_seeds(config: dict, runs: dict, rows: dict) -> None:
+    """The gate analysis is repeated on every seed of the run it analyses, so the runs of ``gates.gran_row``
+    also train the seeds ``gates.seeds`` names (added to their own). Its distilled twin is not affected."""
+    gates = config.get("gates") or {}
+    if not gates.get("seeds") or gates.get("gran_row") not in rows:  # check.py names a missing gran_row
+        return
+    for name in rows[gates["gran_row"]]:
+        seeds = sorted(set(seeds_of(config, runs[name])) | set(seed_list(gates["seeds"])))
+        runs[name] = dict(runs[name], seeds=seeds)
 
 
 def _thinning(config: dict, *, distilled: bool = False) -> dict:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from paraphrastic.errors import PipelineError
 from paraphrastic.experiments import grids
+from paraphrastic.experiments.grids import seeds_of
 
 # Where each source of word vectors is in the data folder, as a vocabulary folder (vocab.txt, embeddings.npy,
 # coverage.json): the data profile's file (`vocab`) and the vectors `distill` makes.
@@ -16,23 +17,6 @@ VECTOR_FOLDERS = {"pretrained": "vocab", "distilled": "distilled"}
 
 def vocab_dir(word_vectors: str, data_dir: str = "data") -> str:
     return f"{data_dir}/{VECTOR_FOLDERS[word_vectors]}"
-
-
-def seed_list(value) -> list[int]:
-    """A ``seeds`` setting as the seeds themselves: a count N means seeds 1..N."""
-    return list(range(1, value + 1)) if isinstance(value, int) else [int(v) for v in value]
-
-
-def seeds_of(config: dict, run: dict) -> list[int]:
-    """The seeds one run is trained with: its own ``seeds`` (or ``seed``), else the top-level
-    ``seeds``, else [``train.seed``], else [``seed``]."""
-    if "seeds" in run:
-        return seed_list(run["seeds"])
-    if "seed" in run:
-        return [int(run["seed"])]
-    if config.get("seeds") is not None:
-        return seed_list(config["seeds"])
-    return [int(config["train"].get("seed", config["seed"]))]
 
 
 def job_key(run: str, seed: int) -> str:

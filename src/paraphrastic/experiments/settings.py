@@ -25,7 +25,8 @@ import yaml
 from paraphrastic.errors import PipelineError
 from paraphrastic.experiments import grids
 from paraphrastic.experiments.config import DEFAULT_SCHEMA
-from paraphrastic.experiments.jobs import seeds_of, supervised_job_key, supervised_jobs, vocab_dir
+from paraphrastic.experiments.grids import seeds_of
+from paraphrastic.experiments.jobs import supervised_job_key, supervised_jobs, vocab_dir
 from paraphrastic.models.encoders import MODEL_OPTIONS
 
 

@@ -65,8 +65,9 @@ class Stage:
 
 
 # What choosing a transfer row's model reads (evaluation.selection.Selection): its runs, their seeds and settings.
+# What decides the runs, their seeds and so each row's selected model (gates.seeds adds seeds to gates.gran_row).
 _SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "word_vectors.distilled_rows",
-                     "word_vectors.distilled_thinning", "seeds", "seed", "train")
+                     "word_vectors.distilled_thinning", "gates.gran_row", "gates.seeds", "seeds", "seed", "train")
 
 
 def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> Stage:
@@ -173,7 +174,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "by_pos_label": Output("data/gates/analysis/by_pos_label.csv"),
                 "plot": Output("data/gates/analysis/norms_by_pos.png"),
                 "summary": Output("data/gates/analysis/summary.json")},
-          params=("gates.gran_row", "gates.min_count", "gates.min_pair_count", "gates.batch_size",
+          params=("gates.min_count", "gates.min_pair_count", "gates.batch_size", "gates.bootstrap", "gates.seed",
                   *_SELECTION_PARAMS, "paper_tables", "device")),
     # Supervised similarity (Sec. 4.3, Tables 5-8): STS split 40/10/50 and SICK; one job per task, run and seed.
     Stage("prepare_supervised", "prepare-supervised --raw data/raw --out-dir data/supervised",

@@ -12,6 +12,25 @@ from paraphrastic.atomic import atomic_path
 from paraphrastic.report.document import Document, label, read_json
 
 
+def _noise(agreement: dict, measure: str, scale: float = 1) -> str:
+    """" (sentences: [lo, hi]; sentences and seeds: [lo, hi]; per seed: a, b, c)" for one agreement measure."""
+    def number(value):
+        return f"{scale * value:.1f}" if scale != 1 else f"{value:g}"
+
+    parts = [f"{kind.replace('_', ' ')}: [{number(bounds[measure][0])}, {number(bounds[measure][1])}]"
+             for kind, bounds in (agreement.get("interval") or {}).items()]
+    seeds = agreement.get("per_seed") or {}
+    if len(seeds) > 1:
+        parts.append("per seed: " + ", ".join(number(seeds[s][measure]) for s in sorted(seeds, key=int)))
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _other_seeds(model: dict) -> str:
+    others = [str(s) for s in model.get("seeds", []) if s != model["seed"]]
+    return f"; the agreement below is repeated on seed{'s' if len(others) > 1 else ''} {', '.join(others)}" \
+        if others else ""
+
+
 def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> None:
     """Tables 9-11: the GRAN gate analysis beside the paper's lists."""
     analysis = data_dir / "gates" / "analysis"
@@ -32,7 +51,8 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
         f"{summary['sentences']:,} sentences from {sentences['source']} ({sentences['qualified']:,} qualified: "
         f"≤ {sentences['max_tokens']} tokens, distinct, not among the model-selection sentences; "
         f"{sentences['longer_than_max']:,} were longer; seed {sentences['seed']}), {summary['tokens']:,} words. "
-        f"Model: run {model['run']} (seed {model['seed']}), the oracle choice of row {model['row']} "
+        f"Model: run {model['run']} (seed {model['seed']}{_other_seeds(model)}), the oracle choice of row "
+        f"{model['row']} "
         f"({model['runs_in_row']} runs), at its STS-2016-selected epoch (model.pt). "
         f"Gates have {dim} dimensions, so an L1 norm lies in (0, {dim}); the paper's 300-d gates give norms "
         f"up to 300, so the tables also show ours × 300/{dim}.")
@@ -68,10 +88,17 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
               "a word, averaged over the words with the tag or label; the paper's lists have no numbers.")
     agreement = summary.get("agreement")
     if agreement:
-        doc.bullets([f"{name}: {a['top_overlap']}/{a['k']} of the paper's top 10 and {a['bottom_overlap']}/{a['k']} "
-                     f"of its bottom 10 are in ours; Spearman's ρ × 100 over the {a['shared_labels']} of its 20 "
-                     f"labels we observe: {100 * a['spearman']:.1f}" for name, a in (("POS tags", agreement["pos"]),
-                                                                     ("Dependency labels", agreement["label"]))])
+        doc.bullets([f"{name}: {a['top_overlap']}/{a['k']} of the paper's top 10{_noise(a, 'top_overlap')} and "
+                     f"{a['bottom_overlap']}/{a['k']} of its bottom 10{_noise(a, 'bottom_overlap')} are in ours; "
+                     f"Spearman's ρ × 100 over the {a['shared_labels']} of its 20 labels we observe: "
+                     f"{100 * a['spearman']:.1f}{_noise(a, 'spearman', 100)}"
+                     for name, a in (("POS tags", agreement["pos"]), ("Dependency labels", agreement["label"]))])
+        noise = summary.get("bootstrap") or {}
+        if noise.get("draws"):
+            doc.para(f"In brackets: {100 * noise['level']:.0f}% percentile intervals from {noise['draws']:,} "
+                     "bootstrap resamples of the sentences (the first seed's model) and, where the run has several "
+                     "seeds, of the sentences and the seed together; then each seed's own value. A departure from "
+                     "the paper inside these intervals could be noise of the sample or of training.")
     for number, tag, key in ((10, "JJ", "table10"), (11, "VBG", "table11")):
         ours = by_pair[by_pair["xpos"] == tag].sort_values("mean", ascending=False)
         table = pd.DataFrame({"label": ours["sd_label"], "count": ours["count"], "mean L1 (ours)": ours["mean"],
