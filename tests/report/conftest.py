@@ -140,7 +140,10 @@ def gate_files(data: Path, config: dict) -> None:
                         "sd": [1.0, 1.0, 1.0], "count": [30, 4, 5]}))
     write(analysis / "norms_by_pos.png", b"\x89PNG\r\n\x1a\n made-up plot")
     write(data / "gates/sentences.json", {"source": "SimpWiki, Wikipedia (normal) side", "qualified": 900,
-                                          "max_tokens": 15, "longer_than_max": 1100, "seed": 1, "sampled": 200})
+                                          "max_tokens": 15, "longer_than_max": 1100, "seed": 1, "sampled": 200,
+                                          "by_origin": {"v2/normal": {"qualified": 600, "sampled": 130},
+                                                        "v1/normal.tuning.txt": {"qualified": 300, "sampled": 70}},
+                                          "in_training_pairs": 128})
     write(data / "stanza/scores.json",
           {"source": "trained offline on UD EWT", "stanza_version": "1.10.1", "train_sentences": 100,
            "budget": {"tagger_steps": 4, "tagger_batch_size": 100, "parser_steps": 4, "parser_batch_size": 2000,

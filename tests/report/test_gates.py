@@ -23,6 +23,8 @@ def test_tables_9_to_11_beside_the_papers(results, tmp_path, paper_tables):
     said = texts(doc)
     assert "POS tags: 4/10 of the paper's top 10 and 3/10 of its bottom 10" in said and "ρ" in said
     assert "UPOS 80.0, XPOS 78.0, UAS 60.0, LAS 50.0" in said and "200 sentences" in said
+    assert "by file, sampled of qualified: normal 130 of 600, normal.tuning.txt 70 of 300; 128 of the sentences are " \
+           "in the training pairs" in said
     # Table 10: the JJ labels, with our norms rescaled to 300-d gates beside the paper's
     tables = [value[0] for kind, value in doc.blocks if kind == "table"]
     table10 = next(t for t in tables if "× 300/50" in t.columns)

@@ -112,8 +112,8 @@ def add_commands(sub, load_config) -> None:
     _paths(p, raw=RAW, out_dir=("data/stanza", "where the models and their dev scores go"))
     _threads(p)
     p = stage("gate-sentences", "the Wikipedia sentences the gate analysis parses")
-    _paths(p, corpus=("data/corpus", "the tokenised tables"), out=("data/gates/sentences.parquet", "the sample"),
-           stats=("data/gates/sentences.json", "what qualified"))
+    _paths(p, raw=RAW, corpus=("data/corpus", "the tokenised tables"),
+           out=("data/gates/sentences.parquet", "the sample"), stats=("data/gates/sentences.json", "what qualified"))
     p = stage("parse", "tag and parse the gate sentences with Stanza")
     _paths(p, sentences=("data/gates/sentences.parquet", "the sample"),
            models=("data/stanza/resources", "the Stanza models"), out=("data/gates/parses.parquet", "the parses"))

@@ -20,15 +20,20 @@ def cased_tokens(raw: str) -> list[str]:
 
 
 def sample_sentences(raw_sentences: list[str], excluded: set[tuple[str, ...]], *, n: int,
-                     max_tokens: int = MAX_TOKENS, seed: int) -> tuple[pd.DataFrame, dict]:
+                     max_tokens: int = MAX_TOKENS, seed: int, origins: list[str] | None = None,
+                     training: set[tuple[str, ...]] | None = None) -> tuple[pd.DataFrame, dict]:
     """``n`` distinct sentences of 1..``max_tokens`` tokens, drawn with ``seed``; none in ``excluded``.
 
-    ``excluded`` holds lower-cased token tuples (the model-selection sentences). Returns the sample
-    (columns sentence, text, tokens) and counts of what qualified.
+    ``excluded`` holds lower-cased token tuples (the model-selection sentences). ``origins`` names the source of
+    each raw sentence (a sentence in several counts for the first), and ``training`` holds the training pairs'
+    sentences. Returns the sample (columns sentence, text, tokens, origin) and counts of what qualified, per
+    origin too, and of the sample, how many are training sentences.
     """
+    origins = origins if origins is not None else [""] * len(raw_sentences)
     seen: set[tuple[str, ...]] = set()
     candidates, too_long, held_out = [], 0, 0
-    for raw in raw_sentences:
+    qualified_by_origin: dict[str, int] = {}
+    for raw, origin in zip(raw_sentences, origins, strict=True):
         tokens = cased_tokens(raw)
         key = tuple(normalise(tokens))
         if not tokens or key in seen:
@@ -39,11 +44,19 @@ def sample_sentences(raw_sentences: list[str], excluded: set[tuple[str, ...]], *
         elif key in excluded:
             held_out += 1
         else:
-            candidates.append(tokens)
+            candidates.append((tokens, origin, key))
+            qualified_by_origin[origin] = qualified_by_origin.get(origin, 0) + 1
     rng = np.random.default_rng(seed)
     chosen = rng.choice(len(candidates), size=min(n, len(candidates)), replace=False) if candidates else []
-    rows = [{"sentence": i, "text": " ".join(candidates[j]), "tokens": candidates[j]} for i, j in enumerate(chosen)]
+    rows = [{"sentence": i, "text": " ".join(candidates[j][0]), "tokens": candidates[j][0], "origin": candidates[j][1]}
+            for i, j in enumerate(chosen)]
     stats = {"distinct_sentences": len(seen), "longer_than_max": too_long, "selection_sentences_excluded": held_out,
              "qualified": len(candidates), "sampled": len(rows), "requested": n, "max_tokens": max_tokens,
              "seed": seed}
-    return pd.DataFrame(rows, columns=["sentence", "text", "tokens"]), stats
+    if any(origins):
+        sampled_by_origin = {origin: sum(row["origin"] == origin for row in rows) for origin in qualified_by_origin}
+        stats["by_origin"] = {origin: {"qualified": qualified_by_origin[origin], "sampled": sampled_by_origin[origin]}
+                              for origin in qualified_by_origin}
+    if training is not None:
+        stats["in_training_pairs"] = sum(candidates[j][2] in training for j in chosen)
+    return pd.DataFrame(rows, columns=["sentence", "text", "tokens", "origin"]), stats

@@ -78,6 +78,16 @@ def simpwiki_files(config: dict) -> list[list[str]]:
     return pairs
 
 
+def gate_sentence_files(config: dict) -> list[list[str]]:
+    """The SimpWiki file pairs whose Wikipedia (normal, first) side the gate analysis draws from: the training pairs'
+    and, with ``gates.extra_sentences``, the profile's ``extra_pairs`` (offline: the v1 tuning and test pairs)."""
+    prof = profile(config)
+    pairs = [list(p) for p in prof["simpwiki"]["pairs"]]
+    if config["gates"].get("extra_sentences"):
+        pairs += [list(p) for p in prof["simpwiki"].get("extra_pairs") or []]
+    return pairs
+
+
 def eval_sets(config: dict) -> list[datasets.EvalSet]:
     """Every set that is scored: the configured evaluation sets plus the model-selection sets."""
     wanted = datasets.resolve(config["evaluation"]["sets"]) + datasets.resolve(config["evaluation"]["selection"])

@@ -90,7 +90,8 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
 STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("fetch", "fetch --manifest workflow/sources.yaml --out data/raw --downloads data/downloads",
           deps=("workflow/sources.yaml",), outs={"raw": Output("data/raw")},
-          params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra")),
+          params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra",
+                  "gates.extra_sentences")),
     Stage("prepare_eval",
           "prepare-eval --raw data/raw --out data/corpus/eval.parquet --stats data/corpus/eval_stats.json",
           deps=("data/raw",),
@@ -153,11 +154,12 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"resources": Output("data/stanza/resources"), "scores": Output("data/stanza/scores.json")},
           params=("data_profile", "profiles", "gates.stanza"),
           threads="gates.stanza.threads"),
-    Stage("gate_sentences", "gate-sentences --corpus data/corpus --out data/gates/sentences.parquet "
+    Stage("gate_sentences", "gate-sentences --raw data/raw --corpus data/corpus --out data/gates/sentences.parquet "
                             "--stats data/gates/sentences.json",
-          deps=("data/corpus/simpwiki.parquet", "data/corpus/eval.parquet"),
+          deps=("data/raw", "data/corpus/simpwiki.parquet", "data/corpus/eval.parquet"),
           outs={"sentences": Output("data/gates/sentences.parquet"), "stats": Output("data/gates/sentences.json")},
-          params=("gates.sentences", "gates.max_tokens", "gates.seed", "evaluation.selection")),
+          params=("gates.sentences", "gates.max_tokens", "gates.seed", "gates.extra_sentences", "evaluation.selection",
+                  "data_profile", "profiles")),
     Stage("parse", "parse --sentences data/gates/sentences.parquet --models data/stanza/resources "
                    "--out data/gates/parses.parquet --threads {threads}",
           deps=("data/gates/sentences.parquet", "data/stanza/resources"),

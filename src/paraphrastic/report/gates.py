@@ -25,6 +25,19 @@ def _noise(agreement: dict, measure: str, scale: float = 1) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
+def _origins(sentences: dict) -> str:
+    """"; by file: … ; N of them are training sentences" from the sample's counts, where the stage recorded them."""
+    parts = []
+    if len(sentences.get("by_origin") or {}) > 1:
+        counts = sentences["by_origin"].items()
+        parts.append("by file, sampled of qualified: " + ", ".join(
+            f"{Path(origin).name} {c['sampled']:,} of {c['qualified']:,}" for origin, c in counts))
+    if "in_training_pairs" in sentences:
+        parts.append(f"{sentences['in_training_pairs']:,} of the sentences are in the training pairs, so the GRAN "
+                     "has seen them")
+    return "".join(f"; {part}" for part in parts)
+
+
 def _other_seeds(model: dict) -> str:
     others = [str(s) for s in model.get("seeds", []) if s != model["seed"]]
     return f"; the agreement below is repeated on seed{'s' if len(others) > 1 else ''} {', '.join(others)}" \
@@ -50,7 +63,8 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     doc.para(
         f"{summary['sentences']:,} sentences from {sentences['source']} ({sentences['qualified']:,} qualified: "
         f"≤ {sentences['max_tokens']} tokens, distinct, not among the model-selection sentences; "
-        f"{sentences['longer_than_max']:,} were longer; seed {sentences['seed']}), {summary['tokens']:,} words. "
+        f"{sentences['longer_than_max']:,} were longer; seed {sentences['seed']}){_origins(sentences)}, "
+        f"{summary['tokens']:,} words. "
         f"Model: run {model['run']} (seed {model['seed']}{_other_seeds(model)}), the oracle choice of row "
         f"{model['row']} "
         f"({model['runs_in_row']} runs), at its STS-2016-selected epoch (model.pt). "

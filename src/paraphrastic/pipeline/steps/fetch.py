@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from paraphrastic.data.fetch import fetch_all, load_manifest
 from paraphrastic.data.tasks import pwim_raw_files, supervised_raw_files
-from paraphrastic.experiments.config import eval_sets, mirror_dir, profile, simpwiki_files
+from paraphrastic.experiments.config import eval_sets, gate_sentence_files, mirror_dir, profile, simpwiki_files
 
 
 def required_raw_files(config: dict) -> list[str]:
     """Paths under data/raw the active profile and evaluation sets need (the fetch stage's work list)."""
     prof = profile(config)
-    files = [f for pair in simpwiki_files(config) for f in pair]
+    files = [f for pair in simpwiki_files(config) + gate_sentence_files(config) for f in pair]
     files.append(prof["ppdb"]["path"])
     files.append(prof["embeddings"])
     files += [prof["treebank"]["train"], prof["treebank"]["dev"]]

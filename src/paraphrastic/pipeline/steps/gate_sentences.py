@@ -1,26 +1,37 @@
 """gate-sentences: the Wikipedia sentences the gate analysis parses (short, distinct, none of them a
-model-selection sentence), drawn with a fixed seed."""
+model-selection sentence), drawn with a fixed seed from the Wikipedia side of the SimpWiki files
+(``experiments.config.gate_sentence_files``), with how many are sentences of the training pairs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from paraphrastic.atomic import atomic_path, write_json
+from paraphrastic.data import readers
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.gate_sentences import sample_sentences
-from paraphrastic.experiments.config import selection_ids
+from paraphrastic.experiments.config import gate_sentence_files, profile, selection_ids
 
 
-def run(config: dict, *, corpus, out, stats) -> None:
+def run(config: dict, *, raw, corpus, out, stats) -> None:
     settings = config["gates"]
-    simpwiki = read_table(Path(corpus) / "simpwiki.parquet")
+    raw_sentences, origins = [], []
+    for first, second in gate_sentence_files(config):
+        pairs = readers.read_aligned_pairs(Path(raw) / first, Path(raw) / second,
+                                           fmt=profile(config)["simpwiki"]["format"])
+        raw_sentences += [pair.s1 for pair in pairs]
+        origins += [first] * len(pairs)
     evaluation = read_table(Path(corpus) / "eval.parquet")
     selection = evaluation[evaluation["dataset"].isin(selection_ids(config))]
     excluded = {tuple(t) for t in selection["tokens1"]} | {tuple(t) for t in selection["tokens2"]}
-    frame, counts = sample_sentences(simpwiki["s1"].tolist(), excluded, n=settings["sentences"],
-                                     max_tokens=settings["max_tokens"], seed=settings["seed"])
+    simpwiki = read_table(Path(corpus) / "simpwiki.parquet")
+    training = {tuple(t) for t in simpwiki["tokens1"]} | {tuple(t) for t in simpwiki["tokens2"]}
+    frame, counts = sample_sentences(raw_sentences, excluded, n=settings["sentences"],
+                                     max_tokens=settings["max_tokens"], seed=settings["seed"], origins=origins,
+                                     training=training)
     with atomic_path(out) as tmp:
         frame.to_parquet(tmp, index=False)
-    write_json(stats, {"source": "SimpWiki, Wikipedia (normal) side", **counts})
+    files = ", ".join(first for first, _ in gate_sentence_files(config))
+    write_json(stats, {"source": f"SimpWiki, Wikipedia (normal) side: {files}", **counts})
     print(f"{counts['sampled']} of {counts['qualified']} qualifying sentences (<= {counts['max_tokens']} tokens, "
-          f"not in the selection sets) -> {out}")
+          f"not in the selection sets; {counts['in_training_pairs']} of them in the training pairs) -> {out}")
