@@ -6,6 +6,7 @@ import gzip
 import json
 
 import pytest
+import torch
 
 from paraphrastic.analysis import stanza_models
 from paraphrastic.errors import PipelineError
@@ -48,6 +49,11 @@ def test_training_rule_on_a_tiny_treebank_slice_gives_a_loadable_pipeline(tmp_pa
     scores = json.loads((tmp_path / "stanza" / "scores.json").read_text())
     assert scores == summary and scores["train_sentences"] == 40 and scores["budget"]["parser_steps"] == 2
     assert scores["dev"]["sentences"] == 12 and 0 <= scores["dev"]["las"] <= scores["dev"]["uas"] <= 100
+    # the learning curves: Stanza's dev score at each evaluation (every 2 steps), with the time it was reached
+    for model in ("tagger", "parser"):
+        (point,) = scores["curves"][model]
+        assert point["step"] == 2 and 0 <= point["dev_score"] <= 100 and point["seconds"] > 0
+    assert scores["word_vectors"] is None and not (resources / "en" / "pretrain").exists()
     assert not (tmp_path / "stanza" / "work").exists()
     # the assembled folder loads offline and parses pre-tokenized input, one row per given word
     pipeline = stanza_models.load_pipeline(resources)
@@ -56,3 +62,23 @@ def test_training_rule_on_a_tiny_treebank_slice_gives_a_loadable_pipeline(tmp_pa
     assert list(frame["sentence"]) == [0] * 4 + [1] * 5
     assert list(frame["word"]) == ["The", "dog", "barked", ".", "New", "York", "is", "big", "."]
     assert frame["head"].between(0, 5).all() and (frame["deprel"] != "").all()
+
+
+@pytest.mark.integration
+def test_models_trained_from_word_vectors_carry_their_pretrain_file(tmp_path, mirror):
+    vectors = tmp_path / "vectors.txt.gz"  # the first 3,000 GloVe words: the format, not the coverage, is tested
+    with gzip.open(mirror / "embeddings/glove.6B.50d.txt.gz", "rt", encoding="utf-8") as source, \
+            gzip.open(vectors, "wt", encoding="utf-8") as out:
+        for _, line in zip(range(3000), source, strict=False):
+            out.write(line)
+    summary = stanza_models.build(TINY, train_file=mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz",
+                                  dev_file=mirror / "ud-english-ewt/en_ewt-ud-dev.conllu", out_dir=tmp_path / "stanza",
+                                  threads=2, word_vectors=vectors)
+    resources = tmp_path / "stanza" / "resources"
+    pretrain = resources / "en/pretrain" / f"{stanza_models.PACKAGE}.pt"
+    assert summary["word_vectors"] == "vectors.txt.gz" and pretrain.is_file()
+    assert "--wordvec_file" in (resources / "training-logs" / "parser.log").read_text()
+    assert torch.load(pretrain, weights_only=True)["emb"].shape[1] == 50
+    pipeline = stanza_models.load_pipeline(resources)
+    frame = stanza_models.parse(pipeline, [["The", "dog", "barked", "."]], progress=False)
+    assert list(frame["word"]) == ["The", "dog", "barked", "."]

@@ -13,7 +13,8 @@ def test_tables_9_to_11_beside_the_papers(results, tmp_path, paper_tables):
     config, folder = results
     doc = Document()
     gate_section(doc, config, folder, tmp_path)
-    table9 = table_after(doc, "Tables 9-11")
+    tables = [value[0] for kind, value in doc.blocks if kind == "table"]
+    table9 = next(t for t in tables if "POS top: paper" in t.columns)
     assert table9["POS top: ours (mean L1)"].tolist()[:3] == ["NNP (30.0)", "NN (25.0)", "DT (10.0)"]
     paper = pd.read_csv(paper_tables / "wieting2017_table9.csv")
     first = paper[(paper["feature_type"] == "POS") & (paper["list"] == "top 10")].sort_values("position")
@@ -23,6 +24,10 @@ def test_tables_9_to_11_beside_the_papers(results, tmp_path, paper_tables):
     said = texts(doc)
     assert "POS tags: 4/10 of the paper's top 10 and 3/10 of its bottom 10" in said and "ρ" in said
     assert "UPOS 80.0, XPOS 78.0, UAS 60.0, LAS 50.0" in said and "200 sentences" in said
+    assert "word vectors glove.6B.50d.txt.gz; tagger 4 steps" in said
+    curves = table_after(doc, "Tables 9-11")  # the first table of the section: Stanza's learning curves
+    assert curves.to_dict("list") == {"model": ["tagger", "tagger", "parser"], "step": [2, 4, 4],
+                                      "minutes": [0.5, 1.5, 2.0], "dev score": [60.0, 70.0, 40.0]}
     assert "by file, sampled of qualified: normal 130 of 600, normal.tuning.txt 70 of 300; 128 of the sentences are " \
            "in the training pairs" in said
     # Table 10: the JJ labels, with our norms rescaled to 300-d gates beside the paper's

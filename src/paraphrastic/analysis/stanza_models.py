@@ -3,8 +3,10 @@
 Stanza's pretrained English models come from a model hub that is unreachable on the build
 machines, so by default the tagger, the dictionary lemmatizer and the dependency parser are
 trained with Stanza's own training entry points (``python -m stanza.models.tagger`` ...) on the
-UD English EWT treebank, with step budgets from params (``gates.stanza``). No word vectors are
-available offline, so every model is trained ``--no_pretrain``. The models are assembled into a
+UD English EWT treebank, with step budgets from params (``gates.stanza``), either without word vectors
+(``--no_pretrain``) or from the profile's word vectors (``word_vectors: embeddings``; offline GloVe 6B 50-d),
+which Stanza turns into its pretrain file. Each model's dev score at every evaluation is recorded with
+the wall time it was reached (its learning curve). The models are assembled into a
 ``stanza_resources`` folder (``resources.json`` naming them as the ``default`` package) that
 ``stanza.Pipeline(..., dir=..., download_method=None)`` loads. With ``gates.stanza.pretrained``
 (a ``stanza_resources`` folder) or ``gates.stanza.download: true`` (a machine with internet)
@@ -69,55 +71,81 @@ def write_conllu(blocks: list[str], path: Path) -> Path:
     return path
 
 
-def run_stanza(module: str, args: list[str], log: Path, threads: int) -> None:
-    """One of Stanza's training or prediction entry points, its output in ``log``."""
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+# What Stanza's tagger and parser log at each evaluation on dev (tagger: UPOS/XPOS/features F1; parser: LAS on
+# the dev file's gold tags)
+DEV_SCORE = re.compile(r"step (\d+): train_loss = ([0-9.naife+-]+), dev_score = ([0-9.]+)")
+
+
+def run_stanza(module: str, args: list[str], log: Path, threads: int) -> list[dict]:
+    """One of Stanza's training or prediction entry points, its output in ``log``; returns the dev scores it logged,
+    each with the seconds since the command started (read as the lines arrive)."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
     started = time.time()
+    curve = []
     with open(log, "a", encoding="utf-8") as handle:
         handle.write(f"$ python -m {module} {' '.join(args)}\n")
         handle.flush()
-        proc = subprocess.run([sys.executable, "-m", module, *args], stdout=handle, stderr=subprocess.STDOUT,
-                              env=env)
+        with subprocess.Popen([sys.executable, "-m", module, *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env=env, text=True, errors="replace") as proc:
+            for line in proc.stdout:
+                handle.write(line)
+                found = DEV_SCORE.search(line)
+                if found:
+                    curve.append({"step": int(found[1]), "seconds": round(time.time() - started, 1),
+                                  "dev_score": 100 * float(found[3])})
     if proc.returncode != 0:
         tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:])
         raise PipelineError(f"python -m {module} failed (exit {proc.returncode}); last lines of {log}:\n{tail}")
     print(f"{module}: {time.time() - started:.0f} s")
+    return curve
 
 
-def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: int) -> dict[str, Path]:
-    """Tagger, dictionary lemmatizer and parser, each trained on gold EWT and selected on gold dev."""
+def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: int,
+                 word_vectors: Path | None = None) -> tuple[dict[str, Path], dict[str, list[dict]]]:
+    """Tagger, dictionary lemmatizer and parser, each trained on gold EWT and selected on gold dev, from
+    ``word_vectors`` (a text vector file, made into Stanza's pretrain file ``pretrain``) or without any. Returns the
+    model files and the tagger's and parser's learning curves (:func:`run_stanza`)."""
     models = {name: work / name for name in ("pos", "lemma", "depparse")}
     logs = work / "logs"
     for path in [*models.values(), logs]:
         path.mkdir(parents=True, exist_ok=True)
     common = ["--train_file", str(train), "--eval_file", str(dev), "--shorthand", "en_ewt", "--cpu"]
     interval = str(budget["eval_interval"])
-    run_stanza("stanza.models.tagger", [
-        "--mode", "train", *common, "--lang", "en", "--no_pretrain", "--share_hid", "--char_hidden_dim", "100",
+    if word_vectors is None:
+        vectors = ["--no_pretrain"]
+    else:  # the tagger reads the text file and writes the pretrain file, which the parser then reads
+        models["pretrain"] = work / "pretrain.pt"
+        vectors = ["--wordvec_file", str(word_vectors), "--wordvec_pretrain_file", str(models["pretrain"])]
+    curves = {"tagger": run_stanza("stanza.models.tagger", [
+        "--mode", "train", *common, "--lang", "en", *vectors, "--share_hid", "--char_hidden_dim", "100",
         "--batch_size", str(budget["tagger_batch_size"]), "--max_steps", str(budget["tagger_steps"]),
         "--eval_interval", interval, "--fix_eval_interval", "--log_step", interval,
-        "--save_dir", str(models["pos"]), "--save_name", "model.pt"], logs / "tagger.log", threads)
+        "--save_dir", str(models["pos"]), "--save_name", "model.pt"], logs / "tagger.log", threads)}
     run_stanza("stanza.models.lemmatizer", [
         "--mode", "train", "--dict_only", *common,
         "--save_dir", str(models["lemma"]), "--save_name", "model.pt"], logs / "lemmatizer.log", threads)
     # --no_checkpoint: otherwise Stanza writes a resumable checkpoint beside the model and silently
     # resumes from it on the next run with the same save name
-    run_stanza("stanza.models.parser", [
-        "--mode", "train", *common, "--lang", "en", "--no_pretrain", "--char_hidden_dim", "100",
+    curves["parser"] = run_stanza("stanza.models.parser", [
+        "--mode", "train", *common, "--lang", "en", *vectors, "--char_hidden_dim", "100",
         "--hidden_dim", "200", "--deep_biaff_hidden_dim", "200", "--batch_size", str(budget["parser_batch_size"]),
         "--max_steps", str(budget["parser_steps"]), "--eval_interval", interval, "--log_step", interval,
         "--no_checkpoint", "--save_dir", str(models["depparse"]), "--save_name", "model.pt"],
         logs / "parser.log", threads)
-    return {name: path / "model.pt" for name, path in models.items()}
+    files = {name: path / "model.pt" for name, path in models.items() if name != "pretrain"}
+    if "pretrain" in models:
+        files["pretrain"] = models["pretrain"]
+    return files, curves
 
 
 def assemble_resources(models: dict[str, Path], out: Path) -> Path:
-    """A ``stanza_resources`` folder: en/<processor>/<PACKAGE>.pt and a resources.json naming them
-    the default package. ``tokenize`` needs no model with ``tokenize_pretokenized=True``."""
+    """A ``stanza_resources`` folder: en/<processor>/<PACKAGE>.pt (and en/pretrain/<PACKAGE>.pt, the word vectors
+    the tagger and parser were trained with) and a resources.json naming them the default package. ``tokenize``
+    needs no model with ``tokenize_pretokenized=True``."""
     for name, model in models.items():
         (out / "en" / name).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(model, out / "en" / name / f"{PACKAGE}.pt")
-    processors = {p: PACKAGE for p in ("tokenize", *models)}
+    processors = {p: PACKAGE for p in ("tokenize", *models) if p != "pretrain"}
     resources = {"en": {"lang_name": "English", **{p: {PACKAGE: {}} for p in processors},
                         "default_processors": processors, "packages": {"default": processors}}}
     write_json(out / "resources.json", resources)
@@ -127,9 +155,11 @@ def assemble_resources(models: dict[str, Path], out: Path) -> Path:
 def load_pipeline(resources: Path, device: str = "cpu"):
     import stanza
 
+    pretrain = Path(resources) / "en" / "pretrain" / f"{PACKAGE}.pt"  # models trained here from word vectors
+    vectors = {f"{p}_pretrain_path": str(pretrain) for p in ("pos", "depparse")} if pretrain.is_file() else {}
     try:
         return stanza.Pipeline("en", processors=PROCESSORS, tokenize_pretokenized=True, dir=str(resources),
-                               download_method=None, device=device, logging_level="WARN")
+                               download_method=None, device=device, logging_level="WARN", **vectors)
     except Exception as exc:  # Stanza raises assorted errors for a missing or partial folder
         raise PipelineError(f"cannot load Stanza models from {resources}: {exc}") from exc
 
@@ -183,9 +213,11 @@ def dev_scores(pipeline, dev_blocks: list[str]) -> dict:
             "las": 100 * float((heads & (predicted_rel.to_numpy() == truth["deprel"].to_numpy())).mean())}
 
 
-def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, threads: int = 1) -> dict:
+def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, threads: int = 1,
+          word_vectors: Path | None = None) -> dict:
     """``out_dir``/resources (a stanza_resources folder; training logs in its training-logs/) and
-    ``out_dir``/scores.json (where the models came from, their dev scores)."""
+    ``out_dir``/scores.json (where the models came from, their dev scores, the learning curves of those trained
+    here). ``word_vectors``: the text vector file models trained here start from (``None``: none)."""
     out_dir = Path(out_dir)
     resources = out_dir / "resources"
     work = out_dir / "work"
@@ -210,13 +242,15 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
         train_blocks = conllu_sentences(train_file, settings.get("train_sentences"))
         train = write_conllu(train_blocks, work / "train.conllu")
         dev = write_conllu(dev_blocks, work / "dev.conllu")
-        models = train_models(train, dev, work, settings, threads=threads)
+        models, curves = train_models(train, dev, work, settings, threads=threads, word_vectors=word_vectors)
         assemble_resources(models, resources)
         shutil.copytree(work / "logs", resources / "training-logs")
         origin = {"source": "trained offline from UD English EWT with Stanza's training entry points",
                   "package": PACKAGE, "train_sentences": len(train_blocks),
+                  "word_vectors": None if word_vectors is None else Path(word_vectors).name,
                   "budget": {k: settings[k] for k in ("tagger_steps", "parser_steps", "eval_interval",
-                                                      "tagger_batch_size", "parser_batch_size")}}
+                                                      "tagger_batch_size", "parser_batch_size")},
+                  "curves": curves, "threads": threads}
         shutil.rmtree(work)
     import stanza
 

@@ -44,6 +44,22 @@ def _other_seeds(model: dict) -> str:
         if others else ""
 
 
+def _learning_curves(doc: Document, stanza: dict) -> None:
+    """The tagger's and the parser's dev score at each evaluation of their training, with the wall time."""
+    curves = stanza["curves"]
+    frame = pd.DataFrame([{"model": model, **point} for model in ("tagger", "parser")
+                          for point in curves.get(model, [])])
+    if frame.empty:
+        return
+    doc.para(f"Learning curves of the Stanza models trained here ({stanza.get('threads', 1)} threads): Stanza's own "
+             "dev score at each evaluation, the tagger's F1 of UPOS, XPOS and features together and the parser's LAS "
+             "on the dev file's gold tags (the pipeline's scores above use predicted tags). Time counts from the "
+             "start of each model's training; the model kept is the best evaluation.")
+    frame["minutes"] = frame.pop("seconds") / 60
+    doc.table(frame[["model", "step", "minutes", "dev_score"]].rename(columns={"dev_score": "dev score"}),
+              caption="Dev scores in %, not correlations; minutes of wall time since the model's training started.")
+
+
 def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> None:
     """Tables 9-11: the GRAN gate analysis beside the paper's lists."""
     analysis = data_dir / "gates" / "analysis"
@@ -73,12 +89,16 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     source = stanza["source"]
     if "budget" in stanza:
         b = stanza["budget"]
-        source += (f" ({stanza['train_sentences']:,} training sentences, no pretrained word vectors; tagger "
+        vectors = (f"word vectors {stanza['word_vectors']}" if stanza.get("word_vectors")
+                   else "no pretrained word vectors")
+        source += (f" ({stanza['train_sentences']:,} training sentences, {vectors}; tagger "
                    f"{b['tagger_steps']:,} steps of batch {b['tagger_batch_size']}, parser {b['parser_steps']:,} steps "
                    f"of batch {b['parser_batch_size']}, best dev checkpoint every {b['eval_interval']} steps)")
     doc.para(f"Tagging and parsing: Stanza {stanza['stanza_version']}, models {source}. On UD EWT dev "
              f"({dev['sentences']:,} sentences, gold words): UPOS {dev['upos']:.1f}, XPOS {dev['xpos']:.1f}, "
              f"UAS {dev['uas']:.1f}, LAS {dev['las']:.1f}. The paper used the Stanford parser.")
+    if stanza.get("curves"):
+        _learning_curves(doc, stanza)
     paper = paper_lists(config)
     scale = 300 / dim
 

@@ -10,10 +10,11 @@ from paraphrastic.experiments.config import profile
 
 
 def run(config: dict, *, raw, out_dir, threads=None) -> None:
-    treebank = profile(config)["treebank"]
+    prof, settings = profile(config), config["gates"]["stanza"]
     raw = Path(raw)
-    summary = build(config["gates"]["stanza"], train_file=raw / treebank["train"], dev_file=raw / treebank["dev"],
-                    out_dir=Path(out_dir), threads=threads or 1)
+    vectors = raw / prof["embeddings"] if settings["word_vectors"] == "embeddings" else None
+    summary = build(settings, train_file=raw / prof["treebank"]["train"], dev_file=raw / prof["treebank"]["dev"],
+                    out_dir=Path(out_dir), threads=threads or 1, word_vectors=vectors)
     dev = summary["dev"]
     print(f"Stanza models ({summary['source']}): dev UPOS {dev['upos']:.1f}, XPOS {dev['xpos']:.1f}, "
           f"LAS {dev['las']:.1f} on {dev['sentences']} sentences")
