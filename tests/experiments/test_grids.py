@@ -111,11 +111,13 @@ def test_a_twin_name_already_in_use_is_an_error():
 
 def test_gate_seeds_add_seeds_to_the_analysed_rows_runs_only():
     c = base_config(seeds=1, train={}, gates={"gran_row": "g", "seeds": 3},
-                    word_vectors={"distilled_rows": ["g"]})
+                    word_vectors={"distilled_rows": ["g", "solo"]})
     runs, rows = grids.expand(c)
     assert all(grids.seeds_of(c, runs[n]) == [1, 2, 3] for n in rows["g"])
     assert grids.seeds_of(c, runs["solo"]) == [1]
     assert all(grids.seeds_of(c, runs[n]) == [1] for n in rows["g-distilled"])  # the twin: as its row's own seeds
+    runs = grids.expand(dict(c, gates={"gran_row": "solo", "seeds": 2}))[0]  # an experiment as the gate row
+    assert (grids.seeds_of(c, runs["solo"]), grids.seeds_of(c, runs["solo-distilled"])) == ([1, 2], [1])
     assert set(runs) == set(grids.expand(dict(c, gates={"gran_row": "g", "seeds": None}))[0])  # no run renamed
     c["grids"][0]["seeds"] = [5]
     assert grids.seeds_of(c, grids.expand(c)[0][rows["g"][0]]) == [1, 2, 3, 5]  # added to the row's own

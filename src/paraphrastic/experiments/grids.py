@@ -151,7 +151,7 @@ def _add_distilled_rows(config: dict, runs: dict, rows: dict) -> None:
     """Each row of ``word_vectors.distilled_rows`` again as ``<row>-distilled``: its runs with the same settings,
     starting from the distilled vectors. A grid row's search is thinned as the row's own, except for the axes
     ``word_vectors.distilled_thinning`` names (e.g. λ_w, which pulls back to the distilled vectors). A row already
-    on the distilled vectors has no twin."""
+    on the distilled vectors cannot have a twin."""
     grid_rows = {row["id"]: row for row in config.get("grids") or []}
     keep = _thinning(config, distilled=True)
     for row in distilled_rows(config):
@@ -163,8 +163,8 @@ def _add_distilled_rows(config: dict, runs: dict, rows: dict) -> None:
         if row in grid_rows:
             extra = {key: grid_rows[row][key] for key in ("seeds", "tasks") if key in grid_rows[row]}
             points = [dict(point, **extra) for point in row_points(grid_rows[row], keep)]
-        else:  # an experiment: one run under the row's own name
-            points = [runs[row]]
+        else:  # an experiment: one run under the row's own name, with its settings as written (no gate seeds)
+            points = [dict(config["experiments"][row])]
         names = []
         for settings in points:
             if settings.get("word_vectors") == "distilled":
