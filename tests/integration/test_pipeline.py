@@ -94,7 +94,7 @@ def snakemake_run(tmp_path_factory, mirror):
 @pytest.fixture(scope="module")
 def dvc_run(tmp_path_factory, mirror):
     root, env = scratch_checkout(tmp_path_factory.mktemp("dvc") / "repo", mirror)
-    log = sh(["dvc", "repro"], root, env)
+    log = sh(["dvc", "repro"], root, env, timeout=1800)  # one stage at a time, where Snakemake runs two
     return root, env, log
 
 
