@@ -15,11 +15,13 @@ def test_blocks_render_as_markdown_and_escaped_html(tmp_path):
     doc.para("a <b> c")
     doc.bullets(["one", "two"])
     doc.table(pd.DataFrame({"x": [1.25, None]}, dtype=object))
+    doc.table(pd.DataFrame({"z": [float("nan"), 2.0]}))  # a NaN float: a dash too, never "nan"
     doc.table(pd.DataFrame({"y": ["0.1234"]}), formatted=True)
     doc.image(image, "the plot")
     md = doc.markdown(tmp_path)
     assert md.startswith("## Results & more\n\na <b> c\n\n- one\n- two\n\n")
     assert "1.2" in md and "–" in md  # one decimal; a missing value as a dash
+    assert "nan" not in md and "| –   |" in md and "2.0" in md
     assert "0.1234" in md  # a formatted table is printed as it is
     assert "![the plot](plot.png)" in md
     page = doc.html("T")

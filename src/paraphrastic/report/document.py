@@ -148,7 +148,9 @@ class Document:
                 out.append("\n".join(f"- {item}" for item in value))
             elif kind == "table":
                 frame, formatted, caption = value
-                out.append(frame.to_markdown(index=False, floatfmt=".1f", missingval="–", disable_numparse=formatted))
+                # tabulate's missingval covers None only: NaN would print as "nan"
+                shown = frame.astype(object).where(frame.notna(), None)
+                out.append(shown.to_markdown(index=False, floatfmt=".1f", missingval="–", disable_numparse=formatted))
                 if caption:
                     out.append(f"*{caption}*")
             elif kind == "img":
