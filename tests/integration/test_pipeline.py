@@ -410,6 +410,8 @@ def test_a_second_invocation_does_not_change_the_config_a_running_workflow_reads
 
     root, env = scratch_checkout(tmp_path / "repo", mirror)
     config = yaml.safe_load((root / "params.yaml").read_text())
+    config["gates"]["extra_sentences"] = False  # A fetches no SimpWiki v1 file (the gate sentences would)
+    (root / "params.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     other = dict(config, data=dict(config["data"], simpwiki_extra=True))  # fetches SimpWiki v1 too
     (root / "other.yaml").write_text(yaml.safe_dump(other, sort_keys=False))
     assert set(required_raw_files(other)) > set(required_raw_files(config))
