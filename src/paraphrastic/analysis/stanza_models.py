@@ -111,11 +111,11 @@ def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: i
         path.mkdir(parents=True, exist_ok=True)
     common = ["--train_file", str(train), "--eval_file", str(dev), "--shorthand", "en_ewt", "--cpu"]
     interval = str(budget["eval_interval"])
-    if word_vectors is None:
+    pretrain = None if word_vectors is None else work / "pretrain.pt"
+    if pretrain is None:
         vectors = ["--no_pretrain"]
     else:  # the tagger reads the text file and writes the pretrain file, which the parser then reads
-        models["pretrain"] = work / "pretrain.pt"
-        vectors = ["--wordvec_file", str(word_vectors), "--wordvec_pretrain_file", str(models["pretrain"])]
+        vectors = ["--wordvec_file", str(word_vectors), "--wordvec_pretrain_file", str(pretrain)]
     curves = {"tagger": run_stanza("stanza.models.tagger", [
         "--mode", "train", *common, "--lang", "en", *vectors, "--share_hid", "--char_hidden_dim", "100",
         "--batch_size", str(budget["tagger_batch_size"]), "--max_steps", str(budget["tagger_steps"]),
@@ -132,9 +132,9 @@ def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: i
         "--max_steps", str(budget["parser_steps"]), "--eval_interval", interval, "--log_step", interval,
         "--no_checkpoint", "--save_dir", str(models["depparse"]), "--save_name", "model.pt"],
         logs / "parser.log", threads)
-    files = {name: path / "model.pt" for name, path in models.items() if name != "pretrain"}
-    if "pretrain" in models:
-        files["pretrain"] = models["pretrain"]
+    files = {name: path / "model.pt" for name, path in models.items()}
+    if pretrain is not None:
+        files["pretrain"] = pretrain
     return files, curves
 
 

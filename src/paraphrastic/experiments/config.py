@@ -70,22 +70,21 @@ def profile(config: dict) -> dict:
     return config["profiles"][config["data_profile"]]
 
 
+def _simpwiki_pairs(config: dict, *, extra: bool) -> list[list[str]]:
+    """The profile's SimpWiki file pairs, and with ``extra`` its ``extra_pairs`` too."""
+    simpwiki = profile(config)["simpwiki"]
+    return [list(p) for p in [*simpwiki["pairs"], *((simpwiki.get("extra_pairs") or []) if extra else [])]]
+
+
 def simpwiki_files(config: dict) -> list[list[str]]:
-    prof = profile(config)
-    pairs = [list(p) for p in prof["simpwiki"]["pairs"]]
-    if config["data"].get("simpwiki_extra") and prof["simpwiki"].get("extra_pairs"):
-        pairs += [list(p) for p in prof["simpwiki"]["extra_pairs"]]
-    return pairs
+    """The SimpWiki file pairs the training corpus reads (``data.simpwiki_extra`` adds the extra pairs)."""
+    return _simpwiki_pairs(config, extra=bool(config["data"].get("simpwiki_extra")))
 
 
 def gate_sentence_files(config: dict) -> list[list[str]]:
     """The SimpWiki file pairs whose Wikipedia (normal, first) side the gate analysis draws from: the training pairs'
     and, with ``gates.extra_sentences``, the profile's ``extra_pairs`` (offline: the v1 tuning and test pairs)."""
-    prof = profile(config)
-    pairs = [list(p) for p in prof["simpwiki"]["pairs"]]
-    if config["gates"].get("extra_sentences"):
-        pairs += [list(p) for p in prof["simpwiki"].get("extra_pairs") or []]
-    return pairs
+    return _simpwiki_pairs(config, extra=bool(config["gates"].get("extra_sentences")))
 
 
 def eval_sets(config: dict) -> list[datasets.EvalSet]:

@@ -14,9 +14,9 @@ from paraphrastic.experiments.config import gate_sentence_files, profile, select
 
 
 def run(config: dict, *, raw, corpus, out, stats) -> None:
-    settings = config["gates"]
+    settings, files = config["gates"], gate_sentence_files(config)
     raw_sentences, origins = [], []
-    for first, second in gate_sentence_files(config):
+    for first, second in files:
         pairs = readers.read_aligned_pairs(Path(raw) / first, Path(raw) / second,
                                            fmt=profile(config)["simpwiki"]["format"])
         raw_sentences += [pair.s1 for pair in pairs]
@@ -31,7 +31,7 @@ def run(config: dict, *, raw, corpus, out, stats) -> None:
                                      training=training)
     with atomic_path(out) as tmp:
         frame.to_parquet(tmp, index=False)
-    files = ", ".join(first for first, _ in gate_sentence_files(config))
-    write_json(stats, {"source": f"SimpWiki, Wikipedia (normal) side: {files}", **counts})
+    sides = ", ".join(first for first, _ in files)
+    write_json(stats, {"source": f"SimpWiki, Wikipedia (normal) side: {sides}", **counts})
     print(f"{counts['sampled']} of {counts['qualified']} qualifying sentences (<= {counts['max_tokens']} tokens, "
           f"not in the selection sets; {counts['in_training_pairs']} of them in the training pairs) -> {out}")
