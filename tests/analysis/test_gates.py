@@ -13,6 +13,7 @@ import torch
 from paraphrastic.analysis import gates
 from paraphrastic.data.batching import pad
 from paraphrastic.data.vocab import Vocabulary
+from paraphrastic.errors import PipelineError
 from paraphrastic.models.encoders import build_model
 
 REPO = Path(__file__).resolve().parents[2]
@@ -152,25 +153,38 @@ def test_min_count_applies_to_each_resample():
     assert {d["shared_labels"] for d in draws} == {2, 3}
 
 
-def test_the_stage_repeats_the_agreement_on_each_seed_of_the_analysed_run(tmp_path):
+GATE_SENTENCES = [["a", "man", "runs"], ["the", "dog", "plays", "guitar"], ["a", "cat", "runs"],
+                  ["the", "man", "plays"]]
+GATE_TAGS = {"a": ("DT", "det"), "man": ("NN", "nsubj"), "dog": ("NN", "obj"), "runs": ("VBZ", "root"),
+             "plays": ("VBZ", "root"), "guitar": ("NN", "obj"), "the": ("DT", "det"), "cat": ("NN", "nsubj")}
+
+
+def write_parses(path, tags: dict, sentences=GATE_SENTENCES, heads=0):
+    pd.DataFrame([{"sentence": s, "index": i + 1, "word": w, "lemma": w, "upos": "X", "xpos": tags[w][0],
+                   "head": heads, "deprel": tags[w][1]} for s, words in enumerate(sentences)
+                  for i, w in enumerate(words)]).to_parquet(path)
+    return path
+
+
+def gate_stage_inputs(folder):
+    """Two seeds of a GRAN row and the stage's config (seed 1 is analysed, seed 2 repeats the agreement)."""
     from tests.analysis.test_error_analysis import WORDS, write_job
 
     torch.manual_seed(0)
-    for seed in (1, 2):  # seed 1 is analysed (the first), seed 2 repeats the agreement
-        write_job(tmp_path, "gran-row", seed, "gran", torch.randn(len(WORDS), 6), [50.0])
-    tags = {"a": ("DT", "det"), "man": ("NN", "nsubj"), "dog": ("NN", "obj"), "runs": ("VBZ", "root"),
-            "plays": ("VBZ", "root"), "guitar": ("NN", "obj"), "the": ("DT", "det"), "cat": ("NN", "nsubj")}
-    sentences = [["a", "man", "runs"], ["the", "dog", "plays", "guitar"], ["a", "cat", "runs"], ["the", "man", "plays"]]
-    parses = pd.DataFrame([{"sentence": s, "index": i + 1, "word": w, "lemma": w, "upos": "X", "xpos": tags[w][0],
-                            "head": 0, "deprel": tags[w][1]} for s, words in enumerate(sentences)
-                           for i, w in enumerate(words)])
-    parses.to_parquet(tmp_path / "parses.parquet")
-    config = {"data_profile": "tiny", "experiments": {"gran-row": {"model": "gran"}}, "seeds": 1, "seed": 1,
-              "train": {}, "paper_tables": str(REPO.parent / "shared/papers/tables"),
-              "gates": {"gran_row": "gran-row", "seeds": 2, "min_count": 1, "min_pair_count": 1, "batch_size": 2,
-                        "bootstrap": 30, "seed": 1}}
-    summary = gates.analyse(config, data_dir=tmp_path, parses_path=tmp_path / "parses.parquet",
+    for seed in (1, 2):
+        write_job(folder, "gran-row", seed, "gran", torch.randn(len(WORDS), 6), [50.0])
+    return {"data_profile": "tiny", "experiments": {"gran-row": {"model": "gran"}}, "seeds": 1, "seed": 1,
+            "train": {}, "paper_tables": str(REPO.parent / "shared/papers/tables"),
+            "gates": {"gran_row": "gran-row", "seeds": 2, "min_count": 1, "min_pair_count": 1, "batch_size": 2,
+                      "bootstrap": 30, "seed": 1}}
+
+
+def test_the_stage_repeats_the_agreement_on_each_seed_of_the_analysed_run(tmp_path):
+    config = gate_stage_inputs(tmp_path)
+    sentences = GATE_SENTENCES
+    summary = gates.analyse(config, data_dir=tmp_path, parses_path=write_parses(tmp_path / "parses.parquet", GATE_TAGS),
                             out_dir=tmp_path / "out", device="cpu")
+    assert "compared_parser" not in summary
     assert summary["model"]["seeds"] == [1, 2] and summary["model"]["seed"] == 1
     assert summary["bootstrap"] == {"draws": 30, "level": 0.95, "seed": 1}
     for name in ("pos", "label"):
@@ -185,3 +199,39 @@ def test_the_stage_repeats_the_agreement_on_each_seed_of_the_analysed_run(tmp_pa
     model, vocab, _ = load_model(tmp_path / "models/gran-row/seed1/model.pt", "cpu")
     expected = np.concatenate(gates.token_gate_norms(model, vocab, sentences))
     assert np.allclose(pd.read_parquet(tmp_path / "out/tokens.parquet")["norm"], expected)
+
+
+def test_the_compared_parses_group_the_same_gates_by_their_own_tags(tmp_path):
+    config = gate_stage_inputs(tmp_path)
+    ours = write_parses(tmp_path / "parses.parquet", GATE_TAGS)
+    # the compared parser tags every noun a proper noun and calls every object a subject
+    other_tags = {w: ("NNP", "nsubj") if x == "NN" else (x, d) for w, (x, d) in GATE_TAGS.items()}
+    other = write_parses(tmp_path / "other.parquet", other_tags, heads=1)
+    summary = gates.analyse(config, data_dir=tmp_path, parses_path=ours, out_dir=tmp_path / "out", device="cpu",
+                            compared_parses_path=other)
+    compared = summary["compared_parser"]
+    nouns = sum(GATE_TAGS[w][0] == "NN" for s in GATE_SENTENCES for w in s)
+    objects = sum(GATE_TAGS[w][1] == "obj" for s in GATE_SENTENCES for w in s)
+    words = sum(map(len, GATE_SENTENCES))
+    assert compared["with_analysis_parser"] == pytest.approx(
+        {"words": words, "xpos": 100 * (words - nouns) / words, "sd_label": 100 * (words - objects) / words,
+         "head": 0.0, "head_and_deprel": 0.0})
+    # its agreement is computed from the same gate norms grouped by the other tags: NNP gets the nouns' mean
+    tokens = pd.read_parquet(tmp_path / "out/tokens.parquet")
+    assert set(compared["agreement"]) == {"pos", "label"}
+    assert compared["agreement"]["pos"]["per_seed"].keys() == {"1", "2"}
+    relabelled = tokens.assign(xpos=tokens["xpos"].replace("NN", "NNP"))
+    paper = gates.paper_lists(config)
+    expected = gates.rank_agreement(gates.aggregate(relabelled, ["xpos"], min_count=1), "xpos", paper["pos_top"],
+                                    paper["pos_bottom"])
+    point = {k: v for k, v in compared["agreement"]["pos"].items() if k not in ("per_seed", "interval")}
+    assert point == pytest.approx(expected, nan_ok=True)
+
+
+def test_compared_parses_of_other_sentences_are_refused(tmp_path):
+    config = gate_stage_inputs(tmp_path)
+    ours = write_parses(tmp_path / "parses.parquet", GATE_TAGS)
+    other = write_parses(tmp_path / "other.parquet", GATE_TAGS, sentences=GATE_SENTENCES[:3])
+    with pytest.raises(PipelineError, match="other.parquet: not the sentences of"):
+        gates.analyse(config, data_dir=tmp_path, parses_path=ours, out_dir=tmp_path / "out", device="cpu",
+                      compared_parses_path=other)

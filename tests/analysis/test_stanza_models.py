@@ -36,6 +36,26 @@ def test_a_folder_that_is_not_stanza_resources_is_refused(tmp_path, mirror):
                             dev_file=mirror / "ud-english-ewt/en_ewt-ud-dev.conllu", out_dir=tmp_path / "out")
 
 
+def test_the_learning_curve_takes_each_evaluation_with_the_scorer_table_before_it():
+    lines = ["2026-11-24 21:00:00 INFO: Training tagger...",
+             "2026-11-24 21:03:00 INFO: Evaluating on dev set...",
+             "2026-11-24 21:03:10 INFO: UPOS\tXPOS\tUFeats\tAllTags",
+             "2026-11-24 21:03:10 INFO: 90.12\t88.50\t91.00\t84.25",
+             "2026-11-24 21:03:10 INFO: step 100: train_loss = 1.234567, dev_score = 0.8425",
+             "2026-11-24 21:06:00 INFO: step 200: train_loss = nan, dev_score = 0.8500",  # no table this time
+             "2026-11-24 21:09:00 INFO: LAS\tMLAS\tBLEX",
+             "2026-11-24 21:09:00 INFO: 70.00\t60.00",  # a row that does not fit the names is not taken
+             "2026-11-24 21:09:00 INFO: step 300: train_loss = 0.5, dev_score = 0.7000"]
+    curve = stanza_models.LearningCurve()
+    for seconds, line in enumerate(lines):
+        curve.feed(line + "\n", 10.0 * seconds)
+    assert curve.points == [
+        {"step": 100, "seconds": 40.0, "dev_score": 84.25, "upos": 90.12, "xpos": 88.5, "ufeats": 91.0,
+         "alltags": 84.25},
+        {"step": 200, "seconds": 50.0, "dev_score": 85.0},
+        {"step": 300, "seconds": 80.0, "dev_score": 70.0}]
+
+
 @pytest.mark.integration
 def test_training_rule_on_a_tiny_treebank_slice_gives_a_loadable_pipeline(tmp_path, mirror):
     summary = stanza_models.build(TINY, train_file=mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz",
@@ -53,6 +73,9 @@ def test_training_rule_on_a_tiny_treebank_slice_gives_a_loadable_pipeline(tmp_pa
     for model in ("tagger", "parser"):
         (point,) = scores["curves"][model]
         assert point["step"] == 2 and 0 <= point["dev_score"] <= 100 and point["seconds"] > 0
+    assert {"upos", "xpos", "alltags"} <= set(scores["curves"]["tagger"][0])  # the scorer's table, too
+    assert scores["curves"]["tagger"][0]["alltags"] == pytest.approx(scores["curves"]["tagger"][0]["dev_score"], 0.01)
+    assert "las" in scores["curves"]["parser"][0]
     assert scores["word_vectors"] is None and not (resources / "en" / "pretrain").exists()
     assert not (tmp_path / "stanza" / "work").exists()
     # the assembled folder loads offline and parses pre-tokenized input, one row per given word

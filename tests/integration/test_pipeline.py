@@ -162,6 +162,13 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert set(pos["interval"]) == {"sentences", "sentences_and_seeds"}
     stanza = json.loads((root / "data/stanza/scores.json").read_text())
     assert stanza["source"].startswith("trained offline") and stanza["dev"]["sentences"] == 50
+    assert stanza["word_vectors"] == "glove.6B.50d.txt.gz"  # the offline profile's vectors
+    # issue 20: the parser comparison, the same sentences parsed by models trained without word vectors
+    compared = json.loads((root / "data/stanza_compared/scores.json").read_text())
+    assert compared["word_vectors"] is None and compared["budget"] == stanza["budget"]
+    assert set(gates["compared_parser"]["agreement"]) == {"pos", "label"}
+    assert gates["compared_parser"]["with_analysis_parser"]["words"] == gates["tokens"]
+    assert "Parser comparison" in report
     results = json.loads((root / "data/results/lstmavg-simpwiki/seed1.json").read_text())
     assert set(results["datasets"]) == {"sts12.MSRvid", "sts14.images", "sts16.headlines"}
     assert results["summary"]["transfer_sets"] == 2

@@ -63,3 +63,23 @@ def test_a_bad_line_in_the_raw_data_stops_the_stage_with_nothing_written(mirror,
     with pytest.raises(MalformedLine, match=f"{raw / spoiled}:{bad}: "):
         step.run(c, raw=raw, **{k: str(out / v) for k, v in options.items()})
     assert list(out.rglob("*")) == []
+
+
+def test_the_compared_stanza_models_are_gates_stanza_with_stanza_compared_over_it(monkeypatch, tmp_path):
+    """`stanza-models --compared` trains gates.stanza's models but for the settings gates.stanza_compared gives."""
+    from paraphrastic.pipeline.steps import stanza_models
+
+    c = config.load(REPO / "params.yaml", SCHEMA)
+    c["gates"]["stanza_compared"] = {"word_vectors": "none", "tagger_steps": 7}
+    built = {}
+
+    def build(settings, **kwargs):
+        built[kwargs["out_dir"].name] = (settings, kwargs["word_vectors"])
+        return {"source": "trained", "dev": {"upos": 1.0, "xpos": 1.0, "las": 1.0, "sentences": 1}}
+
+    monkeypatch.setattr(stanza_models, "build", build)
+    stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "analysis")
+    stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "compared", compared=True)
+    analysis, compared = built["analysis"], built["compared"]
+    assert analysis[0] == c["gates"]["stanza"] and analysis[1] == tmp_path / c["profiles"]["offline"]["embeddings"]
+    assert compared[0] == {**c["gates"]["stanza"], "word_vectors": "none", "tagger_steps": 7} and compared[1] is None

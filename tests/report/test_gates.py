@@ -26,8 +26,11 @@ def test_tables_9_to_11_beside_the_papers(results, tmp_path, paper_tables):
     assert "UPOS 80.0, XPOS 78.0, UAS 60.0, LAS 50.0" in said and "200 sentences" in said
     assert "word vectors glove.6B.50d.txt.gz; tagger 4 steps" in said
     curves = table_after(doc, "Tables 9-11")  # the first table of the section: Stanza's learning curves
-    assert curves.to_dict("list") == {"model": ["tagger", "tagger", "parser"], "step": [2, 4, 4],
-                                      "minutes": [0.5, 1.5, 2.0], "dev score": [60.0, 70.0, 40.0]}
+    assert curves.fillna(-1).to_dict("list") == {
+        "models": ["analysis", "analysis", "analysis", "compared", "compared"],
+        "model": ["tagger", "tagger", "parser", "tagger", "parser"], "step": [2, 4, 4, 4, 4],
+        "minutes": [0.5, 1.5, 2.0, 80 / 60, 100 / 60], "selection score": [60.0, 70.0, 40.0, 50.0, 30.0],
+        "UPOS": [65.0, 75.0, -1, -1, -1], "XPOS": [62.0, 72.0, -1, -1, -1]}
     assert "by file, sampled of qualified: normal 130 of 600, normal.tuning.txt 70 of 300; 128 of the sentences are " \
            "in the training pairs" in said
     # Table 10: the JJ labels, with our norms rescaled to 300-d gates beside the paper's
@@ -60,3 +63,26 @@ def test_agreement_with_its_intervals_and_each_seed(results, tmp_path):
            "[10.0, 70.0]; per seed: 50.0, 12.5)" in said
     assert "95% percentile intervals from 1,000 bootstrap resamples" in said and "repeated on seed 2" in said
     assert "Dependency labels: 2/10 of the paper's top 10 and" in said  # no intervals there: none shown
+
+
+def test_the_parser_comparison_beside_the_analysis_parser(results, tmp_path):
+    config, folder = results
+    path = folder / "gates/analysis/summary.json"
+    summary = json.loads(path.read_text())
+    summary["agreement"]["pos"]["interval"] = {
+        "sentences": {"top_overlap": [3.0, 5.0], "bottom_overlap": [2.0, 4.0], "spearman": [0.4, 0.6]},
+        "sentences_and_seeds": {"top_overlap": [2.0, 6.0], "bottom_overlap": [1.0, 4.0], "spearman": [0.1, 0.7]}}
+    path.write_text(json.dumps(summary))
+    doc = Document()
+    gate_section(doc, config, folder, tmp_path)
+    said = texts(doc)
+    assert "the two agree on the Penn tag of 90.0% of the words, on the paper's label of 80.0%, on the head of " \
+           "75.0% and on head and relation of 70.0%" in said
+    table = next(value[0] for kind, value in doc.blocks if kind == "table" and "dev LAS" in value[0].columns)
+    assert table["parser"].tolist() == ["analysis (tables above): trained here, from glove.6B.50d.txt.gz, 4 + 4 steps",
+                                        "compared: trained here, no word vectors, 4 + 4 steps"]
+    assert table["dev XPOS"].tolist() == ["78.0", "68.0"] and table["dev LAS"].tolist() == ["50.0", "40.0"]
+    # the widest interval there is (sentences and seeds), where the analysis has one
+    assert table["POS ρ × 100"].tolist() == ["50.0 [10.0, 70.0]", "37.5"]
+    assert table["POS top/bottom"].tolist() == ["4 [2, 6] / 3 [1, 4]", "3 / 3"]
+    assert table["label ρ × 100"].tolist() == ["25.0", "12.5"]

@@ -100,9 +100,10 @@ def _job_dep(dep, placeholder):
 
 # Folders other stages read are depended on, in Snakemake, through a file that stands for them: a
 # file can be checksummed, while a folder's mtime changes whenever anything touches it. data/raw:
-# fetch's record of every file it fetched (name, origin, sha256); data/stanza/resources: the record
+# fetch's record of every file it fetched (name, origin, sha256); data/stanza*/resources: the record
 # of which models they are and their dev scores. data/models: the rule lists the files it reads.
-STAND_INS = {"data/raw": "data/raw/FETCHED.json", "data/stanza/resources": "data/stanza/scores.json"}
+STAND_INS = {"data/raw": "data/raw/FETCHED.json", "data/stanza/resources": "data/stanza/scores.json",
+             "data/stanza_compared/resources": "data/stanza_compared/scores.json"}
 LISTED_BY_RULE = {"data/models", "data/results", "data/gates/analysis", "data/supervised/models",
                   "data/supervised/universal", "data/error_analysis", "data/siamese/models", "data/pwim/models"}
 

@@ -1,4 +1,5 @@
-# Gate analysis phase (Sec. 5.2, Tables 9-11): Stanza models -> sentences -> parses -> gate norms.
+# Gate analysis phase (Sec. 5.2, Tables 9-11): Stanza models -> sentences -> parses -> gate norms; the second
+# (compared) Stanza models parse the same sentences, and the analysis measures its agreement with both.
 
 
 rule stanza_models:
@@ -21,6 +22,29 @@ rule stanza_models:
         runtime=240,
     shell:
         stage_shell("stanza_models")
+
+
+# The parser comparison's second models: gates.stanza with gates.stanza_compared over it.
+rule stanza_models_compared:
+    input:
+        *stage_inputs("stanza_models_compared"),
+    output:
+        resources=directory(STAGES["stanza_models_compared"].outs["resources"].path),
+        scores=STAGES["stanza_models_compared"].outs["scores"].path,
+    log:
+        stage_log("stanza_models_compared"),
+    benchmark:
+        stage_benchmark("stanza_models_compared")
+    conda:
+        ENV
+    params:
+        **stage_params("stanza_models_compared"),
+    threads: params.param_value(config, STAGES["stanza_models_compared"].threads)
+    resources:
+        mem_mb=8000,
+        runtime=240,
+    shell:
+        stage_shell("stanza_models_compared")
 
 
 rule gate_sentences:
@@ -56,6 +80,24 @@ rule parse:
     threads: config["threads"]
     shell:
         stage_shell("parse")
+
+
+rule parse_compared:
+    input:
+        *stage_inputs("parse_compared"),
+    output:
+        **stage_outputs("parse_compared"),
+    log:
+        stage_log("parse_compared"),
+    benchmark:
+        stage_benchmark("parse_compared")
+    conda:
+        ENV
+    params:
+        **stage_params("parse_compared"),
+    threads: config["threads"]
+    shell:
+        stage_shell("parse_compared")
 
 
 rule gates:

@@ -248,11 +248,40 @@ def paper_lists(config: dict) -> dict | None:
             "table11": pd.read_csv(root / "wieting2017_table11.csv")}
 
 
-def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto") -> dict:
-    """Gate norms of the analysed GRAN over the parsed sentences, aggregated; writes ``out_dir``/*."""
+def parser_agreement(ours: pd.DataFrame, other: pd.DataFrame) -> dict:
+    """How often two parses of the same words agree, in % of words: the Penn tag, the paper's label, the head,
+    and the head with the UD relation (one parse's LAS against the other)."""
+    if not (ours["word"].to_numpy() == other["word"].to_numpy()).all():
+        raise ValueError("the two parses are not of the same words")
+    head = ours["head"].to_numpy() == other["head"].to_numpy()
+    return {"words": len(ours), "xpos": 100 * float((ours["xpos"].to_numpy() == other["xpos"].to_numpy()).mean()),
+            "sd_label": 100 * float((ours["sd_label"].to_numpy() == other["sd_label"].to_numpy()).mean()),
+            "head": 100 * float(head.mean()),
+            "head_and_deprel": 100 * float((head & (ours["deprel"].to_numpy() == other["deprel"].to_numpy())).mean())}
+
+
+def _agreements(per_seed: dict[int, pd.DataFrame], first: int, paper: dict, settings: dict) -> dict:
+    """The agreement of POS tags and of dependency labels with the paper's Table 9, with its noise."""
+    return {name: agreement_with_noise(per_seed, first, key, paper[f"{name}_top"], paper[f"{name}_bottom"],
+                                       min_count=settings["min_count"], draws=settings["bootstrap"],
+                                       seed=settings["seed"])
+            for name, key in (("pos", "xpos"), ("label", "sd_label"))}
+
+
+def _sentences(parses: pd.DataFrame) -> tuple[pd.DataFrame, list[list[str]]]:
+    ordered = parses.sort_values(["sentence", "index"])
+    return ordered, [group["word"].tolist() for _, group in ordered.groupby("sentence", sort=True)]
+
+
+def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto",
+            compared_parses_path=None) -> dict:
+    """Gate norms of the analysed GRAN over the parsed sentences, aggregated; writes ``out_dir``/*. With
+    ``compared_parses_path`` (the same sentences parsed by the compared Stanza models) the agreement with the paper
+    is measured from those parses too, and the two parsers' agreement with each other."""
     from pathlib import Path
 
     from paraphrastic.atomic import atomic_path, write_json
+    from paraphrastic.errors import PipelineError
     from paraphrastic.evaluation.selection import model_dir
     from paraphrastic.models.files import load_model
     from paraphrastic.runtime import resolve_device
@@ -262,15 +291,20 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
     out_dir.mkdir(parents=True, exist_ok=True)
     run, _, chosen = analysed_run(config, data_dir, settings["gran_row"])
     device = resolve_device(device)
-    parses = read_table(parses_path)
-    ordered = parses.sort_values(["sentence", "index"])
-    sentences = [group["word"].tolist() for _, group in ordered.groupby("sentence", sort=True)]
-    per_seed = {}  # the same sentences through each seed of the analysed run; the tables are the first seed's
+    ordered, sentences = _sentences(read_table(parses_path))
+    compared = None
+    if compared_parses_path is not None:
+        compared, compared_sentences = _sentences(read_table(compared_parses_path))
+        if compared_sentences != sentences:
+            raise PipelineError(f"{compared_parses_path}: not the sentences of {parses_path} (parse both again)")
+    per_seed, per_seed_compared = {}, {}  # the same sentences through each seed of the analysed run
     for seed in chosen["seeds"]:
         model, vocab, payload = load_model(model_dir(Path(data_dir), run, seed) / "model.pt", device)
         norms = token_gate_norms(model, vocab, sentences, tags=payload["options"].get("tags") or "none",
                                  batch_size=settings["batch_size"], device=device)
         per_seed[seed] = token_table(ordered, norms)
+        if compared is not None:
+            per_seed_compared[seed] = token_table(compared, norms)
     tokens = per_seed[chosen["seed"]]
     low = settings["min_count"]
     tables = {"by_pos": aggregate(tokens, ["xpos"], min_count=low),
@@ -284,15 +318,15 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
             frame.to_csv(tmp, index=False)
     norm_plot(tables["by_pos"], out_dir / "norms_by_pos.png", dim=model.dim)
     paper = paper_lists(config)
-    agreement = None
-    if paper is not None:
-        agreement = {name: agreement_with_noise(per_seed, chosen["seed"], key, paper[f"{name}_top"],
-                                                paper[f"{name}_bottom"], min_count=low,
-                                                draws=settings["bootstrap"], seed=settings["seed"])
-                     for name, key in (("pos", "xpos"), ("label", "sd_label"))}
+    agreement = None if paper is None else _agreements(per_seed, chosen["seed"], paper, settings)
     summary = {"model": chosen, "gate_dim": model.dim, "sentences": len(sentences), "tokens": len(tokens),
                "bootstrap": {"draws": settings["bootstrap"], "level": CONFIDENCE, "seed": settings["seed"]},
                "min_count": low, "min_pair_count": settings["min_pair_count"], "agreement": agreement,
                "mean_norm": float(tokens["norm"].mean()), "label_mapping": dict(sorted(UD_TO_SD.items()))}
+    if compared is not None:
+        other = per_seed_compared[chosen["seed"]]
+        summary["compared_parser"] = {
+            "agreement": None if paper is None else _agreements(per_seed_compared, chosen["seed"], paper, settings),
+            "with_analysis_parser": parser_agreement(tokens, other)}
     write_json(out_dir / "summary.json", summary)
     return summary

@@ -71,33 +71,57 @@ def write_conllu(blocks: list[str], path: Path) -> Path:
     return path
 
 
-# What Stanza's tagger and parser log at each evaluation on dev (tagger: UPOS/XPOS/features F1; parser: LAS on
-# the dev file's gold tags)
+# What Stanza's tagger and parser log at each evaluation on dev: first its scorer's table, a line of names and a
+# line of F1 scores (tagger: UPOS, XPOS, UFeats, AllTags; parser: LAS, MLAS, BLEX, on the dev file's gold tags),
+# then the score it selects on (tagger: AllTags; parser: LAS).
 DEV_SCORE = re.compile(r"step (\d+): train_loss = ([0-9.naife+-]+), dev_score = ([0-9.]+)")
+SCORE_NAMES = re.compile(r"(?:^|: )([A-Za-z]+(?:\t[A-Za-z]+)+)$")
+SCORE_VALUES = re.compile(r"(?:^|: )([0-9.]+(?:\t[0-9.]+)+)$")
+
+
+class LearningCurve:
+    """The dev scores a Stanza training command logs, read line by line: one point per evaluation with its step,
+    its time and every score of the scorer's table (in %, by lower-case name: ``upos``, ``xpos``, ``las`` ...)."""
+
+    def __init__(self):
+        self.points: list[dict] = []
+        self._names: list[str] | None = None
+        self._scores: dict[str, float] = {}
+
+    def feed(self, line: str, seconds: float) -> None:
+        line = line.rstrip("\n")
+        if names := SCORE_NAMES.search(line):
+            self._names = names[1].lower().split("\t")
+        elif (values := SCORE_VALUES.search(line)) and self._names:
+            numbers = values[1].split("\t")
+            if len(numbers) == len(self._names):
+                self._scores = {name: float(v) for name, v in zip(self._names, numbers, strict=True)}
+            self._names = None
+        elif found := DEV_SCORE.search(line):
+            self.points.append({"step": int(found[1]), "seconds": round(seconds, 1),
+                                "dev_score": 100 * float(found[3]), **self._scores})
+            self._scores = {}
 
 
 def run_stanza(module: str, args: list[str], log: Path, threads: int) -> list[dict]:
-    """One of Stanza's training or prediction entry points, its output in ``log``; returns the dev scores it logged,
-    each with the seconds since the command started (read as the lines arrive)."""
+    """One of Stanza's training or prediction entry points, its output in ``log``; returns the dev scores it logged
+    (:class:`LearningCurve`), each with the seconds since the command started (read as the lines arrive)."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
     started = time.time()
-    curve = []
-    with open(log, "a", encoding="utf-8") as handle:
+    curve = LearningCurve()
+    with open(log, "a", encoding="utf-8", buffering=1) as handle:  # line-buffered: `tail -f` shows progress
         handle.write(f"$ python -m {module} {' '.join(args)}\n")
         handle.flush()
         with subprocess.Popen([sys.executable, "-m", module, *args], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, env=env, text=True, errors="replace") as proc:
             for line in proc.stdout:
                 handle.write(line)
-                found = DEV_SCORE.search(line)
-                if found:
-                    curve.append({"step": int(found[1]), "seconds": round(time.time() - started, 1),
-                                  "dev_score": 100 * float(found[3])})
+                curve.feed(line, time.time() - started)
     if proc.returncode != 0:
         tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:])
         raise PipelineError(f"python -m {module} failed (exit {proc.returncode}); last lines of {log}:\n{tail}")
     print(f"{module}: {time.time() - started:.0f} s")
-    return curve
+    return curve.points
 
 
 def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: int,

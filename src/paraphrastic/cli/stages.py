@@ -109,6 +109,8 @@ def add_commands(sub, load_config) -> None:
 
     # ---- gate analysis ----------------------------------------------------------------------------------
     p = stage("stanza-models", "train (or take pretrained) the Stanza tagger, lemmatizer and parser")
+    p.add_argument("--compared", action="store_true",
+                   help="the parser comparison's models: gates.stanza with gates.stanza_compared's settings over it")
     _paths(p, raw=RAW, out_dir=("data/stanza", "where the models and their dev scores go"))
     _threads(p)
     p = stage("gate-sentences", "the Wikipedia sentences the gate analysis parses")
@@ -121,6 +123,8 @@ def add_commands(sub, load_config) -> None:
     p = stage("gates", "GRAN gate L1 norms by POS tag and dependency label (Tables 9-11)")
     _paths(p, data_dir=DATA, parses=("data/gates/parses.parquet", "the parses"),
            out_dir=("data/gates/analysis", "where the tables and the plot go"))
+    p.add_argument("--compared-parses", help="the same sentences parsed by the compared Stanza models: the agreement "
+                                             "with the paper is measured with both (default: no comparison)")
     _threads(p)
 
     # ---- supervised -------------------------------------------------------------------------------------

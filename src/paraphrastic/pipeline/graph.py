@@ -154,6 +154,14 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"resources": Output("data/stanza/resources"), "scores": Output("data/stanza/scores.json")},
           params=("data_profile", "profiles", "gates.stanza"),
           threads="gates.stanza.threads"),
+    # The parser comparison: second models (`gates.stanza_compared` over `gates.stanza`) parse the same sentences.
+    Stage("stanza_models_compared",
+          "stanza-models --compared --raw data/raw --out-dir data/stanza_compared --threads {threads}",
+          deps=("data/raw",),
+          outs={"resources": Output("data/stanza_compared/resources"),
+                "scores": Output("data/stanza_compared/scores.json")},
+          params=("data_profile", "profiles", "gates.stanza", "gates.stanza_compared"),
+          threads="gates.stanza.threads"),
     Stage("gate_sentences", "gate-sentences --raw data/raw --corpus data/corpus --out data/gates/sentences.parquet "
                             "--stats data/gates/sentences.json",
           deps=("data/raw", "data/corpus/simpwiki.parquet", "data/corpus/eval.parquet"),
@@ -165,10 +173,16 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=("data/gates/sentences.parquet", "data/stanza/resources"),
           outs={"parses": Output("data/gates/parses.parquet")},
           params=("gates.parse_batch_size", "device")),
+    Stage("parse_compared", "parse --sentences data/gates/sentences.parquet --models data/stanza_compared/resources "
+                            "--out data/gates/parses_compared.parquet --threads {threads}",
+          deps=("data/gates/sentences.parquet", "data/stanza_compared/resources"),
+          outs={"parses": Output("data/gates/parses_compared.parquet")},
+          params=("gates.parse_batch_size", "device")),
     # Snakemake reads only the analysed row's jobs (workflow/rules/gates.smk); DVC hashes data/models.
-    Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet --out-dir data/gates/analysis "
+    Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet "
+                   "--compared-parses data/gates/parses_compared.parquet --out-dir data/gates/analysis "
                    "--threads {threads}",
-          deps=("data/gates/parses.parquet", "data/models"),
+          deps=("data/gates/parses.parquet", "data/gates/parses_compared.parquet", "data/models"),
           outs={"tokens": Output("data/gates/analysis/tokens.parquet"),
                 "by_pos": Output("data/gates/analysis/by_pos.csv"),
                 "by_label": Output("data/gates/analysis/by_label.csv"),
@@ -255,7 +269,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("report", "report --data-dir data --out-dir data/report",
           deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",
                 "data/vocab/coverage.json", "data/distilled/coverage.json", "data/gates/analysis",
-                "data/gates/sentences.json", "data/stanza/scores.json", "data/supervised/stats.json",
+                "data/gates/sentences.json", "data/stanza/scores.json", "data/stanza_compared/scores.json",
+                "data/supervised/stats.json",
                 "data/supervised/models", "data/error_analysis", "data/siamese/corpus/stats.json",
                 "data/siamese/models", "data/siamese/word2vec/results.json", "data/pwim/stats.json",
                 "data/pwim/models"),

@@ -44,20 +44,74 @@ def _other_seeds(model: dict) -> str:
         if others else ""
 
 
-def _learning_curves(doc: Document, stanza: dict) -> None:
-    """The tagger's and the parser's dev score at each evaluation of their training, with the wall time."""
-    curves = stanza["curves"]
-    frame = pd.DataFrame([{"model": model, **point} for model in ("tagger", "parser")
-                          for point in curves.get(model, [])])
+def _learning_curves(doc: Document, sets: dict[str, dict]) -> None:
+    """The tagger's and the parser's dev scores at each evaluation of their training, with the wall time, for each
+    set of Stanza models trained here (``sets``: its name -> its scores.json)."""
+    frame = pd.DataFrame([{"models": name, "model": model, **point} for name, stanza in sets.items()
+                          for model in ("tagger", "parser") for point in (stanza.get("curves") or {}).get(model, [])])
     if frame.empty:
         return
-    doc.para(f"Learning curves of the Stanza models trained here ({stanza.get('threads', 1)} threads): Stanza's own "
-             "dev score at each evaluation, the tagger's F1 of UPOS, XPOS and features together and the parser's LAS "
-             "on the dev file's gold tags (the pipeline's scores above use predicted tags). Time counts from the "
-             "start of each model's training; the model kept is the best evaluation.")
+    threads = sorted({str(stanza.get("threads", 1)) for stanza in sets.values() if stanza.get("curves")})
+    doc.para(f"Learning curves of the Stanza models trained here ({' and '.join(threads)} threads each): at each "
+             "evaluation on dev, Stanza's own scorer gives the tagger's UPOS and XPOS F1 and selects on their F1 "
+             "with the features together (AllTags), and the parser's LAS on the dev file's gold tags (the "
+             "pipeline's scores above use predicted tags). Time counts from the start of each model's training; "
+             "the model kept is the best evaluation.")
     frame["minutes"] = frame.pop("seconds") / 60
-    doc.table(frame[["model", "step", "minutes", "dev_score"]].rename(columns={"dev_score": "dev score"}),
-              caption="Dev scores in %, not correlations; minutes of wall time since the model's training started.")
+    columns = ["models", "model", "step", "minutes", "dev_score", *[c for c in ("upos", "xpos") if c in frame]]
+    if len(sets) == 1:
+        columns.remove("models")
+    doc.table(frame[columns].rename(columns={"dev_score": "selection score", "upos": "UPOS", "xpos": "XPOS"}),
+              caption="Dev scores in %, not correlations (selection score: AllTags F1 for the tagger, LAS on gold "
+              "tags for the parser); minutes of wall time since the model's training started.")
+
+
+def _parser(stanza: dict) -> str:
+    """A short name for a set of Stanza models: where they came from, their vectors and budget."""
+    if "budget" not in stanza:
+        return stanza["source"].split(" (")[0]
+    b = stanza["budget"]
+    vectors = f"from {stanza['word_vectors']}" if stanza.get("word_vectors") else "no word vectors"
+    return f"trained here, {vectors}, {b['tagger_steps']:,} + {b['parser_steps']:,} steps"
+
+
+def _with_interval(agreement: dict, measure: str, scale: float = 1) -> str:
+    """"value [lo, hi]": the measure with its widest 95% interval (sentences and seeds, else sentences)."""
+    intervals = agreement.get("interval") or {}
+    bounds = intervals.get("sentences_and_seeds") or intervals.get("sentences")
+    digits = 1 if scale != 1 else 0
+    text = f"{scale * agreement[measure]:.{digits}f}"
+    return f"{text} [{scale * bounds[measure][0]:.{digits}f}, {scale * bounds[measure][1]:.{digits}f}]" \
+        if bounds else text
+
+
+def _parser_comparison(doc: Document, summary: dict, stanza: dict, data_dir: Path) -> None:
+    """The agreement with the paper from both parsers' tags and labels, beside their dev scores."""
+    comparison = summary.get("compared_parser")
+    if not comparison or not comparison.get("agreement") or not summary.get("agreement"):
+        return
+    compared = read_json(data_dir / "stanza_compared" / "scores.json")
+    rows = []
+    for role, scores, agreement in (("analysis (tables above)", stanza, summary["agreement"]),
+                                    ("compared", compared, comparison["agreement"])):
+        pos, lab = agreement["pos"], agreement["label"]
+        rows.append({"parser": f"{role}: {_parser(scores)}", "dev XPOS": f"{scores['dev']['xpos']:.1f}",
+                     "dev LAS": f"{scores['dev']['las']:.1f}", "POS ρ × 100": _with_interval(pos, "spearman", 100),
+                     "POS top/bottom": f"{_with_interval(pos, 'top_overlap')} / "
+                                       f"{_with_interval(pos, 'bottom_overlap')}",
+                     "label ρ × 100": _with_interval(lab, "spearman", 100),
+                     "label top/bottom": f"{_with_interval(lab, 'top_overlap')} / "
+                                         f"{_with_interval(lab, 'bottom_overlap')}"})
+    both = comparison["with_analysis_parser"]
+    doc.para("Parser comparison: the same gate norms (the same model and sentences), grouped by the tags and labels "
+             "of two sets of Stanza models, so the difference between the rows is the parser's alone. On the gate "
+             f"sentences the two agree on the Penn tag of {both['xpos']:.1f}% of the words, on the paper's label of "
+             f"{both['sd_label']:.1f}%, on the head of {both['head']:.1f}% and on head and relation of "
+             f"{both['head_and_deprel']:.1f}%.")
+    doc.table(pd.DataFrame(rows), formatted=True,
+              caption="Dev XPOS and LAS in % (UD EWT dev, predicted tags); ρ × 100 is Spearman's correlation with "
+              "the paper's Table 9 order; top/bottom: how many of the paper's 10 are in ours. In brackets, 95% "
+              "bootstrap intervals (sentences and seeds together where there are several seeds).")
 
 
 def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> None:
@@ -97,8 +151,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     doc.para(f"Tagging and parsing: Stanza {stanza['stanza_version']}, models {source}. On UD EWT dev "
              f"({dev['sentences']:,} sentences, gold words): UPOS {dev['upos']:.1f}, XPOS {dev['xpos']:.1f}, "
              f"UAS {dev['uas']:.1f}, LAS {dev['las']:.1f}. The paper used the Stanford parser.")
-    if stanza.get("curves"):
-        _learning_curves(doc, stanza)
+    _learning_curves(doc, {"analysis": stanza, "compared": read_json(data_dir / "stanza_compared" / "scores.json")})
     paper = paper_lists(config)
     scale = 300 / dim
 
@@ -133,6 +186,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
                      "bootstrap resamples of the sentences (the first seed's model) and, where the run has several "
                      "seeds, of the sentences and the seed together; then each seed's own value. A departure from "
                      "the paper inside these intervals could be noise of the sample or of training.")
+        _parser_comparison(doc, summary, stanza, data_dir)
     for number, tag, key in ((10, "JJ", "table10"), (11, "VBG", "table11")):
         ours = by_pair[by_pair["xpos"] == tag].sort_values("mean", ascending=False)
         table = pd.DataFrame({"label": ours["sd_label"], "count": ours["count"], "mean L1 (ours)": ours["mean"],

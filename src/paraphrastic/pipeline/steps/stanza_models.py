@@ -1,5 +1,6 @@
 """stanza-models: the Stanza tagger, lemmatizer and parser of the gate analysis, trained offline on the
-profile's UD English EWT files (or taken pretrained), with their dev scores."""
+profile's UD English EWT files (or taken pretrained), with their dev scores; with ``compared``, the second
+models of the parser comparison."""
 
 from __future__ import annotations
 
@@ -9,8 +10,14 @@ from paraphrastic.analysis.stanza_models import build
 from paraphrastic.experiments.config import profile
 
 
-def run(config: dict, *, raw, out_dir, threads=None) -> None:
-    prof, settings = profile(config), config["gates"]["stanza"]
+def stanza_settings(config: dict, compared: bool = False) -> dict:
+    """``gates.stanza``, or for the parser comparison's models ``gates.stanza_compared``'s settings over it."""
+    settings = dict(config["gates"]["stanza"])
+    return {**settings, **config["gates"]["stanza_compared"]} if compared else settings
+
+
+def run(config: dict, *, raw, out_dir, compared=False, threads=None) -> None:
+    prof, settings = profile(config), stanza_settings(config, compared)
     raw = Path(raw)
     vectors = raw / prof["embeddings"] if settings["word_vectors"] == "embeddings" else None
     summary = build(settings, train_file=raw / prof["treebank"]["train"], dev_file=raw / prof["treebank"]["dev"],
