@@ -112,7 +112,7 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     metrics = json.loads((root / "data/report/metrics.json").read_text())
     assert metrics["t-lstmavg-reg"]["seeds"] == 2 and metrics["t-lstmavg-reg"]["test_sd"] >= 0
     assert "Seed variation" in report and " ± " in report
-    assert (root / "data/report/report.html").read_text().count("<img") == 3  # curves, speed, gate norms
+    assert (root / "data/report/report.html").read_text().count("<img") == 4  # curves, speed, Stanza, gate norms
     assert "Tables 9-11: GRAN gate analysis" in report
     # supervised Tables 5, 6, 8 and the error analysis of Table 7
     for heading in ("Table 5: supervised training", "Table 6: GRAN variants", "Table 8: initialising",
@@ -236,7 +236,7 @@ def test_every_job_has_a_benchmark_and_snakemake_report_shows_the_reported_outpu
         page = report.read("report/report.html").decode()
         files = {Path(n).name for n in report.namelist() if n.startswith("report/data/")}  # data/<hash>/<name>
     assert files == {"report.html", "report.md", "runs.csv", "learning_curves.png", "gate_norms_by_pos.png",
-                     "accuracy_speed.png", "by_pos.csv", "examples.csv"}
+                     "stanza_learning_curves.png", "accuracy_speed.png", "by_pos.csv", "examples.csv"}
     assert "Learning curves of the rows in Tables 1 and 4" in page  # a caption (workflow/report/)
 
 

@@ -17,7 +17,7 @@ def test_report_files_sections_in_order_and_metrics(results, tmp_path):
              "Learning curves", "Tables 9-11", "Supervised similarity", "Table 7", "Siamese CBOW", "PWIM", "Findings"]
     positions = [next(i for i, h in enumerate(headings) if h.startswith(name)) for name in order]
     assert positions == sorted(positions)
-    assert (out / "report.html").read_text().count("<img") == 3 and (out / "runs.csv").exists()
+    assert (out / "report.html").read_text().count("<img") == 4 and (out / "runs.csv").exists()
     metrics = json.loads((out / "metrics.json").read_text())
     assert {"baseline", "baseline_distilled", "supervised", "reference_encoder", "siamese_cbow", "pwim",
             "t-lstmavg-reg", "lstmavg-simpwiki-distilled"} <= set(metrics)

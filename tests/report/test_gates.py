@@ -31,6 +31,7 @@ def test_tables_9_to_11_beside_the_papers(results, tmp_path, paper_tables):
         "model": ["tagger", "tagger", "parser", "tagger", "parser"], "step": [2, 4, 4, 4, 4],
         "minutes": [0.5, 1.5, 2.0, 80 / 60, 100 / 60], "selection score": [60.0, 70.0, 40.0, 50.0, 30.0],
         "UPOS": [65.0, 75.0, -1, -1, -1], "XPOS": [62.0, 72.0, -1, -1, -1]}
+    assert (tmp_path / "stanza_learning_curves.png").read_bytes().startswith(b"\x89PNG")
     assert "by file, sampled of qualified: normal 130 of 600, normal.tuning.txt 70 of 300; 128 of the sentences are " \
            "in the training pairs" in said
     # Table 10: the JJ labels, with our norms rescaled to 300-d gates beside the paper's
@@ -86,3 +87,16 @@ def test_the_parser_comparison_beside_the_analysis_parser(results, tmp_path):
     assert table["POS ρ × 100"].tolist() == ["50.0 [10.0, 70.0]", "37.5"]
     assert table["POS top/bottom"].tolist() == ["4 [2, 6] / 3 [1, 4]", "3 / 3"]
     assert table["label ρ × 100"].tolist() == ["25.0", "12.5"]
+
+
+def test_pretrained_models_have_no_curves_but_the_figure_is_still_written(results, tmp_path):
+    config, folder = results
+    for name in ("stanza", "stanza_compared"):
+        path = folder / name / "scores.json"
+        scores = json.loads(path.read_text())
+        path.write_text(json.dumps({k: v for k, v in scores.items() if k not in ("budget", "curves")}
+                                   | {"source": "pretrained"}))
+    doc = Document()
+    gate_section(doc, config, folder, tmp_path)
+    assert "Learning curves" not in texts(doc) and "models pretrained" in texts(doc)
+    assert (tmp_path / "stanza_learning_curves.png").is_file()  # the report stage's output, whatever the models

@@ -135,12 +135,12 @@ def test_inline_markdown_renders_as_html():
 
 def test_every_image_has_descriptive_alt_text(report):
     _, out, markdown, page = report
-    assert len(page.images) == 3  # learning curves, accuracy against speed, gate norms
+    assert len(page.images) == 4  # learning curves, accuracy against speed, Stanza learning curves, gate norms
     for image in page.images:
         alt = image.get("alt", "")
         assert len(alt.split()) >= 8 and ".png" not in alt, alt
     figures = re.findall(r"!\[([^\]]*)\]\(([^)]+)\)", markdown)
-    assert len(figures) == 3
+    assert len(figures) == 4
     for alt, path in figures:
         assert (out / path).is_file() and len(alt.split()) >= 8 and ".png" not in alt
 

@@ -13,6 +13,7 @@ REPORTED = {
     "runs": {"caption": "runs.rst", "category": "2. Tables"},
     "plot": {"caption": "learning_curves.rst", "category": "3. Figures"},
     "gate_plot": {"caption": "gate_norms_by_pos.rst", "category": "3. Figures"},
+    "stanza_plot": {"caption": "stanza_learning_curves.rst", "category": "3. Figures"},
     "speed_plot": {"caption": "accuracy_speed.rst", "category": "3. Figures"},
 }
 

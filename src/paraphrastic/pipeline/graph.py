@@ -277,6 +277,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
                 "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
                 "gate_plot": Output("data/report/gate_norms_by_pos.png"),
+                "stanza_plot": Output("data/report/stanza_learning_curves.png"),
                 "speed_plot": Output("data/report/accuracy_speed.png"),
                 "metrics": Output("data/report/metrics.json", "metric"), "timings": Output("data/report/timings.json")},
           params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "word_vectors", "train", "seed",
