@@ -47,9 +47,9 @@ def _other_seeds(model: dict) -> str:
 CURVE_PLOT = "stanza_learning_curves.png"
 
 
-def learning_curve_plot(frame: pd.DataFrame, path: Path) -> None:
+def learning_curve_plot(frame: pd.DataFrame, path: Path, labels: dict[str, str] | None = None) -> None:
     """Two panels against wall time: the tagger's dev XPOS (its selection score where XPOS was not logged) and the
-    parser's dev LAS on gold tags, one line per set of Stanza models."""
+    parser's dev LAS on gold tags, one line per set of Stanza models (``labels``: a legend entry per set)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -62,7 +62,7 @@ def learning_curve_plot(frame: pd.DataFrame, path: Path) -> None:
         fig.suptitle("No learning curves: these Stanza models were not trained here")
     for ax, (model, column, title) in zip(axes, panels, strict=True):
         for name, rows in frame[frame["model"] == model].groupby("models", sort=False):
-            ax.plot(rows["minutes"], rows[column], marker="o", label=name)
+            ax.plot(rows["minutes"], rows[column], marker="o", label=(labels or {}).get(name, name))
         ax.set_title(title)
         ax.set_xlabel("minutes of training (wall time)")
         ax.set_ylabel("% on UD EWT dev")
@@ -83,11 +83,13 @@ def _learning_curves(doc: Document, sets: dict[str, dict], out_dir: Path) -> Non
     frame = pd.DataFrame(points or None, columns=None if points else ["models", "model", "step", "seconds",
                                                                       "dev_score"])
     frame["minutes"] = frame.pop("seconds") / 60
-    learning_curve_plot(frame, out_dir / CURVE_PLOT)  # a report output: written, empty, for pretrained models
+    labels = {name: f"{name}: {stanza.get('word_vectors') or 'no word vectors'}" for name, stanza in sets.items()}
+    learning_curve_plot(frame, out_dir / CURVE_PLOT, labels)  # a report output: written, empty, for pretrained models
     if frame.empty:
         return
-    threads = sorted({str(stanza.get("threads", 1)) for stanza in sets.values() if stanza.get("curves")})
-    doc.para(f"Learning curves of the Stanza models trained here ({' and '.join(threads)} threads each): at each "
+    threads = sorted({stanza.get("threads", 1) for stanza in sets.values() if stanza.get("curves")})
+    doc.para(f"Learning curves of the Stanza models trained here ({' and '.join(map(str, threads))} "
+             f"thread{'s' if threads != [1] else ''} each): at each "
              "evaluation on dev, Stanza's own scorer gives the tagger's UPOS and XPOS F1 and selects on their F1 "
              "with the features together (AllTags), and the parser's LAS on the dev file's gold tags (the "
              "pipeline's scores above use predicted tags). Time counts from the start of each model's training; "
