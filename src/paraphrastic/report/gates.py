@@ -80,8 +80,8 @@ def _learning_curves(doc: Document, sets: dict[str, dict], out_dir: Path) -> Non
     set of Stanza models trained here (``sets``: its name -> its scores.json): a figure and its table."""
     points = [{"models": name, "model": model, **point} for name, stanza in sets.items()
               for model in ("tagger", "parser") for point in (stanza.get("curves") or {}).get(model, [])]
-    frame = pd.DataFrame(points or None, columns=None if points else ["models", "model", "step", "seconds",
-                                                                      "dev_score"])
+    frame = pd.DataFrame(points) if points else pd.DataFrame(columns=["models", "model", "step", "seconds",
+                                                                       "dev_score"])
     frame["minutes"] = frame.pop("seconds") / 60
     labels = {name: f"{name}: {stanza.get('word_vectors') or 'no word vectors'}" for name, stanza in sets.items()}
     learning_curve_plot(frame, out_dir / CURVE_PLOT, labels)  # a report output: written, empty, for pretrained models
@@ -98,8 +98,6 @@ def _learning_curves(doc: Document, sets: dict[str, dict], out_dir: Path) -> Non
               f"the parser's dev LAS at each evaluation, one line for each of {frame['models'].nunique()} sets of "
               "models.")
     columns = ["models", "model", "step", "minutes", "dev_score", *[c for c in ("upos", "xpos") if c in frame]]
-    if len(sets) == 1:
-        columns.remove("models")
     doc.table(frame[columns].rename(columns={"dev_score": "selection score", "upos": "UPOS", "xpos": "XPOS"}),
               caption="Dev scores in %, not correlations (selection score: AllTags F1 for the tagger, LAS on gold "
               "tags for the parser); minutes of wall time since the model's training started.")
@@ -124,12 +122,12 @@ def _with_interval(agreement: dict, measure: str, scale: float = 1) -> str:
         if bounds else text
 
 
-def _parser_comparison(doc: Document, summary: dict, stanza: dict, data_dir: Path) -> None:
-    """The agreement with the paper from both parsers' tags and labels, beside their dev scores."""
+def _parser_comparison(doc: Document, summary: dict, stanza: dict, compared: dict) -> None:
+    """The agreement with the paper from both parsers' tags and labels (``stanza``, ``compared``: their
+    scores.json), beside their dev scores."""
     comparison = summary.get("compared_parser")
     if not comparison or not comparison.get("agreement") or not summary.get("agreement"):
         return
-    compared = read_json(data_dir / "stanza_compared" / "scores.json")
     rows = []
     for role, scores, agreement in (("analysis (tables above)", stanza, summary["agreement"]),
                                     ("compared", compared, comparison["agreement"])):
@@ -159,6 +157,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     summary = read_json(analysis / "summary.json")
     sentences = read_json(data_dir / "gates" / "sentences.json")
     stanza = read_json(data_dir / "stanza" / "scores.json")
+    compared = read_json(data_dir / "stanza_compared" / "scores.json")  # the parser comparison's models
     by_pos = pd.read_csv(analysis / "by_pos.csv")
     by_label = pd.read_csv(analysis / "by_label.csv")
     by_pair = pd.read_csv(analysis / "by_pos_label.csv", keep_default_na=False)
@@ -190,8 +189,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     doc.para(f"Tagging and parsing: Stanza {stanza['stanza_version']}, models {source}. On UD EWT dev "
              f"({dev['sentences']:,} sentences, gold words): UPOS {dev['upos']:.1f}, XPOS {dev['xpos']:.1f}, "
              f"UAS {dev['uas']:.1f}, LAS {dev['las']:.1f}. The paper used the Stanford parser.")
-    _learning_curves(doc, {"analysis": stanza, "compared": read_json(data_dir / "stanza_compared" / "scores.json")},
-                     out_dir)
+    _learning_curves(doc, {"analysis": stanza, "compared": compared}, out_dir)
     paper = paper_lists(config)
     scale = 300 / dim
 
@@ -226,7 +224,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
                      "bootstrap resamples of the sentences (the first seed's model) and, where the run has several "
                      "seeds, of the sentences and the seed together; then each seed's own value. A departure from "
                      "the paper inside these intervals could be noise of the sample or of training.")
-        _parser_comparison(doc, summary, stanza, data_dir)
+        _parser_comparison(doc, summary, stanza, compared)
     for number, tag, key in ((10, "JJ", "table10"), (11, "VBG", "table11")):
         ours = by_pair[by_pair["xpos"] == tag].sort_values("mean", ascending=False)
         table = pd.DataFrame({"label": ours["sd_label"], "count": ours["count"], "mean L1 (ours)": ours["mean"],
