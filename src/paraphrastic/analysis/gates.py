@@ -251,13 +251,12 @@ def paper_lists(config: dict) -> dict | None:
 def parser_agreement(ours: pd.DataFrame, other: pd.DataFrame) -> dict:
     """How often two parses of the same words agree, in % of words: the Penn tag, the paper's label, the head,
     and the head with the UD relation (one parse's LAS against the other)."""
-    if not (ours["word"].to_numpy() == other["word"].to_numpy()).all():
+    same = {column: ours[column].to_numpy() == other[column].to_numpy()
+            for column in ("word", "xpos", "sd_label", "head", "deprel")}
+    if not same["word"].all():
         raise ValueError("the two parses are not of the same words")
-    head = ours["head"].to_numpy() == other["head"].to_numpy()
-    return {"words": len(ours), "xpos": 100 * float((ours["xpos"].to_numpy() == other["xpos"].to_numpy()).mean()),
-            "sd_label": 100 * float((ours["sd_label"].to_numpy() == other["sd_label"].to_numpy()).mean()),
-            "head": 100 * float(head.mean()),
-            "head_and_deprel": 100 * float((head & (ours["deprel"].to_numpy() == other["deprel"].to_numpy())).mean())}
+    return {"words": len(ours), **{column: 100 * float(same[column].mean()) for column in ("xpos", "sd_label", "head")},
+            "head_and_deprel": 100 * float((same["head"] & same["deprel"]).mean())}
 
 
 def _agreements(per_seed: dict[int, pd.DataFrame], first: int, paper: dict, settings: dict) -> dict:

@@ -111,7 +111,6 @@ def run_stanza(module: str, args: list[str], log: Path, threads: int) -> list[di
     curve = LearningCurve()
     with open(log, "a", encoding="utf-8", buffering=1) as handle:  # line-buffered: `tail -f` shows progress
         handle.write(f"$ python -m {module} {' '.join(args)}\n")
-        handle.flush()
         with subprocess.Popen([sys.executable, "-m", module, *args], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, env=env, text=True, errors="replace") as proc:
             for line in proc.stdout:

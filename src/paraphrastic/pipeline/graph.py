@@ -87,6 +87,30 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
                  foreach=foreach, checkpoints=(checkpoints,), run_settings="supervised_runs.{sup_run}")
 
 
+def _stanza_stage(*, compared: bool) -> Stage:
+    """The Stanza models of the gate analysis, or (``compared``) those of the parser comparison."""
+    suffix = "_compared" if compared else ""
+    folder = f"data/stanza{suffix}"
+    return Stage(f"stanza_models{suffix}",
+                 f"stanza-models {'--compared ' if compared else ''}--raw data/raw --out-dir {folder} "
+                 "--threads {threads}",
+                 deps=("data/raw",),
+                 outs={"resources": Output(f"{folder}/resources"), "scores": Output(f"{folder}/scores.json")},
+                 params=("data_profile", "profiles", "gates.stanza", *(("gates.stanza_compared",) if compared else ())),
+                 threads="gates.stanza.threads")
+
+
+def _parse_stage(*, compared: bool) -> Stage:
+    """The gate sentences parsed by the models of :func:`_stanza_stage` (cached: the analysis never re-parses)."""
+    suffix = "_compared" if compared else ""
+    models = f"data/stanza{suffix}/resources"
+    return Stage(f"parse{suffix}", f"parse --sentences data/gates/sentences.parquet --models {models} "
+                                   f"--out data/gates/parses{suffix}.parquet --threads {{threads}}",
+                 deps=("data/gates/sentences.parquet", models),
+                 outs={"parses": Output(f"data/gates/parses{suffix}.parquet")},
+                 params=("gates.parse_batch_size", "device"))
+
+
 STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("fetch", "fetch --manifest workflow/sources.yaml --out data/raw --downloads data/downloads",
           deps=("workflow/sources.yaml",), outs={"raw": Output("data/raw")},
@@ -149,35 +173,17 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"results": Output("data/results/baseline_distilled.json")},
           params=("evaluation",)),
     # Gate analysis (Sec. 5.2): Stanza models, sentences, parses (cached: the analysis never re-parses), norms.
-    Stage("stanza_models", "stanza-models --raw data/raw --out-dir data/stanza --threads {threads}",
-          deps=("data/raw",),
-          outs={"resources": Output("data/stanza/resources"), "scores": Output("data/stanza/scores.json")},
-          params=("data_profile", "profiles", "gates.stanza"),
-          threads="gates.stanza.threads"),
+    _stanza_stage(compared=False),
     # The parser comparison: second models (`gates.stanza_compared` over `gates.stanza`) parse the same sentences.
-    Stage("stanza_models_compared",
-          "stanza-models --compared --raw data/raw --out-dir data/stanza_compared --threads {threads}",
-          deps=("data/raw",),
-          outs={"resources": Output("data/stanza_compared/resources"),
-                "scores": Output("data/stanza_compared/scores.json")},
-          params=("data_profile", "profiles", "gates.stanza", "gates.stanza_compared"),
-          threads="gates.stanza.threads"),
+    _stanza_stage(compared=True),
     Stage("gate_sentences", "gate-sentences --raw data/raw --corpus data/corpus --out data/gates/sentences.parquet "
                             "--stats data/gates/sentences.json",
           deps=("data/raw", "data/corpus/simpwiki.parquet", "data/corpus/eval.parquet"),
           outs={"sentences": Output("data/gates/sentences.parquet"), "stats": Output("data/gates/sentences.json")},
           params=("gates.sentences", "gates.max_tokens", "gates.seed", "gates.extra_sentences", "evaluation.selection",
                   "data_profile", "profiles")),
-    Stage("parse", "parse --sentences data/gates/sentences.parquet --models data/stanza/resources "
-                   "--out data/gates/parses.parquet --threads {threads}",
-          deps=("data/gates/sentences.parquet", "data/stanza/resources"),
-          outs={"parses": Output("data/gates/parses.parquet")},
-          params=("gates.parse_batch_size", "device")),
-    Stage("parse_compared", "parse --sentences data/gates/sentences.parquet --models data/stanza_compared/resources "
-                            "--out data/gates/parses_compared.parquet --threads {threads}",
-          deps=("data/gates/sentences.parquet", "data/stanza_compared/resources"),
-          outs={"parses": Output("data/gates/parses_compared.parquet")},
-          params=("gates.parse_batch_size", "device")),
+    _parse_stage(compared=False),
+    _parse_stage(compared=True),
     # Snakemake reads only the analysed row's jobs (workflow/rules/gates.smk); DVC hashes data/models.
     Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet "
                    "--compared-parses data/gates/parses_compared.parquet --out-dir data/gates/analysis "
