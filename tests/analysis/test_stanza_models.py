@@ -105,3 +105,36 @@ def test_models_trained_from_word_vectors_carry_their_pretrain_file(tmp_path, mi
     pipeline = stanza_models.load_pipeline(resources)
     frame = stanza_models.parse(pipeline, [["The", "dog", "barked", "."]], progress=False)
     assert list(frame["word"]) == ["The", "dog", "barked", "."]
+
+
+@pytest.mark.integration
+def test_models_trained_with_a_transformer_carry_it_and_load_after_a_move(tmp_path, mirror):
+    from paraphrastic.data.transformers import MINILM, local_transformer
+
+    minilm = local_transformer(MINILM, where="test")
+    summary = stanza_models.build({**TINY, "transformer": MINILM},
+                                  train_file=mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz",
+                                  dev_file=mirror / "ud-english-ewt/en_ewt-ud-dev.conllu", out_dir=tmp_path / "stanza",
+                                  threads=2, transformer=minilm)
+    assert summary["transformer"] == MINILM and summary["word_vectors"] is None
+    assert "--bert_model" in (tmp_path / "stanza/resources/training-logs/tagger.log").read_text()
+    # the models name the path they were trained with; the folder carries its own copy and loads from it, so a
+    # transformer that is gone from that path (another machine, another environment) does not matter
+    moved = tmp_path / "moved"
+    (tmp_path / "stanza" / "resources").rename(moved)
+    record = json.loads((moved / stanza_models.TRANSFORMER).read_text())
+    assert record["trained_with"] == str(minilm) and (moved / record["folder"] / "config.json").is_file()
+    record["trained_with"] = str(tmp_path / "gone")  # as if trained where this path no longer exists
+    (moved / stanza_models.TRANSFORMER).write_text(json.dumps(record))
+    tagger = torch.load(moved / "en/pos" / f"{stanza_models.PACKAGE}.pt", weights_only=False)
+    tagger["config"]["bert_model"] = record["trained_with"]
+    torch.save(tagger, moved / "en/pos" / f"{stanza_models.PACKAGE}.pt")
+    parser = torch.load(moved / "en/depparse" / f"{stanza_models.PACKAGE}.pt", weights_only=False)
+    parser["config"]["bert_model"] = record["trained_with"]
+    torch.save(parser, moved / "en/depparse" / f"{stanza_models.PACKAGE}.pt")
+    pipeline = stanza_models.load_pipeline(moved)
+    frame = stanza_models.parse(pipeline, [["The", "dog", "barked", "."]], progress=False)
+    assert list(frame["word"]) == ["The", "dog", "barked", "."] and (frame["deprel"] != "").all()
+    (moved / stanza_models.TRANSFORMER).unlink()  # without the record, Stanza looks for the transformer at that path
+    with pytest.raises(PipelineError, match="cannot load Stanza models"):
+        stanza_models.load_pipeline(moved)

@@ -12,7 +12,7 @@ import torch
 
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, write_table
-from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, teacher_path
+from paraphrastic.data.distill import distill_vectors, distillation_vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.pipeline.steps import distill as distill_step
 
@@ -68,11 +68,6 @@ def test_the_vocabulary_is_ordered_by_training_frequency_then_evaluation_words_a
     evaluation = [["zebra", "the"], ["aardvark"]]
     assert distillation_vocabulary(training, evaluation) == ["the", "dog", "a", "cat", "aardvark", "zebra"]
     assert distillation_vocabulary(training, evaluation, max_words=2) == ["the", "dog"]
-
-
-def test_a_teacher_that_is_no_model_folder_is_an_error_naming_the_key(tmp_path):
-    with pytest.raises(PipelineError, match=r"word_vectors\.distilled\.teacher: .*config\.json"):
-        teacher_path(str(tmp_path))
 
 
 def test_more_dimensions_than_words_is_an_error(teacher):

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from paraphrastic.errors import MalformedLine
+from paraphrastic.errors import MalformedLine, PipelineError
 from paraphrastic.experiments import config
 from paraphrastic.pipeline.steps import prepare_eval, prepare_pwim, prepare_supervised
 from paraphrastic.pipeline.steps.fetch import required_raw_files
@@ -83,3 +83,28 @@ def test_the_compared_stanza_models_are_gates_stanza_with_stanza_compared_over_i
     analysis, compared = built["analysis"], built["compared"]
     assert analysis[0] == c["gates"]["stanza"] and analysis[1] == tmp_path / c["profiles"]["offline"]["embeddings"]
     assert compared[0] == {**c["gates"]["stanza"], "word_vectors": "none", "tagger_steps": 7} and compared[1] is None
+
+
+def test_the_stanza_transformer_is_resolved_only_for_models_trained_here(monkeypatch, tmp_path):
+    """gates.stanza.transformer: MiniLM by name is the offline copy; a missing folder is an error naming the key
+    the compared models took it from; pretrained models ignore it."""
+    from paraphrastic.data.transformers import MINILM, local_transformer
+    from paraphrastic.pipeline.steps import stanza_models
+
+    c = config.load(REPO / "params.yaml", SCHEMA)
+    c["gates"]["stanza"]["transformer"] = MINILM
+    c["gates"]["stanza_compared"] = {"transformer": str(tmp_path / "missing")}
+    built = {}
+
+    def build(settings, **kwargs):
+        built[kwargs["out_dir"].name] = kwargs["transformer"]
+        return {"source": "trained", "dev": {"upos": 1.0, "xpos": 1.0, "las": 1.0, "sentences": 1}}
+
+    monkeypatch.setattr(stanza_models, "build", build)
+    stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "analysis")
+    assert built["analysis"] == local_transformer(MINILM, where="test")
+    with pytest.raises(PipelineError, match=r"gates\.stanza_compared\.transformer: .*missing"):
+        stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "compared", compared=True)
+    c["gates"]["stanza_compared"]["pretrained"] = str(tmp_path)
+    stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "compared", compared=True)
+    assert built["compared"] is None

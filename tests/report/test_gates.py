@@ -24,7 +24,7 @@ def test_tables_9_to_11_beside_the_papers(results, tmp_path, paper_tables):
     said = texts(doc)
     assert "POS tags: 4/10 of the paper's top 10 and 3/10 of its bottom 10" in said and "ρ" in said
     assert "UPOS 80.0, XPOS 78.0, UAS 60.0, LAS 50.0" in said and "200 sentences" in said
-    assert "word vectors glove.6B.50d.txt.gz; tagger 4 steps" in said
+    assert "reading glove.6B.50d.txt.gz; tagger 4 steps" in said
     curves = table_after(doc, "Tables 9-11")  # the first table of the section: Stanza's learning curves
     assert curves.fillna(-1).to_dict("list") == {
         "models": ["analysis", "analysis", "analysis", "compared", "compared"],
@@ -80,13 +80,25 @@ def test_the_parser_comparison_beside_the_analysis_parser(results, tmp_path):
     assert "the two agree on the Penn tag of 90.0% of the words, on the paper's label of 80.0%, on the head of " \
            "75.0% and on head and relation of 70.0%" in said
     table = next(value[0] for kind, value in doc.blocks if kind == "table" and "dev LAS" in value[0].columns)
-    assert table["parser"].tolist() == ["analysis (tables above): trained here, from glove.6B.50d.txt.gz, 4 + 4 steps",
+    assert table["parser"].tolist() == ["analysis (tables above): trained here, glove.6B.50d.txt.gz, 4 + 4 steps",
                                         "compared: trained here, no word vectors, 4 + 4 steps"]
     assert table["dev XPOS"].tolist() == ["78.0", "68.0"] and table["dev LAS"].tolist() == ["50.0", "40.0"]
     # the widest interval there is (sentences and seeds), where the analysis has one
     assert table["POS ρ × 100"].tolist() == ["50.0 [10.0, 70.0]", "37.5"]
     assert table["POS top/bottom"].tolist() == ["4 [2, 6] / 3 [1, 4]", "3 / 3"]
     assert table["label ρ × 100"].tolist() == ["25.0", "12.5"]
+
+
+def test_models_with_a_transformer_name_it_beside_their_word_vectors(results, tmp_path):
+    config, folder = results
+    path = folder / "stanza" / "scores.json"
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"transformer": "all-MiniLM-L6-v2"}))
+    doc = Document()
+    gate_section(doc, config, folder, tmp_path)
+    assert "reading glove.6B.50d.txt.gz + all-MiniLM-L6-v2; tagger 4 steps" in texts(doc)
+    table = next(value[0] for kind, value in doc.blocks if kind == "table" and "dev LAS" in value[0].columns)
+    assert table["parser"][0] == "analysis (tables above): trained here, glove.6B.50d.txt.gz + all-MiniLM-L6-v2, " \
+                                 "4 + 4 steps"
 
 
 def test_pretrained_models_have_no_curves_but_the_figure_is_still_written(results, tmp_path):

@@ -5,7 +5,8 @@ machines, so by default the tagger, the dictionary lemmatizer and the dependency
 trained with Stanza's own training entry points (``python -m stanza.models.tagger`` ...) on the
 UD English EWT treebank, with step budgets from params (``gates.stanza``), either without word vectors
 (``--no_pretrain``) or from the profile's word vectors (``word_vectors: embeddings``; offline GloVe 6B 50-d),
-which Stanza turns into its pretrain file. Each model's dev score at every evaluation is recorded with
+which Stanza turns into its pretrain file, and optionally with a frozen local transformer's features as well
+(``transformer``; Stanza's ``--bert_model``). Each model's dev score at every evaluation is recorded with
 the wall time it was reached (its learning curve). The models are assembled into a
 ``stanza_resources`` folder (``resources.json`` naming them as the ``default`` package) that
 ``stanza.Pipeline(..., dir=..., download_method=None)`` loads. With ``gates.stanza.pretrained``
@@ -16,6 +17,7 @@ with the assembled pipeline and recorded.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -124,10 +126,12 @@ def run_stanza(module: str, args: list[str], log: Path, threads: int) -> list[di
 
 
 def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: int,
-                 word_vectors: Path | None = None) -> tuple[dict[str, Path], dict[str, list[dict]]]:
+                 word_vectors: Path | None = None,
+                 transformer: Path | None = None) -> tuple[dict[str, Path], dict[str, list[dict]]]:
     """Tagger, dictionary lemmatizer and parser, each trained on gold EWT and selected on gold dev, from
-    ``word_vectors`` (a text vector file, made into Stanza's pretrain file ``pretrain``) or without any. Returns the
-    model files and the tagger's and parser's learning curves (:func:`run_stanza`)."""
+    ``word_vectors`` (a text vector file, made into Stanza's pretrain file ``pretrain``) or without any, and with
+    the features of ``transformer`` (a local folder, frozen) where given. Returns the model files and the
+    tagger's and parser's learning curves (:func:`run_stanza`)."""
     models = {name: work / name for name in ("pos", "lemma", "depparse")}
     logs = work / "logs"
     for path in [*models.values(), logs]:
@@ -139,6 +143,8 @@ def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: i
         vectors = ["--no_pretrain"]
     else:  # the tagger reads the text file and writes the pretrain file, which the parser then reads
         vectors = ["--wordvec_file", str(word_vectors), "--wordvec_pretrain_file", str(pretrain)]
+    if transformer is not None:  # frozen: Stanza fine-tunes it only with --bert_finetune
+        vectors += ["--bert_model", str(transformer)]
     curves = {"tagger": run_stanza("stanza.models.tagger", [
         "--mode", "train", *common, "--lang", "en", *vectors, "--share_hid", "--char_hidden_dim", "100",
         "--batch_size", str(budget["tagger_batch_size"]), "--max_steps", str(budget["tagger_steps"]),
@@ -175,6 +181,34 @@ def assemble_resources(models: dict[str, Path], out: Path) -> Path:
     return out
 
 
+TRANSFORMER = "transformer.json"  # in a resources folder: the transformer its models were trained with
+
+
+def add_transformer(resources: Path, transformer: Path) -> None:
+    """Copy the transformer the models were trained with into ``resources`` (en/transformer), so the folder
+    loads wherever it is moved. Stanza's model files name the transformer by the path they were trained with,
+    which :func:`load_pipeline` maps to this copy."""
+    shutil.copytree(transformer, Path(resources) / "en" / "transformer")
+    write_json(Path(resources) / TRANSFORMER, {"trained_with": str(transformer), "folder": "en/transformer"})
+
+
+def _transformer_cache(resources: Path):
+    """A Stanza FoundationCache in which the path the models were trained with names the resources' copy of
+    the transformer (None for models without one). The pipeline's processors take the transformer from this
+    cache; Stanza has no option to point a saved model at another folder."""
+    record = Path(resources) / TRANSFORMER
+    if not record.is_file():
+        return None
+    from stanza.models.common.foundation_cache import FoundationCache
+
+    names = json.loads(record.read_text(encoding="utf-8"))
+    cache = FoundationCache(local_files_only=True)
+    copy = str(Path(resources) / names["folder"])
+    cache.load_bert(copy)
+    cache.bert[names["trained_with"]] = cache.bert[copy]
+    return cache
+
+
 def load_pipeline(resources: Path, device: str = "cpu"):
     import stanza
 
@@ -182,7 +216,8 @@ def load_pipeline(resources: Path, device: str = "cpu"):
     vectors = {f"{p}_pretrain_path": str(pretrain) for p in ("pos", "depparse")} if pretrain.is_file() else {}
     try:
         return stanza.Pipeline("en", processors=PROCESSORS, tokenize_pretokenized=True, dir=str(resources),
-                               download_method=None, device=device, logging_level="WARN", **vectors)
+                               download_method=None, device=device, logging_level="WARN",
+                               foundation_cache=_transformer_cache(resources), **vectors)
     except Exception as exc:  # Stanza raises assorted errors for a missing or partial folder
         raise PipelineError(f"cannot load Stanza models from {resources}: {exc}") from exc
 
@@ -237,10 +272,11 @@ def dev_scores(pipeline, dev_blocks: list[str]) -> dict:
 
 
 def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, threads: int = 1,
-          word_vectors: Path | None = None) -> dict:
+          word_vectors: Path | None = None, transformer: Path | None = None) -> dict:
     """``out_dir``/resources (a stanza_resources folder; training logs in its training-logs/) and
     ``out_dir``/scores.json (where the models came from, their dev scores, the learning curves of those trained
-    here). ``word_vectors``: the text vector file models trained here start from (``None``: none)."""
+    here). ``word_vectors``: the text vector file models trained here start from (``None``: none);
+    ``transformer``: the local transformer folder whose features they also read (``None``: none)."""
     out_dir = Path(out_dir)
     resources = out_dir / "resources"
     work = out_dir / "work"
@@ -265,12 +301,17 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
         train_blocks = conllu_sentences(train_file, settings.get("train_sentences"))
         train = write_conllu(train_blocks, work / "train.conllu")
         dev = write_conllu(dev_blocks, work / "dev.conllu")
-        models, curves = train_models(train, dev, work, settings, threads=threads, word_vectors=word_vectors)
+        models, curves = train_models(train, dev, work, settings, threads=threads, word_vectors=word_vectors,
+                                      transformer=transformer)
         assemble_resources(models, resources)
+        if transformer is not None:
+            add_transformer(resources, transformer)
         shutil.copytree(work / "logs", resources / "training-logs")
         origin = {"source": "trained offline from UD English EWT with Stanza's training entry points",
                   "package": PACKAGE, "train_sentences": len(train_blocks),
                   "word_vectors": None if word_vectors is None else Path(word_vectors).name,
+                  # as params name it (all-MiniLM-L6-v2 or a folder); resources/transformer.json has its path
+                  "transformer": None if transformer is None else settings.get("transformer") or str(transformer),
                   "budget": {k: settings[k] for k in ("tagger_steps", "parser_steps", "eval_interval",
                                                       "tagger_batch_size", "parser_batch_size")},
                   "curves": curves, "threads": threads}

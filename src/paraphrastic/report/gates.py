@@ -83,7 +83,7 @@ def _learning_curves(doc: Document, sets: dict[str, dict], out_dir: Path) -> Non
     frame = pd.DataFrame(points) if points else pd.DataFrame(columns=["models", "model", "step", "seconds",
                                                                        "dev_score"])
     frame["minutes"] = frame.pop("seconds") / 60
-    labels = {name: f"{name}: {stanza.get('word_vectors') or 'no word vectors'}" for name, stanza in sets.items()}
+    labels = {name: f"{name}: {_inputs(stanza)}" for name, stanza in sets.items()}
     learning_curve_plot(frame, out_dir / CURVE_PLOT, labels)  # a report output: written, empty, for pretrained models
     if frame.empty:
         return
@@ -103,13 +103,18 @@ def _learning_curves(doc: Document, sets: dict[str, dict], out_dir: Path) -> Non
               "tags for the parser); minutes of wall time since the model's training started.")
 
 
+def _inputs(stanza: dict) -> str:
+    """What a set of Stanza models trained here reads besides characters: its word vectors and transformer."""
+    vectors = stanza.get("word_vectors") or "no word vectors"
+    return f"{vectors} + {stanza['transformer']}" if stanza.get("transformer") else vectors
+
+
 def _parser(stanza: dict) -> str:
-    """A short name for a set of Stanza models: where they came from, their vectors and budget."""
+    """A short name for a set of Stanza models: where they came from, their inputs and budget."""
     if "budget" not in stanza:
         return stanza["source"].split(" (")[0]
     b = stanza["budget"]
-    vectors = f"from {stanza['word_vectors']}" if stanza.get("word_vectors") else "no word vectors"
-    return f"trained here, {vectors}, {b['tagger_steps']:,} + {b['parser_steps']:,} steps"
+    return f"trained here, {_inputs(stanza)}, {b['tagger_steps']:,} + {b['parser_steps']:,} steps"
 
 
 def _with_interval(agreement: dict, measure: str, scale: float = 1) -> str:
@@ -181,9 +186,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     source = stanza["source"]
     if "budget" in stanza:
         b = stanza["budget"]
-        vectors = (f"word vectors {stanza['word_vectors']}" if stanza.get("word_vectors")
-                   else "no pretrained word vectors")
-        source += (f" ({stanza['train_sentences']:,} training sentences, {vectors}; tagger "
+        source += (f" ({stanza['train_sentences']:,} training sentences, reading {_inputs(stanza)}; tagger "
                    f"{b['tagger_steps']:,} steps of batch {b['tagger_batch_size']}, parser {b['parser_steps']:,} steps "
                    f"of batch {b['parser_batch_size']}, best dev checkpoint every {b['eval_interval']} steps)")
     doc.para(f"Tagging and parsing: Stanza {stanza['stanza_version']}, models {source}. On UD EWT dev "
