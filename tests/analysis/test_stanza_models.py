@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 
 import pytest
 import torch
@@ -108,33 +109,40 @@ def test_models_trained_from_word_vectors_carry_their_pretrain_file(tmp_path, mi
 
 
 @pytest.mark.integration
-def test_models_trained_with_a_transformer_carry_it_and_load_after_a_move(tmp_path, mirror):
-    from paraphrastic.data.transformers import MINILM, local_transformer
+def test_models_trained_with_a_transformer_carry_a_copy_and_load_after_the_original_is_gone(tmp_path, mirror,
+                                                                                             monkeypatch):
+    from paraphrastic.data.transformer_folders import MINILM, minilm_folder
 
-    minilm = local_transformer(MINILM, where="test")
+    # a copy of MiniLM under a path with 'bart' in it: Stanza reads a name with 'bart' as a BART model, so only
+    # the folder's own name may reach it; the copy is deleted before loading, as on another machine
+    original = tmp_path / "home" / "bartholomew" / "minilm"
+    shutil.copytree(minilm_folder(), original)
+    (original / "onnx").mkdir()  # another framework's weights: not copied
     summary = stanza_models.build({**TINY, "transformer": MINILM},
                                   train_file=mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz",
                                   dev_file=mirror / "ud-english-ewt/en_ewt-ud-dev.conllu", out_dir=tmp_path / "stanza",
-                                  threads=2, transformer=minilm)
+                                  threads=2, transformer=original)
     assert summary["transformer"] == MINILM and summary["word_vectors"] is None
-    assert "--bert_model" in (tmp_path / "stanza/resources/training-logs/tagger.log").read_text()
-    # the models name the path they were trained with; the folder carries its own copy and loads from it, so a
-    # transformer that is gone from that path (another machine, another environment) does not matter
+    resources = tmp_path / "stanza" / "resources"
+    for log in ("tagger.log", "parser.log"):
+        assert "--bert_model minilm " in (resources / "training-logs" / log).read_text()
+    for model in ("pos", "depparse"):  # the name the models carry
+        assert torch.load(resources / "en" / model / f"{stanza_models.PACKAGE}.pt",
+                          weights_only=False)["config"]["bert_model"] == "minilm"
+    record = json.loads((resources / stanza_models.TRANSFORMER).read_text())
+    assert record == {"name": "minilm", "folder": "en/transformer/minilm"}
+    assert (resources / record["folder"] / "model.safetensors").is_file()
+    assert not (resources / record["folder"] / "onnx").exists()
+    shutil.rmtree(tmp_path / "home")
     moved = tmp_path / "moved"
-    (tmp_path / "stanza" / "resources").rename(moved)
-    record = json.loads((moved / stanza_models.TRANSFORMER).read_text())
-    assert record["trained_with"] == str(minilm) and (moved / record["folder"] / "config.json").is_file()
-    record["trained_with"] = str(tmp_path / "gone")  # as if trained where this path no longer exists
-    (moved / stanza_models.TRANSFORMER).write_text(json.dumps(record))
-    tagger = torch.load(moved / "en/pos" / f"{stanza_models.PACKAGE}.pt", weights_only=False)
-    tagger["config"]["bert_model"] = record["trained_with"]
-    torch.save(tagger, moved / "en/pos" / f"{stanza_models.PACKAGE}.pt")
-    parser = torch.load(moved / "en/depparse" / f"{stanza_models.PACKAGE}.pt", weights_only=False)
-    parser["config"]["bert_model"] = record["trained_with"]
-    torch.save(parser, moved / "en/depparse" / f"{stanza_models.PACKAGE}.pt")
+    resources.rename(moved)
+    monkeypatch.chdir(tmp_path)
     pipeline = stanza_models.load_pipeline(moved)
     frame = stanza_models.parse(pipeline, [["The", "dog", "barked", "."]], progress=False)
     assert list(frame["word"]) == ["The", "dog", "barked", "."] and (frame["deprel"] != "").all()
-    (moved / stanza_models.TRANSFORMER).unlink()  # without the record, Stanza looks for the transformer at that path
+    shutil.rmtree(moved / record["folder"])  # a partial copy of the folder: said so
+    with pytest.raises(PipelineError, match="transformer copy .* is missing or incomplete"):
+        stanza_models.load_pipeline(moved)
+    (moved / stanza_models.TRANSFORMER).unlink()  # without the record Stanza looks for "minilm" on disk
     with pytest.raises(PipelineError, match="cannot load Stanza models"):
         stanza_models.load_pipeline(moved)

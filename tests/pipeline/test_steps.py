@@ -88,7 +88,7 @@ def test_the_compared_stanza_models_are_gates_stanza_with_stanza_compared_over_i
 def test_the_stanza_transformer_is_resolved_only_for_models_trained_here(monkeypatch, tmp_path):
     """gates.stanza.transformer: MiniLM by name is the offline copy; a missing folder is an error naming the key
     the compared models took it from; pretrained models ignore it."""
-    from paraphrastic.data.transformers import MINILM, local_transformer
+    from paraphrastic.data.transformer_folders import MINILM, transformer_folder
     from paraphrastic.pipeline.steps import stanza_models
 
     c = config.load(REPO / "params.yaml", SCHEMA)
@@ -102,9 +102,13 @@ def test_the_stanza_transformer_is_resolved_only_for_models_trained_here(monkeyp
 
     monkeypatch.setattr(stanza_models, "build", build)
     stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "analysis")
-    assert built["analysis"] == local_transformer(MINILM, where="test")
+    assert built["analysis"] == transformer_folder(MINILM, where="test")
     with pytest.raises(PipelineError, match=r"gates\.stanza_compared\.transformer: .*missing"):
         stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "compared", compared=True)
     c["gates"]["stanza_compared"]["pretrained"] = str(tmp_path)
     stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "compared", compared=True)
     assert built["compared"] is None
+    c["gates"]["stanza"]["transformer"] = str(tmp_path / "missing")  # inherited: the key it came from is named
+    c["gates"]["stanza_compared"] = {}
+    with pytest.raises(PipelineError, match=r"gates\.stanza\.transformer: .*missing"):
+        stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "compared", compared=True)

@@ -24,7 +24,7 @@ def test_tables_9_to_11_beside_the_papers(results, tmp_path, paper_tables):
     said = texts(doc)
     assert "POS tags: 4/10 of the paper's top 10 and 3/10 of its bottom 10" in said and "ρ" in said
     assert "UPOS 80.0, XPOS 78.0, UAS 60.0, LAS 50.0" in said and "200 sentences" in said
-    assert "reading glove.6B.50d.txt.gz; tagger 4 steps" in said
+    assert "inputs glove.6B.50d.txt.gz; tagger 4 steps" in said
     curves = table_after(doc, "Tables 9-11")  # the first table of the section: Stanza's learning curves
     assert curves.fillna(-1).to_dict("list") == {
         "models": ["analysis", "analysis", "analysis", "compared", "compared"],
@@ -95,7 +95,7 @@ def test_models_with_a_transformer_name_it_beside_their_word_vectors(results, tm
     path.write_text(json.dumps(json.loads(path.read_text()) | {"transformer": "all-MiniLM-L6-v2"}))
     doc = Document()
     gate_section(doc, config, folder, tmp_path)
-    assert "reading glove.6B.50d.txt.gz + all-MiniLM-L6-v2; tagger 4 steps" in texts(doc)
+    assert "inputs glove.6B.50d.txt.gz + all-MiniLM-L6-v2; tagger 4 steps" in texts(doc)
     table = next(value[0] for kind, value in doc.blocks if kind == "table" and "dev LAS" in value[0].columns)
     assert table["parser"][0] == "analysis (tables above): trained here, glove.6B.50d.txt.gz + all-MiniLM-L6-v2, " \
                                  "4 + 4 steps"

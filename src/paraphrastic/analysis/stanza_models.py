@@ -34,6 +34,8 @@ from paraphrastic.errors import MalformedLine, PipelineError
 
 PACKAGE = "ewt_offline"  # the package name the trained models get in resources.json
 PROCESSORS = "tokenize,pos,lemma,depparse"
+TRANSFORMER = "transformer.json"  # in a resources folder: the transformer its models were trained with
+TRANSFORMER_FILES = shutil.ignore_patterns("onnx", "openvino", "*.onnx", "*.h5", "*.msgpack", "*.ot", "checkpoint-*")
 
 
 CONLLU_ID = re.compile(r"[0-9]+(-[0-9]+|\.[0-9]+)?")  # a word, a multiword token (3-4), an empty node (3.1)
@@ -105,16 +107,17 @@ class LearningCurve:
             self._scores = {}
 
 
-def run_stanza(module: str, args: list[str], log: Path, threads: int) -> list[dict]:
+def run_stanza(module: str, args: list[str], log: Path, threads: int, cwd: Path | None = None) -> list[dict]:
     """One of Stanza's training or prediction entry points, its output in ``log``; returns the dev scores it logged
-    (:class:`LearningCurve`), each with the seconds since the command started (read as the lines arrive)."""
+    (:class:`LearningCurve`), each with the seconds since the command started (read as the lines arrive). Paths in
+    ``args`` must be absolute where ``cwd`` is given."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
     started = time.time()
     curve = LearningCurve()
     with open(log, "a", encoding="utf-8", buffering=1) as handle:  # line-buffered: `tail -f` shows progress
         handle.write(f"$ python -m {module} {' '.join(args)}\n")
         with subprocess.Popen([sys.executable, "-m", module, *args], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, env=env, text=True, errors="replace") as proc:
+                              stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True, errors="replace") as proc:
             for line in proc.stdout:
                 handle.write(line)
                 curve.feed(line, time.time() - started)
@@ -131,7 +134,7 @@ def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: i
     """Tagger, dictionary lemmatizer and parser, each trained on gold EWT and selected on gold dev, from
     ``word_vectors`` (a text vector file, made into Stanza's pretrain file ``pretrain``) or without any, and with
     the features of ``transformer`` (a local folder, frozen) where given. Returns the model files and the
-    tagger's and parser's learning curves (:func:`run_stanza`)."""
+    tagger's and parser's learning curves (:func:`run_stanza`). Paths must be absolute."""
     models = {name: work / name for name in ("pos", "lemma", "depparse")}
     logs = work / "logs"
     for path in [*models.values(), logs]:
@@ -143,13 +146,17 @@ def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: i
         vectors = ["--no_pretrain"]
     else:  # the tagger reads the text file and writes the pretrain file, which the parser then reads
         vectors = ["--wordvec_file", str(word_vectors), "--wordvec_pretrain_file", str(pretrain)]
+    cwd = None
     if transformer is not None:  # frozen: Stanza fine-tunes it only with --bert_finetune
-        vectors += ["--bert_model", str(transformer)]
+        # Stanza saves the name it is given in the models and picks its code path from substrings of that name
+        # ('bart', 'xlnet', ...), so it gets the folder's own name, relative to the folder's parent: the
+        # folders above (a home directory, a virtual environment) neither end up in the models nor decide
+        cwd, vectors = transformer.parent, [*vectors, "--bert_model", transformer.name]
     curves = {"tagger": run_stanza("stanza.models.tagger", [
         "--mode", "train", *common, "--lang", "en", *vectors, "--share_hid", "--char_hidden_dim", "100",
         "--batch_size", str(budget["tagger_batch_size"]), "--max_steps", str(budget["tagger_steps"]),
         "--eval_interval", interval, "--fix_eval_interval", "--log_step", interval,
-        "--save_dir", str(models["pos"]), "--save_name", "model.pt"], logs / "tagger.log", threads)}
+        "--save_dir", str(models["pos"]), "--save_name", "model.pt"], logs / "tagger.log", threads, cwd)}
     run_stanza("stanza.models.lemmatizer", [
         "--mode", "train", "--dict_only", *common,
         "--save_dir", str(models["lemma"]), "--save_name", "model.pt"], logs / "lemmatizer.log", threads)
@@ -160,7 +167,7 @@ def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: i
         "--hidden_dim", "200", "--deep_biaff_hidden_dim", "200", "--batch_size", str(budget["parser_batch_size"]),
         "--max_steps", str(budget["parser_steps"]), "--eval_interval", interval, "--log_step", interval,
         "--no_checkpoint", "--save_dir", str(models["depparse"]), "--save_name", "model.pt"],
-        logs / "parser.log", threads)
+        logs / "parser.log", threads, cwd)
     files = {name: path / "model.pt" for name, path in models.items()}
     if pretrain is not None:
         files["pretrain"] = pretrain
@@ -181,43 +188,53 @@ def assemble_resources(models: dict[str, Path], out: Path) -> Path:
     return out
 
 
-TRANSFORMER = "transformer.json"  # in a resources folder: the transformer its models were trained with
+def copy_transformer(transformer: Path, parent: Path) -> Path:
+    """A copy of the transformer folder under ``parent``, keeping its name, without the weights of other
+    frameworks (ONNX, OpenVINO, TensorFlow, Flax, Rust) or training checkpoints."""
+    return Path(shutil.copytree(transformer, parent / transformer.name, ignore=TRANSFORMER_FILES))
 
 
 def add_transformer(resources: Path, transformer: Path) -> None:
-    """Copy the transformer the models were trained with into ``resources`` (en/transformer), so the folder
-    loads wherever it is moved. Stanza's model files name the transformer by the path they were trained with,
-    which :func:`load_pipeline` maps to this copy."""
-    shutil.copytree(transformer, Path(resources) / "en" / "transformer")
-    write_json(Path(resources) / TRANSFORMER, {"trained_with": str(transformer), "folder": "en/transformer"})
+    """Copy the transformer the models were trained with into ``resources`` (en/transformer/<its name>), so the
+    folder loads wherever it is moved; :func:`load_pipeline` gives the models that copy for the name they
+    were trained with (see :func:`train_models`)."""
+    copy = copy_transformer(transformer, Path(resources) / "en" / "transformer")
+    write_json(Path(resources) / TRANSFORMER, {"name": transformer.name,
+                                               "folder": copy.relative_to(resources).as_posix()})
 
 
 def _transformer_cache(resources: Path):
-    """A Stanza FoundationCache in which the path the models were trained with names the resources' copy of
-    the transformer (None for models without one). The pipeline's processors take the transformer from this
-    cache; Stanza has no option to point a saved model at another folder."""
+    """A Stanza FoundationCache in which the name the models were trained with is the resources' copy of the
+    transformer (None for models without one). Stanza has no option to point a saved model at a folder: its
+    processors take a transformer from this cache by that name before they look for it on disk."""
     record = Path(resources) / TRANSFORMER
     if not record.is_file():
         return None
     from stanza.models.common.foundation_cache import FoundationCache
 
     names = json.loads(record.read_text(encoding="utf-8"))
+    copy = Path(resources) / names["folder"]
+    if not (copy / "config.json").is_file():
+        raise PipelineError(f"{record} names the transformer copy {copy}, which is missing or incomplete: "
+                            "copy the whole resources folder")
     cache = FoundationCache(local_files_only=True)
-    copy = str(Path(resources) / names["folder"])
-    cache.load_bert(copy)
-    cache.bert[names["trained_with"]] = cache.bert[copy]
+    cache.load_bert(str(copy))
+    cache.bert[names["name"]] = cache.bert[str(copy)]
     return cache
 
 
 def load_pipeline(resources: Path, device: str = "cpu"):
+    """The Stanza pipeline of a resources folder (tagger, lemmatizer, parser on pretokenized input), offline,
+    with the word vectors and the transformer the models were trained with where the folder has them."""
     import stanza
 
     pretrain = Path(resources) / "en" / "pretrain" / f"{PACKAGE}.pt"  # models trained here from word vectors
     vectors = {f"{p}_pretrain_path": str(pretrain) for p in ("pos", "depparse")} if pretrain.is_file() else {}
+    cache = _transformer_cache(resources)
     try:
         return stanza.Pipeline("en", processors=PROCESSORS, tokenize_pretokenized=True, dir=str(resources),
-                               download_method=None, device=device, logging_level="WARN",
-                               foundation_cache=_transformer_cache(resources), **vectors)
+                               download_method=None, device=device, logging_level="WARN", foundation_cache=cache,
+                               **vectors)
     except Exception as exc:  # Stanza raises assorted errors for a missing or partial folder
         raise PipelineError(f"cannot load Stanza models from {resources}: {exc}") from exc
 
@@ -277,7 +294,7 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
     ``out_dir``/scores.json (where the models came from, their dev scores, the learning curves of those trained
     here). ``word_vectors``: the text vector file models trained here start from (``None``: none);
     ``transformer``: the local transformer folder whose features they also read (``None``: none)."""
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir).resolve()  # absolute: Stanza's training runs in the transformer's folder
     resources = out_dir / "resources"
     work = out_dir / "work"
     for stale in (resources, work):
@@ -301,11 +318,12 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
         train_blocks = conllu_sentences(train_file, settings.get("train_sentences"))
         train = write_conllu(train_blocks, work / "train.conllu")
         dev = write_conllu(dev_blocks, work / "dev.conllu")
-        models, curves = train_models(train, dev, work, settings, threads=threads, word_vectors=word_vectors,
-                                      transformer=transformer)
+        copy = None if transformer is None else copy_transformer(Path(transformer), work / "transformer")
+        models, curves = train_models(train, dev, work, settings, threads=threads, transformer=copy,
+                                      word_vectors=None if word_vectors is None else Path(word_vectors).resolve())
         assemble_resources(models, resources)
-        if transformer is not None:
-            add_transformer(resources, transformer)
+        if copy is not None:
+            add_transformer(resources, copy)
         shutil.copytree(work / "logs", resources / "training-logs")
         origin = {"source": "trained offline from UD English EWT with Stanza's training entry points",
                   "package": PACKAGE, "train_sentences": len(train_blocks),

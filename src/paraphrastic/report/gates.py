@@ -106,7 +106,8 @@ def _learning_curves(doc: Document, sets: dict[str, dict], out_dir: Path) -> Non
 def _inputs(stanza: dict) -> str:
     """What a set of Stanza models trained here reads besides characters: its word vectors and transformer."""
     vectors = stanza.get("word_vectors") or "no word vectors"
-    return f"{vectors} + {stanza['transformer']}" if stanza.get("transformer") else vectors
+    # a local folder by its own name: its path is the training machine's
+    return f"{vectors} + {Path(stanza['transformer']).name}" if stanza.get("transformer") else vectors
 
 
 def _parser(stanza: dict) -> str:
@@ -186,7 +187,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     source = stanza["source"]
     if "budget" in stanza:
         b = stanza["budget"]
-        source += (f" ({stanza['train_sentences']:,} training sentences, reading {_inputs(stanza)}; tagger "
+        source += (f" ({stanza['train_sentences']:,} training sentences; inputs {_inputs(stanza)}; tagger "
                    f"{b['tagger_steps']:,} steps of batch {b['tagger_batch_size']}, parser {b['parser_steps']:,} steps "
                    f"of batch {b['parser_batch_size']}, best dev checkpoint every {b['eval_interval']} steps)")
     doc.para(f"Tagging and parsing: Stanza {stanza['stanza_version']}, models {source}. On UD EWT dev "

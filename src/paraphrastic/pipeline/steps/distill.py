@@ -13,7 +13,7 @@ from paraphrastic.atomic import write_json
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table, token_lists
 from paraphrastic.data.distill import distill_vectors, distillation_vocabulary
-from paraphrastic.data.transformers import local_transformer
+from paraphrastic.data.transformer_folders import transformer_folder
 from paraphrastic.runtime import prepare_job
 
 
@@ -25,7 +25,7 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     words = [w for w in distillation_vocabulary(token_lists(tables["simpwiki"]) + token_lists(tables["ppdb"]),
                                                 token_lists(tables["eval"]), settings["max_words"])
              if w not in vocabulary.SPECIAL]
-    teacher = local_transformer(settings["teacher"], where="word_vectors.distilled.teacher")
+    teacher = transformer_folder(settings["teacher"], where="word_vectors.distilled.teacher")
     print(f"distilling {len(words)} words from {teacher}")
     start = time.perf_counter()
     vectors = distill_vectors(words, teacher, dims=settings["dims"], sif_coefficient=settings["sif_coefficient"],

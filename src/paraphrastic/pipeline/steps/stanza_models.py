@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paraphrastic.analysis.stanza_models import build
-from paraphrastic.data.transformers import local_transformer
+from paraphrastic.data.transformer_folders import transformer_folder
 from paraphrastic.experiments.config import profile
 
 
@@ -24,7 +24,7 @@ def run(config: dict, *, raw, out_dir, compared=False, threads=None) -> None:
     transformer = None
     if settings["transformer"] and not (settings["pretrained"] or settings["download"]):
         section = "stanza_compared" if compared and "transformer" in config["gates"]["stanza_compared"] else "stanza"
-        transformer = local_transformer(settings["transformer"], where=f"gates.{section}.transformer")
+        transformer = transformer_folder(settings["transformer"], where=f"gates.{section}.transformer")
     summary = build(settings, train_file=raw / prof["treebank"]["train"], dev_file=raw / prof["treebank"]["dev"],
                     out_dir=Path(out_dir), threads=threads or 1, word_vectors=vectors, transformer=transformer)
     dev = summary["dev"]

