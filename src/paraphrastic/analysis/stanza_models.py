@@ -194,13 +194,15 @@ def copy_transformer(transformer: Path, parent: Path) -> Path:
     return Path(shutil.copytree(transformer, parent / transformer.name, ignore=TRANSFORMER_FILES))
 
 
-def add_transformer(resources: Path, transformer: Path) -> None:
-    """Copy the transformer the models were trained with into ``resources`` (en/transformer/<its name>), so the
-    folder loads wherever it is moved; :func:`load_pipeline` gives the models that copy for the name they
-    were trained with (see :func:`train_models`)."""
-    copy = copy_transformer(transformer, Path(resources) / "en" / "transformer")
-    write_json(Path(resources) / TRANSFORMER, {"name": transformer.name,
-                                               "folder": copy.relative_to(resources).as_posix()})
+def add_transformer(resources: Path, working_copy: Path) -> None:
+    """Move the working copy of the transformer the models were trained with (:func:`copy_transformer`) into
+    ``resources`` (en/transformer/<its name>), so the folder loads wherever it is moved; :func:`load_pipeline`
+    gives the models that copy for the name they were trained with (see :func:`train_models`)."""
+    folder = Path(resources) / "en" / "transformer" / working_copy.name
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(working_copy, folder)  # both lie under the stage's folder: a rename, not a second copy
+    write_json(Path(resources) / TRANSFORMER, {"name": working_copy.name,
+                                               "folder": folder.relative_to(resources).as_posix()})
 
 
 def _transformer_cache(resources: Path):
