@@ -89,3 +89,55 @@ def pytest_collection_finish(session):
 
         counts = collections.Counter(m.args[0] for item in session.items for m in item.iter_markers("fault"))
         Path(path).write_text(json.dumps(counts, sort_keys=True))
+
+
+# The suite's time budget: scripts/test.sh sets it (seconds) when it runs the whole suite, as CI does. A run that
+# passes but takes longer fails here, at the end, long before the suite nears CI's own limit; what it measured
+# goes to PARAPHRASTIC_TEST_RECORD (a JSON file) when that is set. Not a timed unit test: only the whole run's
+# wall time is judged, with the slowest tests listed (pyproject's --durations) to say where it went.
+TEST_BUDGET = "PARAPHRASTIC_TEST_BUDGET_S"
+TEST_RECORD = "PARAPHRASTIC_TEST_RECORD"
+_SESSION_START = "paraphrastic_session_start"
+
+
+def pytest_sessionstart(session):
+    import time
+
+    setattr(session.config, _SESSION_START, time.monotonic())
+
+
+def pytest_sessionfinish(session, exitstatus):
+    import json
+    import platform
+    import time
+
+    budget, record = os.environ.get(TEST_BUDGET), os.environ.get(TEST_RECORD)
+    if not (budget or record):
+        return
+    seconds = time.monotonic() - getattr(session.config, _SESSION_START)
+    over = bool(budget) and seconds > float(budget) and exitstatus == 0
+    if record:
+        reports = session.config.pluginmanager.get_plugin("terminalreporter").stats
+        durations = sorted(((r.duration, r.nodeid, r.when) for kind in ("passed", "failed", "error")
+                            for r in reports.get(kind, []) if hasattr(r, "duration")), reverse=True)
+        Path(record).write_text(json.dumps({
+            "seconds": round(seconds, 1), "budget_s": float(budget) if budget else None, "over_budget": over,
+            "tests": session.testscollected, "failed": session.testsfailed, "cpus": os.cpu_count(),
+            "machine": platform.machine(), "python": platform.python_version(),
+            "slowest": [{"test": nodeid, "phase": when, "seconds": round(d, 1)} for d, nodeid, when in durations[:15]],
+        }, indent=1) + "\n")
+    if over:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(trylast=True)  # after the slowest tests
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    import time
+
+    budget = os.environ.get(TEST_BUDGET)
+    if budget and hasattr(config, _SESSION_START):
+        seconds = time.monotonic() - getattr(config, _SESSION_START)
+        verdict = "within" if seconds <= float(budget) else "OVER"
+        terminalreporter.write_line(f"test suite: {seconds:.1f} s of wall time, {verdict} its budget of {budget} s "
+                                    f"({TEST_BUDGET}; the slowest tests are listed above)",
+                                    red=verdict == "OVER", bold=True)

@@ -1,11 +1,12 @@
 """The SLURM profile against a real SLURM: a single-node cluster started on this machine.
 
 tests/slurm/local-cluster.sh starts munged, slurmctld and slurmd (with two fake GPUs, so the real
-profile's `gpu: 1` requests are scheduled as on a GPU partition) and stops them afterwards. The
-tiny pipeline runs through `--profile workflow/profiles/slurm` layered with the local-cluster
-settings in tests/slurm/profile. One training job is cancelled with `scancel` mid-training: the
-profile's retries resubmit it, it resumes from its checkpoint and ends with exactly the metrics of
-an uninterrupted run.
+profile's `gpu: 1` requests are scheduled as on a GPU partition) and stops them afterwards. The tiny
+config's training, scoring and supervised jobs, with every job they need (``--until`` those rules: not the
+Stanza models, the analyses or the report, which ask nothing of SLURM that these do not), run through
+`--profile workflow/profiles/slurm` layered with the local-cluster settings in tests/slurm/profile. One
+training job is cancelled with `scancel` mid-training: the profile's retries resubmit it, it resumes from
+its checkpoint and ends with exactly the metrics of an uninterrupted run; so does a group of supervised jobs.
 
 Needs root and Debian's slurm-wlm and munge (`.ci/run` installs them). Skipped without them,
 except under CI (PARAPHRASTIC_REQUIRE_SLURM=1), where that is a failure.
@@ -26,6 +27,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from paraphrastic.experiments.jobs import JobTables
 from tests.integration.test_pipeline import scratch_checkout, sh
 
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]
@@ -33,6 +35,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.slurm]
 REPO = Path(__file__).resolve().parents[2]
 CLUSTER = REPO / "tests" / "slurm" / "local-cluster.sh"
 PROFILES = ["--profile", "workflow/profiles/slurm", "--profile", "tests/slurm/profile"]
+# The rules whose SLURM behaviour is tested (resources, resubmission, groups), with every job they need
+UNTIL = ["--until", "evaluate", "train_supervised", "train_universal"]
 VICTIM = "lstm-simpwiki"  # the training job that gets cancelled
 VICTIM_EPOCHS = 4
 SUPERVISED_EPOCHS = 5  # long enough for a group of supervised jobs to be caught mid-training
@@ -83,11 +87,10 @@ def slurm_run(slurm, tmp_path_factory, mirror):
     sh([sys.executable, "-m", "paraphrastic", "grids", "--write", "workflow/runs.yaml"], root, env)
 
     log = open(root / "snakemake-slurm.log", "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(["snakemake", *PROFILES], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(["snakemake", *PROFILES, *UNTIL], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     checkpoint = root / f"data/checkpoints/{VICTIM}/seed1/epoch-1.pt"
     supervised = root / "data/supervised/checkpoints"
-    # the whole tiny pipeline through SLURM, its groups run in series on a 2-CPU node (the distilled vectors' jobs
-    # took it past 15 minutes)
+    # its groups run in series on a 2-CPU node
     cancelled, shown, group, deadline = None, "", None, time.time() + 1800
     while proc.poll() is None and time.time() < deadline and (cancelled is None or group is None):
         if cancelled is None and checkpoint.exists():
@@ -112,16 +115,23 @@ def slurm_run(slurm, tmp_path_factory, mirror):
 
 def test_the_tiny_pipeline_runs_through_slurm_with_the_real_profile(slurm_run):
     root, env, log, _, shown, _ = slurm_run
-    assert (root / "data/report/report.md").exists()
-    runs = (root / "data/report/runs.csv").read_text().splitlines()
-    # 10 jobs of the tiny config's rows (one a second seed for the gate analysis), 2 of two rows on distilled vectors
-    assert len(runs) == 1 + 12
+    config = yaml.safe_load((root / "params.yaml").read_text())
+    tables = JobTables.of(config)
+    # every scored training job (the explicit experiments' seeds) and every supervised and universal job
+    scored = [f"data/results/{job['run']}/seed{job['seed']}.json" for job in tables.experiment_jobs.values()]
+    supervised = [root / "data/supervised/models" / ("universal" if universal else "") / job["task"] / job["run"] /
+                  f"seed{job['seed']}" for universal in (False, True)
+                  for job in tables.supervised_jobs_of(universal=universal).values()]
+    assert len(scored) >= 5 and len(supervised) >= 6
+    assert all((root / path).is_file() for path in scored), scored
+    assert all((folder / "model.pt").is_file() for folder in supervised), supervised
+    assert not (root / "data/stanza").exists() and not (root / "data/report").exists()  # outside the --until graph
     # jobs went through SLURM: each has its SLURM log
     assert len(list((root / ".snakemake/slurm_logs").rglob("*.log"))) >= 9
     # a training job as SLURM saw it: the `gpu` partition, one GPU, the config's threads as CPUs, and the
     # real profile's memory and time
     profile = yaml.safe_load((REPO / "workflow/profiles/slurm/config.yaml").read_text())["set-resources"]["train"]
-    threads = yaml.safe_load((root / "params.yaml").read_text())["threads"]
+    threads = config["threads"]
     assert "Partition=gpu" in shown and re.search(r"TresPerJob=gres[:/]gpu:1\b", shown), shown
     assert f"NumCPUs={threads}" in shown, shown
     hours, minutes = divmod(profile["runtime"], 60)
@@ -143,7 +153,8 @@ def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics
     # the uninterrupted reference: the same job run directly, outside SLURM
     reference = Path(tempfile.mkdtemp(prefix="reference-"))
     sh([sys.executable, "-m", "paraphrastic", "train", "--experiment", VICTIM, "--seed", "1",
-        "--out-dir", str(reference / "model"), "--checkpoints", str(reference / "ck"), "--threads", "2",
+        "--out-dir", str(reference / "model"), "--checkpoints", str(reference / "ck"),
+        "--threads", str(yaml.safe_load((root / "params.yaml").read_text())["threads"]),
         "--no-progress"], root, env)
     ref = json.loads((reference / "model/history.json").read_text())
     got = json.loads((root / f"data/models/{VICTIM}/seed1/history.json").read_text())
@@ -155,7 +166,7 @@ def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics
 
 def test_second_run_through_slurm_has_nothing_to_do(slurm_run):
     root, env, *_ = slurm_run
-    assert "Nothing to be done" in sh(["snakemake", *PROFILES], root, env)
+    assert "Nothing to be done" in sh(["snakemake", *PROFILES, *UNTIL], root, env)
 
 
 def init_row(root: Path, job: str) -> str:

@@ -13,7 +13,6 @@ import pyarrow.parquet as pq
 from paraphrastic.atomic import atomic_path
 from paraphrastic.data import readers
 from paraphrastic.data.datasets import EvalSet
-from paraphrastic.data.tokenize import tokenize
 from paraphrastic.errors import PipelineError
 
 # The training sets a run may name (`train_set`), each one table: <name>.parquet. The *_matched pair is
@@ -63,6 +62,10 @@ def token_lists(frame: pd.DataFrame) -> list:
 
 
 def _tokenised(records, *, pretokenized: bool) -> pd.DataFrame:
+    # imported here: NLTK (with the scikit-learn it imports) costs a second at start-up, which every training and
+    # scoring job, reading tables tokenised long before, would pay for nothing
+    from paraphrastic.data.tokenize import tokenize
+
     frame = pd.DataFrame(records)
     frame["tokens1"] = [tokenize(s, pretokenized=pretokenized) for s in frame["s1"]]
     frame["tokens2"] = [tokenize(s, pretokenized=pretokenized) for s in frame["s2"]]
