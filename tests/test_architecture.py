@@ -9,8 +9,8 @@ PACKAGE_DIR = SOURCE_ROOT / "paraphrastic"
 
 # Bottom to top: a module may import its own layer and the layers below it, never one above.
 LAYERS = (
-    # foundations: exceptions, atomic writes, device and threads, the files shipped beside the code
-    ("errors", "atomic", "runtime", "resources", "version"),
+    # foundations: exceptions, atomic writes, device and threads, a job's phase clock, the files shipped beside the code
+    ("errors", "atomic", "runtime", "phases", "resources", "version"),
     ("data",),  # files -> tables, vocabularies, batches
     ("models",),  # encoders, cells, heads, PWIM, model files
     ("losses",),  # objectives and penalties over model outputs

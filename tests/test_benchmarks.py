@@ -45,3 +45,33 @@ def test_tokenize_speed_benchmark_runs(mirror):
                          cwd=REPO, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "| paraphrastic tokenize (now) |" in out.stdout and "Same tokens on 500 of 500 sentences" in out.stdout
+
+
+def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
+    """benchmarks/time_profile.py on a made-up run: two train jobs (one log of an older run without a phase line)
+    and one fetch job; job seconds, shares, phases and the span of the Snakemake log, checked by hand."""
+    from paraphrastic.phases import LINE
+
+    header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    jobs = {("train", "a.seed1"): (30.0, 600.0, "start-up=5 loading=2 training=20 evaluation=2 writing=1 other=0"),
+            ("train", "b.seed1"): (50.0, 700.0, None), ("fetch", "fetch"): (20.0, 30.0, "start-up=1 other=19")}
+    for (rule, job), (seconds, rss, spent) in jobs.items():
+        (tmp_path / "logs/benchmarks" / rule).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "logs/benchmarks" / rule / f"{job}.tsv").write_text(
+            header + f"{seconds}\t0:00:{int(seconds)}\t{rss}\t1\t1\t1\t1\t1\t1\t{seconds}\n")
+        (tmp_path / "logs" / rule).mkdir(exist_ok=True)
+        (tmp_path / "logs" / rule / f"{job}.log").write_text("working\n" + (f"{LINE} {spent}\n" if spent else ""))
+    (tmp_path / ".snakemake/log").mkdir(parents=True)
+    (tmp_path / ".snakemake/log/2026-01-01T000000.000000.snakemake.log").write_text(
+        "Building DAG\n[Thu Jan 01 00:00:00 2026]\nlocalrule fetch:\n[Thu Jan 01 00:01:10 2026]\nFinished\n")
+    out = subprocess.run([sys.executable, "benchmarks/time_profile.py", str(tmp_path), "--label", "a test",
+                          "--out", str(tmp_path / "profile")], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    result = json.loads((tmp_path / "profile.json").read_text())
+    assert result["wall_seconds"] == 70
+    train, fetch = result["rules"]  # heaviest first
+    assert (train["rule"], train["jobs"], train["seconds"], train["share"]) == ("train", 2, 80.0, 0.8)
+    assert train["phased_jobs"] == 1 and train["phases"]["training"] == 20 and train["peak_rss_mb"] == 700
+    assert fetch["phases"] == {"start-up": 1, "loading": 0, "training": 0, "evaluation": 0, "writing": 0, "other": 19}
+    table = (tmp_path / "profile.md").read_text()
+    assert "| train   | 2      | 80      | 80.0%   |" in table and "20 (67%)" in table and "70 s (1.2 min)" in table

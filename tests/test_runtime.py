@@ -1,4 +1,7 @@
-"""The device option: a device that this machine lacks is one clear error, never a fall-back or a torch traceback."""
+"""The device option: a device that this machine lacks is one clear error, never a fall-back or a torch traceback;
+a job's thread count reaches every library that computes."""
+
+import os
 
 import pytest
 import torch
@@ -52,3 +55,24 @@ def test_commands_report_it_in_one_line(monkeypatch, capsys, model_file):  # noq
         err = capsys.readouterr().err
         assert err.startswith("error: device 'cuda': this machine has no CUDA device") and err.count("\n") == 1
     assert not (root / "v.npy").exists()
+
+
+def test_a_jobs_threads_limit_torch_and_every_blas_and_openmp_library(monkeypatch):
+    """Snakemake sets OMP_NUM_THREADS and its kin for a job and DVC does not: set_threads gives both engines the same
+    thread counts, for the libraries already loaded (threadpoolctl) and those loaded later (the variables)."""
+    import numpy  # noqa: F401  (its BLAS loaded)
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from paraphrastic.runtime import THREAD_VARIABLES, set_threads
+
+    for name in THREAD_VARIABLES:
+        monkeypatch.setenv(name, "2")  # and restored (or removed) after the test
+    before = torch.get_num_threads()
+    with threadpool_limits(limits=None):  # restores the pools' sizes afterwards
+        try:
+            set_threads(1)
+            assert torch.get_num_threads() == 1
+            assert all(pool["num_threads"] == 1 for pool in threadpool_info()), threadpool_info()
+            assert all(os.environ[name] == "1" for name in THREAD_VARIABLES)
+        finally:
+            torch.set_num_threads(before)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 import torch
+from threadpoolctl import threadpool_limits
 
 from paraphrastic.errors import PipelineError
 
@@ -32,11 +35,22 @@ def resolve_device(name: str = "auto") -> torch.device:
     return device
 
 
+# What Snakemake sets to a job's threads (and the BLAS and OpenMP libraries read when they load)
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
 def set_threads(threads: int | None) -> None:
-    """An explicit torch thread count: Snakemake limits a job's threads through OMP_NUM_THREADS and DVC
-    does not, and float results depend on the thread count, so both tools must give the same one."""
+    """An explicit thread count for torch and for the BLAS and OpenMP libraries of numpy, scipy and scikit-learn.
+
+    Snakemake limits a job's threads through OMP_NUM_THREADS and its kin and DVC does not, and float results
+    depend on the thread count (the distill stage's PCA, an SVD in scipy's BLAS, differed between the two engines
+    with 1 thread on 2 cores), so both tools must give the same ones: the libraries already loaded are limited
+    through threadpoolctl, and those loaded later read the variables."""
     if threads:
         torch.set_num_threads(threads)
+        os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
+        threadpool_limits(threads)
 
 
 def prepare_job(device: str = "auto", threads: int | None = None) -> torch.device:

@@ -329,37 +329,6 @@ def without_timings(doc):
     return doc
 
 
-def test_dvc_repro_produces_the_same_artifacts_and_metrics(snakemake_run, dvc_run):
-    snake_root, dvc_root = snakemake_run[0], dvc_run[0]
-    assert (dvc_root / "dvc.lock").exists()
-    snake, dvc = artifacts(snake_root), artifacts(dvc_root)
-    dvc_only = {"config/checked.json"}  # check_params: DVC's own first stage (Snakemake checks while it parses)
-    assert sorted(set(snake) - dvc_only) == sorted(set(dvc) - dvc_only)
-    for name in snake:
-        if name.startswith("results/") or name == "report/metrics.json":
-            a, b = json.loads(snake[name].read_text()), json.loads(dvc[name].read_text())
-            assert without_timings(a) == without_timings(b), name
-        elif name.endswith(".parquet") or name.startswith("vocab/"):
-            assert snake[name].read_bytes() == dvc[name].read_bytes(), name
-    status = sh(["dvc", "status"], dvc_root, dvc_run[1])
-    assert "up to date" in status
-    assert "Stage 'train@lstm-simpwiki.seed1' didn't change" in sh(["dvc", "repro"], dvc_root, dvc_run[1])
-    assert_every_artifact_is_a_dvc_output(dvc_root, dvc_run[1])
-
-
-def test_dvc_metrics_and_plots_show(dvc_run):
-    """One metrics file, the report's scores; each job's per-epoch history is a plot."""
-    root, env, _ = dvc_run
-    metrics = json.loads(sh(["dvc", "metrics", "show", "--json"], root, env))
-    files = next(iter(metrics.values()))["data"]
-    assert list(files) == ["data/report/metrics.json"]
-    assert files["data/report/metrics.json"]["data"]["t-lstmavg-reg"]["seeds"] == 2
-    out = sh(["dvc", "plots", "show", "-o", "plots"], root, env)
-    page = (root / "plots" / "index.html").read_text()
-    assert "file://" in out or "index.html" in out
-    assert "data/models/lstm-simpwiki/seed1/history.csv" in page and "selection_pearson" in page
-
-
 def test_changed_supervised_setting_reruns_supervised_training_only(snakemake_run):
     root, env, _ = snakemake_run
     out = dry_run_with(root, env, "supervised", "split", {"train": 0.5, "validation": 0.1, "seed": 1})
@@ -464,6 +433,40 @@ def test_a_second_invocation_does_not_change_the_config_a_running_workflow_reads
     assert first.returncode == 0, out[-4000:]
     fetched = {record["file"] for record in json.loads((root / "data/raw/FETCHED.json").read_text())}
     assert fetched == set(required_raw_files(config))
+
+
+# The tests of the `dvc repro` run come last: until they need it, it goes on beside the tests of the Snakemake run.
+
+
+def test_dvc_repro_produces_the_same_artifacts_and_metrics(snakemake_run, dvc_run):
+    snake_root, dvc_root = snakemake_run[0], dvc_run[0]
+    assert (dvc_root / "dvc.lock").exists()
+    snake, dvc = artifacts(snake_root), artifacts(dvc_root)
+    dvc_only = {"config/checked.json"}  # check_params: DVC's own first stage (Snakemake checks while it parses)
+    assert sorted(set(snake) - dvc_only) == sorted(set(dvc) - dvc_only)
+    for name in snake:
+        if name.startswith("results/") or name == "report/metrics.json":
+            a, b = json.loads(snake[name].read_text()), json.loads(dvc[name].read_text())
+            assert without_timings(a) == without_timings(b), name
+        elif name.endswith(".parquet") or name.startswith("vocab/"):
+            assert snake[name].read_bytes() == dvc[name].read_bytes(), name
+    status = sh(["dvc", "status"], dvc_root, dvc_run[1])
+    assert "up to date" in status
+    assert "Stage 'train@lstm-simpwiki.seed1' didn't change" in sh(["dvc", "repro"], dvc_root, dvc_run[1])
+    assert_every_artifact_is_a_dvc_output(dvc_root, dvc_run[1])
+
+
+def test_dvc_metrics_and_plots_show(dvc_run):
+    """One metrics file, the report's scores; each job's per-epoch history is a plot."""
+    root, env, _ = dvc_run
+    metrics = json.loads(sh(["dvc", "metrics", "show", "--json"], root, env))
+    files = next(iter(metrics.values()))["data"]
+    assert list(files) == ["data/report/metrics.json"]
+    assert files["data/report/metrics.json"]["data"]["t-lstmavg-reg"]["seeds"] == 2
+    out = sh(["dvc", "plots", "show", "-o", "plots"], root, env)
+    page = (root / "plots" / "index.html").read_text()
+    assert "file://" in out or "index.html" in out
+    assert "data/models/lstm-simpwiki/seed1/history.csv" in page and "selection_pearson" in page
 
 
 def test_checkpoints_are_no_dvc_output_so_a_checkout_retrains_nothing(dvc_run):

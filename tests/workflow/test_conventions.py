@@ -116,7 +116,7 @@ def test_snakemake_lint_finds_nothing():
 
 
 def test_the_local_slurm_profile_gives_every_grouped_rule_one_thread():
-    """The tests' single-node cluster has 2 CPUs and a group requests its members' threads summed: a grouped rule
+    """The tests' single-node cluster is small and a group requests its members' threads summed: a grouped rule
     left at the config's threads makes a group SLURM can never place (it pends with `PartitionConfig`)."""
     real = yaml.safe_load((REPO / "workflow/profiles/slurm/config.yaml").read_text())
     local = yaml.safe_load((REPO / "tests/slurm/profile/config.yaml").read_text())

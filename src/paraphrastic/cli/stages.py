@@ -4,9 +4,10 @@ params.yaml, to ``run`` in :mod:`paraphrastic.pipeline.steps.<command>`; nothing
 from __future__ import annotations
 
 import argparse
+import sys
 from importlib import import_module
 
-from paraphrastic import resources
+from paraphrastic import phases, resources
 from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS
 
 # What argparse adds beside the stage's own options.
@@ -14,8 +15,13 @@ _NOT_OPTIONS = ("params", "schema", "profile", "command", "func", "step")
 
 
 def run_stage(args, load_config) -> None:
+    phases.start()
     step = import_module(f"paraphrastic.pipeline.steps.{args.step}")
-    step.run(load_config(args), **{k: v for k, v in vars(args).items() if k not in _NOT_OPTIONS})
+    config = load_config(args)
+    phases.started_up()
+    step.run(config, **{k: v for k, v in vars(args).items() if k not in _NOT_OPTIONS})
+    sys.stdout.flush()  # the step's own lines first
+    print(phases.line(), file=sys.stderr)  # to the job's log: where its time went (benchmarks/time_profile.py)
 
 
 def _stage(sub, command: str, helptext: str, load_config) -> argparse.ArgumentParser:

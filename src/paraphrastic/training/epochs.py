@@ -35,6 +35,7 @@ from tqdm import tqdm
 from paraphrastic.atomic import atomic_path, sha256_file
 from paraphrastic.errors import DamagedCheckpoint, TrainingDiverged, TrainingInterrupted
 from paraphrastic.models.files import brief_error, read_payload
+from paraphrastic.phases import phase
 
 # Settings that do not change the trained result. Every other setting does: a checkpoint made under
 # different values is stale. `epochs` is here on purpose: raising it continues a finished run,
@@ -172,7 +173,7 @@ class Run:
                  "optimizer": self.optimizer.state_dict(), "rng": _rng_state(), "history": history}
         if partial is not None:
             state["partial"] = partial
-        with atomic_path(self.last) as tmp:
+        with phase("writing"), atomic_path(self.last) as tmp:
             torch.save(state, tmp)
 
     def resume(self, print_fn) -> tuple[list[dict], int, dict | None]:
@@ -222,7 +223,8 @@ class Run:
         ``score_epoch()`` the scores recorded after each epoch; ``describe(row)`` its log line.
         """
         print_fn = tqdm.write if progress else print
-        history, first_epoch, partial = self.resume(print_fn)
+        with phase("loading"):
+            history, first_epoch, partial = self.resume(print_fn)
         with StopOnSignal() as stop:
             for epoch in range(first_epoch, self.epochs + 1):
                 if stop_after is not None and epoch >= first_epoch + stop_after:
@@ -244,45 +246,48 @@ class Run:
                            desc=f"{self.name} epoch {epoch}/{self.epochs}", disable=not progress, leave=False,
                            # In a batch log (SLURM, CI) a redraw per batch floods the file: update rarely.
                            mininterval=0.5 if sys.stderr.isatty() else 30.0)
-                for start in range(first_item, items, self.batch_size):
-                    if stop.received:
-                        seconds = seconds_before + time.time() - epoch_start
-                        self.save_resume_state(epoch - 1, history, _place(epoch, start, losses, seconds, streams))
-                        raise TrainingInterrupted(
-                            f"[{self.name}] stopped by signal {stop.received} in epoch {epoch} at pair {start}; "
-                            f"saved {self.last}: rerun the same command to resume there")
-                    batch = streams.order[start : start + self.batch_size]
-                    if len(batch) < self.min_batch:
-                        continue
-                    if self.schedule is not None:
-                        self.schedule(epoch, start)
-                    loss = batch_loss(batch, streams)
-                    if not torch.isfinite(loss):
-                        raise TrainingDiverged(
-                            f"[{self.name}] loss is {loss.item()} at epoch {epoch}, "
-                            f"batch {start // self.batch_size + 1}: training diverged "
-                            "(try a lower learning_rate or check the embeddings for NaN)"
-                        )
-                    self.optimizer.zero_grad(set_to_none=True)
-                    loss.backward()
-                    self.optimizer.step()
-                    losses.append(loss.item())
-                    bar.update(len(batch))
-                    bar.set_postfix(loss=f"{np.mean(losses[-50:]):.4f}", refresh=False)  # redraws follow mininterval
-                bar.close()
+                with phase("training"):
+                    for start in range(first_item, items, self.batch_size):
+                        if stop.received:
+                            seconds = seconds_before + time.time() - epoch_start
+                            self.save_resume_state(epoch - 1, history, _place(epoch, start, losses, seconds, streams))
+                            raise TrainingInterrupted(
+                                f"[{self.name}] stopped by signal {stop.received} in epoch {epoch} at pair {start}; "
+                                f"saved {self.last}: rerun the same command to resume there")
+                        batch = streams.order[start : start + self.batch_size]
+                        if len(batch) < self.min_batch:
+                            continue
+                        if self.schedule is not None:
+                            self.schedule(epoch, start)
+                        loss = batch_loss(batch, streams)
+                        if not torch.isfinite(loss):
+                            raise TrainingDiverged(
+                                f"[{self.name}] loss is {loss.item()} at epoch {epoch}, "
+                                f"batch {start // self.batch_size + 1}: training diverged "
+                                "(try a lower learning_rate or check the embeddings for NaN)"
+                            )
+                        self.optimizer.zero_grad(set_to_none=True)
+                        loss.backward()
+                        self.optimizer.step()
+                        losses.append(loss.item())
+                        bar.update(len(batch))
+                        bar.set_postfix(loss=f"{np.mean(losses[-50:]):.4f}", refresh=False)  # redraws: mininterval
+                    bar.close()
                 if first_item < items:
                     # The epoch's training is done: keep it even if the job dies during evaluation (SLURM's
                     # KillWait may be shorter than scoring 27 sets); a rerun then only re-scores.
                     seconds = seconds_before + time.time() - epoch_start
                     self.save_resume_state(epoch - 1, history, _place(epoch, items, losses, seconds, streams))
                 train_seconds = seconds_before + time.time() - epoch_start
+                with phase("evaluation"):
+                    scores = score_epoch()
                 row = {"epoch": epoch, "loss": float(np.mean(losses)) if losses else math.nan,
                        "train_seconds": train_seconds, "pairs_per_second": items / max(train_seconds, 1e-9),
-                       **score_epoch()}
+                       **scores}
                 history.append(row)
                 print_fn(f"[{self.name}] epoch {epoch}: loss {row['loss']:.4f}, {describe(row)}, "
                          f"{row['pairs_per_second']:.0f} pairs/s")
-                with atomic_path(self.checkpoint_dir / f"epoch-{epoch}.pt") as tmp:
+                with phase("writing"), atomic_path(self.checkpoint_dir / f"epoch-{epoch}.pt") as tmp:
                     torch.save({k: v.cpu() for k, v in self.model.state_dict().items()}, tmp)
                 self.save_resume_state(epoch, history)
                 if stop.received:  # arrived during evaluation: stop now rather than at the next batch
@@ -300,7 +305,8 @@ class Run:
         scores = [h[key] for h in history]
         best = history[int(np.nanargmax(scores))] if not all(map(math.isnan, scores)) else history[-1]
         path = self.checkpoint_dir / f"epoch-{best['epoch']}.pt"
-        weights = read_payload(path, "checkpoint", error=self._damaged)
+        with phase("loading"):
+            weights = read_payload(path, "checkpoint", error=self._damaged)
         try:
             self.model.load_state_dict(weights)
         except Exception as exc:

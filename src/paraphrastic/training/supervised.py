@@ -29,6 +29,7 @@ from paraphrastic.losses.regularization import head_regularization, regularizati
 from paraphrastic.models.encoders import SentenceEncoder, build_model
 from paraphrastic.models.files import load_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
+from paraphrastic.phases import phase
 from paraphrastic.runtime import prepare_job
 from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, recover_damaged_checkpoints, seed_everything
 from paraphrastic.training.task_tables import load_task
@@ -88,30 +89,31 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
     task = settings.task
     low, high = SCORE_RANGE[task]
     vocab_dir = Path(vocab_dir)
-    vocab, embeddings, frames = load_task(table_path, vocab_dir)
-    train_rows = frames.pop("train")
-    scored = frames
-    left = [vocab.ids(t) for t in train_rows["tokens1"]]
-    right = [vocab.ids(t) for t in train_rows["tokens2"]]
-    targets = target_distribution(torch.tensor(train_rows["score"].to_numpy()), low, high).float()
+    with phase("loading"):
+        vocab, embeddings, frames = load_task(table_path, vocab_dir)
+        train_rows = frames.pop("train")
+        scored = frames
+        left = [vocab.ids(t) for t in train_rows["tokens1"]]
+        right = [vocab.ids(t) for t in train_rows["tokens2"]]
+        targets = target_distribution(torch.tensor(train_rows["score"].to_numpy()), low, high).float()
 
-    seed = settings.seed
-    seed_everything(seed)
-    if settings.init:
-        if init_path is None:
-            raise PipelineError(f"{settings.name}: a universal run needs the transfer model (--init)")
-        encoder, options = universal_encoder(Path(init_path), settings, vocab)
-    else:
-        options = settings.model_options()
-        encoder = build_model(settings.model, embeddings, **options)
-    model = PairScorer(encoder, SimilarityHead(encoder.output_dim, settings.head_dim, low, high))
-    model.to(device)
-    optimizer = adam(model.parameters(), settings.learning_rate)
-    inputs = [Path(table_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy"]
-    if settings.init:
-        inputs.append(Path(init_path))
-    run = Run(f"{task}/{settings.name}", model, optimizer, Path(checkpoint_dir),
-              fingerprint(settings.as_dict(), inputs, []), seed, settings.epochs, settings.batch_size)
+        seed = settings.seed
+        seed_everything(seed)
+        if settings.init:
+            if init_path is None:
+                raise PipelineError(f"{settings.name}: a universal run needs the transfer model (--init)")
+            encoder, options = universal_encoder(Path(init_path), settings, vocab)
+        else:
+            options = settings.model_options()
+            encoder = build_model(settings.model, embeddings, **options)
+        model = PairScorer(encoder, SimilarityHead(encoder.output_dim, settings.head_dim, low, high))
+        model.to(device)
+        optimizer = adam(model.parameters(), settings.learning_rate)
+        inputs = [Path(table_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy"]
+        if settings.init:
+            inputs.append(Path(init_path))
+        run = Run(f"{task}/{settings.name}", model, optimizer, Path(checkpoint_dir),
+                  fingerprint(settings.as_dict(), inputs, []), seed, settings.epochs, settings.batch_size)
 
     tags = options.get("tags") or "none"  # a universal run keeps its transfer model's tags
     targets = targets.to(device)
@@ -146,13 +148,14 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
             "init": str(init_path) if settings.init else None,
             "wall_seconds_this_call": time.time() - started,
             "train_seconds_total": float(sum(h["train_seconds"] for h in history))}
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    save_scorer(out_dir / "model.pt", model, settings.model, options, vocab,
-                {"settings": settings.as_dict(), "epoch": best["epoch"]})
-    write_text(out_dir / "history.csv", pd.DataFrame(history).to_csv(index=False))
-    write_json(out_dir / "history.json", history)
-    write_json(out_dir / "train.json", info)
+    with phase("writing"):
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        save_scorer(out_dir / "model.pt", model, settings.model, options, vocab,
+                    {"settings": settings.as_dict(), "epoch": best["epoch"]})
+        write_text(out_dir / "history.csv", pd.DataFrame(history).to_csv(index=False))
+        write_json(out_dir / "history.json", history)
+        write_json(out_dir / "train.json", info)
     return info
 
 

@@ -20,6 +20,7 @@ from paraphrastic.losses.margin import margin_loss
 from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
+from paraphrastic.phases import phase
 from paraphrastic.runtime import prepare_job
 from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, recover_damaged_checkpoints, seed_everything
 
@@ -51,24 +52,25 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
     out_dir, checkpoint_dir = Path(out_dir), Path(checkpoint_dir)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
 
-    vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
-    embeddings = torch.from_numpy(load_matrix(Path(vocab_dir) / "embeddings.npy"))
-    corpus = read_table(train_path)
-    if settings.max_pairs:
-        corpus = corpus.iloc[: settings.max_pairs]
-    left = [vocab.ids(t) for t in corpus["tokens1"]]  # tags are added per batch, after scrambling
-    right = [vocab.ids(t) for t in corpus["tokens2"]]
-    eval_frame = read_table(eval_path)
+    with phase("loading"):
+        vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
+        embeddings = torch.from_numpy(load_matrix(Path(vocab_dir) / "embeddings.npy"))
+        corpus = read_table(train_path)
+        if settings.max_pairs:
+            corpus = corpus.iloc[: settings.max_pairs]
+        left = [vocab.ids(t) for t in corpus["tokens1"]]  # tags are added per batch, after scrambling
+        right = [vocab.ids(t) for t in corpus["tokens2"]]
+        eval_frame = read_table(eval_path)
 
-    seed = settings.seed
-    seed_everything(seed)
-    options = settings.model_options()
-    model = build_model(settings.model, embeddings, **options)
-    model.to(device)
-    optimizer = adam(model.parameters(), settings.learning_rate)
-    vocab_dir = Path(vocab_dir)
-    stamp = fingerprint(settings.as_dict(), [Path(train_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy",
-                                   Path(eval_path)], selection)
+        seed = settings.seed
+        seed_everything(seed)
+        options = settings.model_options()
+        model = build_model(settings.model, embeddings, **options)
+        model.to(device)
+        optimizer = adam(model.parameters(), settings.learning_rate)
+        vocab_dir = Path(vocab_dir)
+        stamp = fingerprint(settings.as_dict(), [Path(train_path), vocab_dir / "vocab.txt",
+                                                 vocab_dir / "embeddings.npy", Path(eval_path)], selection)
     batch_size = settings.batch_size
     arrange = None
     if settings.length_buckets:
@@ -114,11 +116,12 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
             "wall_seconds_this_call": time.time() - started,
             "train_seconds_total": float(sum(h["train_seconds"] for h in history))}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    save_model(out_dir / "model.pt", model, settings.model, options, vocab,
-               {"settings": settings.as_dict(), "epoch": best["epoch"]})
-    flat = pd.DataFrame([{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in history])
-    write_text(out_dir / "history.csv", flat.to_csv(index=False))
-    write_json(out_dir / "history.json", history)
-    write_json(out_dir / "train.json", info)
+    with phase("writing"):
+        out_dir.mkdir(parents=True, exist_ok=True)
+        save_model(out_dir / "model.pt", model, settings.model, options, vocab,
+                   {"settings": settings.as_dict(), "epoch": best["epoch"]})
+        flat = pd.DataFrame([{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in history])
+        write_text(out_dir / "history.csv", flat.to_csv(index=False))
+        write_json(out_dir / "history.json", history)
+        write_json(out_dir / "train.json", info)
     return info

@@ -6,17 +6,20 @@ from __future__ import annotations
 from paraphrastic.evaluation.similarity import write_scores
 from paraphrastic.experiments.config import selection_ids
 from paraphrastic.models.files import load_model
+from paraphrastic.phases import phase
 from paraphrastic.runtime import prepare_job
 
 
 def run(config: dict, *, model, eval, out, device=None, threads=None) -> None:
     device = prepare_job(device or config["device"], threads)
-    encoder, vocab, payload = load_model(model, device)
+    with phase("loading"):
+        encoder, vocab, payload = load_model(model, device)
     trained = payload["settings"]
-    summary = write_scores(encoder, vocab, eval_path=eval, out=out, name=trained["name"],
-                           meta={"model": payload["model"], "trained": True, "seed": trained["seed"],
-                                 "selected_epoch": payload["epoch"]},
-                           selection=selection_ids(config), batch_size=config["evaluation"]["batch_size"],
-                           device=device)
+    with phase("evaluation"):
+        summary = write_scores(encoder, vocab, eval_path=eval, out=out, name=trained["name"],
+                               meta={"model": payload["model"], "trained": True, "seed": trained["seed"],
+                                     "selected_epoch": payload["epoch"]},
+                               selection=selection_ids(config), batch_size=config["evaluation"]["batch_size"],
+                               device=device)
     print(f"{trained['name']}: transfer mean {summary['transfer_pearson']:.2f} over {summary['transfer_sets']} sets, "
           f"STS16 {summary['selection_pearson']:.2f}")

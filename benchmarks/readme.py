@@ -1,0 +1,72 @@
+"""The README's measured blocks, written from committed results, never by hand: python benchmarks/readme.py [--check]
+
+A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` in README.md:
+
+- ``time profile``: benchmarks/results/time_profile.md, which benchmarks/time_profile.py writes from a run;
+- ``test suite``: benchmarks/results/test_suite.json, the record of a whole-suite run of scripts/test.sh
+  (``PARAPHRASTIC_TEST_RECORD=benchmarks/results/test_suite.json bash scripts/test.sh``).
+
+``--check`` changes nothing and exits 1 naming each block that differs from its results (tests/test_readme.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tabulate import tabulate
+
+HERE = Path(__file__).resolve().parent
+README = HERE.parent / "README.md"
+RESULTS = HERE / "results"
+
+
+def test_suite() -> str:
+    record = json.loads((RESULTS / "test_suite.json").read_text())
+    verdict = "within" if not record["over_budget"] else "over"
+    slowest = [[f"`{row['test']}`", row["phase"], f"{row['seconds']:,.0f}"] for row in record["slowest"][:8]]
+    return (f"The whole suite took **{record['seconds']:,.0f} s ({record['seconds'] / 60:.1f} min)** of wall time on "
+            f"{record['cpus']} CPUs: {record['setup_s']:,.0f} s of set-up and {record['tests_s']:,.0f} s for its "
+            f"{record['tests']:,} tests ({record['failed']} failed), {verdict} its budget of "
+            f"{record['budget_s']:,.0f} s. Its slowest tests (a module's shared pipeline run counts in the set-up "
+            "of the first test that uses it):\n\n"
+            + tabulate(slowest, ["test", "phase", "s"], tablefmt="github", disable_numparse=True) + "\n")
+
+
+BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "test suite": test_suite}
+
+
+def filled(text: str) -> tuple[str, list[str]]:
+    """README text with every block rewritten from its results, and the names of the blocks that changed."""
+    changed = []
+    for name, render in BLOCKS.items():
+        start, end = f"<!-- {name} -->\n", f"<!-- /{name} -->"
+        if start not in text or end not in text:
+            raise SystemExit(f"{README}: no block `{start.strip()}` ... `{end}`")
+        head, rest = text.split(start, 1)
+        old, tail = rest.split(end, 1)
+        new = render()
+        if old != new:
+            changed.append(name)
+        text = head + start + new + end + tail
+    return text, changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a block is stale")
+    args = parser.parse_args(argv)
+    text, changed = filled(README.read_text())
+    if args.check:
+        for name in changed:
+            print(f"README.md: block `{name}` differs from its results (python benchmarks/readme.py)", file=sys.stderr)
+        return 1 if changed else 0
+    README.write_text(text)
+    print(f"README.md: {', '.join(changed) or 'nothing'} rewritten")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

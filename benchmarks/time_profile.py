@@ -1,0 +1,130 @@
+"""Where a pipeline run's wall time goes, per rule and per phase of a job: python benchmarks/time_profile.py [RUN]
+
+Reads what a Snakemake run of the pipeline leaves in its working directory RUN (default: this checkout):
+every job's benchmark file (logs/benchmarks/<rule>/<job>.tsv: wall seconds and peak memory), the phases
+each job's command prints to its log (logs/<rule>/<job>.log, src/paraphrastic/phases.py: start-up,
+loading, training, evaluation, writing, other) and the run's span in Snakemake's newest log
+(.snakemake/log/). Prints a table, one row a rule, heaviest first, and writes it with its numbers to
+--out (default benchmarks/results/time_profile.md and .json). A rule's job seconds are summed over its
+jobs; with several jobs at once (``--cores``) they add up to more than the run's wall time, and the share
+column says which part of all job time each rule is. A job whose log has no phase line (a failed attempt,
+or a log of older code) counts in its rule's seconds but not in the phase columns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from tabulate import tabulate
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO / "src"))
+
+from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.phases import PHASES, parse  # noqa: E402
+
+SNAKEMAKE_TIME = "[%a %b %d %H:%M:%S %Y]"
+
+
+def benchmark(path: Path) -> dict:
+    """One Snakemake benchmark file: its first run's wall seconds and peak resident memory (MiB)."""
+    header, values = path.read_text().splitlines()[:2]
+    row = dict(zip(header.split("\t"), values.split("\t"), strict=True))
+    rss = row.get("max_rss", "-")
+    return {"seconds": float(row["s"]), "peak_rss_mb": float(rss) if rss not in ("-", "NA", "") else None}
+
+
+def jobs(run: Path) -> list[dict]:
+    """Every job with a benchmark file: its rule, name, seconds, peak memory and phases (None without a phase line)."""
+    found = []
+    for path in sorted((run / "logs" / "benchmarks").glob("*/*.tsv")):
+        rule, name = path.parent.name, path.stem
+        log = run / "logs" / rule / f"{name}.log"
+        spent = parse(log.read_text(errors="replace")) if log.is_file() else None
+        found.append({"rule": rule, "job": name, **benchmark(path), "phases": spent})
+    return found
+
+
+def span(run: Path) -> float | None:
+    """Seconds from the first to the last job event of the newest Snakemake log (None without one)."""
+    logs = sorted((run / ".snakemake" / "log").glob("*.snakemake.log"))
+    if not logs:
+        return None
+    stamps = []
+    for line in logs[-1].read_text(errors="replace").splitlines():
+        if line.startswith("[") and line.endswith("]"):
+            try:
+                stamps.append(datetime.strptime(line, SNAKEMAKE_TIME))
+            except ValueError:
+                continue
+    return (stamps[-1] - stamps[0]).total_seconds() if len(stamps) > 1 else None
+
+
+def profile(found: list[dict]) -> list[dict]:
+    """One row a rule: its jobs, job seconds (sum, share of all, median, longest), phases summed, peak memory."""
+    total = sum(job["seconds"] for job in found) or 1.0
+    rows = []
+    for rule in sorted({job["rule"] for job in found}):
+        mine = [job for job in found if job["rule"] == rule]
+        timed = [job["phases"] for job in mine if job["phases"]]
+        seconds = sum(job["seconds"] for job in mine)
+        memory = [job["peak_rss_mb"] for job in mine if job["peak_rss_mb"] is not None]
+        rows.append({"rule": rule, "jobs": len(mine), "seconds": seconds, "share": seconds / total,
+                     "median_s": statistics.median(job["seconds"] for job in mine),
+                     "longest_s": max(job["seconds"] for job in mine),
+                     "phased_jobs": len(timed),
+                     "phases": {name: sum(p.get(name, 0.0) for p in timed) for name in PHASES} if timed else None,
+                     "peak_rss_mb": max(memory) if memory else None})
+    return sorted(rows, key=lambda row: -row["seconds"])
+
+
+def markdown(rows: list[dict], wall: float | None, label: str) -> str:
+    def phase_cell(row: dict, name: str) -> str:
+        if not row["phases"]:
+            return "—"
+        return f"{row['phases'][name]:,.0f} ({row['phases'][name] / max(sum(row['phases'].values()), 1e-9):.0%})"
+
+    table = [[row["rule"], row["jobs"], f"{row['seconds']:,.0f}", f"{row['share']:.1%}", f"{row['median_s']:,.1f}",
+              f"{row['longest_s']:,.0f}", *(phase_cell(row, name) for name in PHASES),
+              "—" if row["peak_rss_mb"] is None else f"{row['peak_rss_mb']:,.0f}"] for row in rows]
+    seconds = sum(row["seconds"] for row in rows)
+    phased = [row["phases"] for row in rows if row["phases"]]
+    sums = {name: sum(p[name] for p in phased) for name in PHASES}
+    table.append(["**all**", sum(row["jobs"] for row in rows), f"{seconds:,.0f}", "100%", "", "",
+                  *(f"{sums[name]:,.0f} ({sums[name] / max(sum(sums.values()), 1e-9):.0%})" if phased else "—"
+                    for name in PHASES), ""])
+    head = ["rule", "jobs", "job s", "share", "median s", "longest s", *PHASES, "peak MiB"]
+    lines = [f"Where the time of {label} went: job seconds per rule (Snakemake's benchmark files) and, summed over the "
+             "rule's jobs, the phases each job's log reports (seconds, share of the rule's phased time).", ""]
+    if wall:
+        lines += [f"Wall time from the first to the last job: {wall:,.0f} s ({wall / 60:.1f} min); the jobs' seconds "
+                  f"add up to {seconds / wall:.2f}× that (jobs ran side by side).", ""]
+    return "\n".join(lines) + tabulate(table, head, tablefmt="github", disable_numparse=True) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", nargs="?", default=".", type=Path, help="the run's working directory (default: .)")
+    parser.add_argument("--label", default="the run", help="what the run was, for the table's caption")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "time_profile",
+                        help="writes OUT.md and OUT.json (default: %(default)s)")
+    args = parser.parse_args(argv)
+    found = jobs(args.run)
+    if not found:
+        raise SystemExit(f"{args.run / 'logs/benchmarks'}: no benchmark files (run the pipeline with Snakemake first)")
+    rows, wall = profile(found), span(args.run)
+    text = markdown(rows, wall, args.label)
+    print(text)
+    write_text(args.out.with_suffix(".md"), text)
+    write_json(args.out.with_suffix(".json"), {"label": args.label, "wall_seconds": wall, "rules": rows,
+                                               "jobs": found})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
