@@ -1,19 +1,20 @@
 """Where a pipeline run's wall time goes, per rule and per phase of a job: python benchmarks/time_profile.py [RUN]
 
 Reads what a Snakemake run of the pipeline leaves in its working directory RUN (default: this checkout):
-every job's benchmark file (logs/benchmarks/<rule>/<job>.tsv: wall seconds and peak memory), the phases
-each job's command prints to its log (logs/<rule>/<job>.log, src/paraphrastic/phases.py: start-up,
-loading, training, evaluation, writing, other) and the run's span in Snakemake's newest log
-(.snakemake/log/). Prints a table, one row a rule, heaviest first, and writes it with its numbers to
---out (default benchmarks/results/time_profile.md and .json). A rule's job seconds are summed over its
-jobs; with several jobs at once (``--cores``) they add up to more than the run's wall time, and the share
-column says which part of all job time each rule is. A job whose log has no phase line (a failed attempt,
-or a log of older code) counts in its rule's seconds but not in the phase columns.
+every job's benchmark file (logs/benchmarks/<rule>/<job>.tsv: wall seconds and peak memory) and the phases
+each job's command prints to its log (logs/<rule>/<job>.log, src/paraphrastic/phases.py: start-up, loading,
+training, evaluation, writing, other). The run's span comes from Snakemake's log of the invocation that
+ran the jobs (.snakemake/log/). Prints a table, one row a rule, heaviest first, and writes
+it with its numbers to --out (default benchmarks/results/time_profile.md and .json). A rule's job seconds are
+summed over its jobs; with several jobs at once they add up to more than the run's wall time, and the share
+column says which part of all job time each rule is. A job whose log has no phase line (a failed attempt, or
+a log of older code) counts in its rule's seconds but not in the phase columns.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 from datetime import datetime
@@ -28,7 +29,8 @@ sys.path.insert(0, str(REPO / "src"))
 from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.phases import PHASES, parse  # noqa: E402
 
-SNAKEMAKE_TIME = "[%a %b %d %H:%M:%S %Y]"
+SNAKEMAKE_TIME = "[%a %b %d %H:%M:%S %Y]"  # a job event's line in Snakemake's log
+SNAKEMAKE_STAMP = re.compile(r"\[\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4}\]")
 
 
 def benchmark(path: Path) -> dict:
@@ -46,23 +48,25 @@ def jobs(run: Path) -> list[dict]:
         rule, name = path.parent.name, path.stem
         log = run / "logs" / rule / f"{name}.log"
         spent = parse(log.read_text(errors="replace")) if log.is_file() else None
-        found.append({"rule": rule, "job": name, **benchmark(path), "phases": spent})
+        found.append({"rule": rule, "job": name, **benchmark(path), "ended": path.stat().st_mtime, "phases": spent})
     return found
 
 
-def span(run: Path) -> float | None:
-    """Seconds from the first to the last job event of the newest Snakemake log (None without one)."""
-    logs = sorted((run / ".snakemake" / "log").glob("*.snakemake.log"))
-    if not logs:
-        return None
-    stamps = []
-    for line in logs[-1].read_text(errors="replace").splitlines():
-        if line.startswith("[") and line.endswith("]"):
-            try:
-                stamps.append(datetime.strptime(line, SNAKEMAKE_TIME))
-            except ValueError:
-                continue
-    return (stamps[-1] - stamps[0]).total_seconds() if len(stamps) > 1 else None
+def span(run: Path, found: list[dict]) -> float | None:
+    """The run's wall seconds: from the first to the last time stamp of the Snakemake log (.snakemake/log/) that
+    finished the most jobs (later invocations, dry runs and `--touch`, finish none); without one, from the first
+    job's start to the last job's end (each benchmark file is written as its job ends)."""
+    best, most = None, 0
+    for log in (run / ".snakemake" / "log").glob("*.snakemake.log"):
+        lines = log.read_text(errors="replace").splitlines()
+        finished = sum(line.startswith("Finished job") for line in lines)
+        if finished > most:
+            stamps = [datetime.strptime(line, SNAKEMAKE_TIME) for line in lines if SNAKEMAKE_STAMP.fullmatch(line)]
+            if len(stamps) > 1:
+                best, most = (stamps[-1] - stamps[0]).total_seconds(), finished
+    if best is not None or not found:
+        return best
+    return max(job["ended"] for job in found) - min(job["ended"] - job["seconds"] for job in found)
 
 
 def profile(found: list[dict]) -> list[dict]:
@@ -117,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     found = jobs(args.run)
     if not found:
         raise SystemExit(f"{args.run / 'logs/benchmarks'}: no benchmark files (run the pipeline with Snakemake first)")
-    rows, wall = profile(found), span(args.run)
+    rows, wall = profile(found), span(args.run, found)
     text = markdown(rows, wall, args.label)
     print(text)
     write_text(args.out.with_suffix(".md"), text)

@@ -123,11 +123,11 @@ def pytest_sessionfinish(session, exitstatus):
     if not (budget or record) or hasattr(session.config, "workerinput"):  # judged once, by pytest-xdist's controller
         return
     setup, seconds = _wall_seconds(session.config)
-    over = bool(budget) and setup + seconds > float(budget) and exitstatus == 0
+    over = bool(budget) and setup + seconds > float(budget)
     if record:
         reports = session.config.pluginmanager.get_plugin("terminalreporter").stats
-        durations = sorted(((r.duration, r.nodeid, r.when) for kind in ("passed", "failed", "error")
-                            for r in reports.get(kind, []) if hasattr(r, "duration")), reverse=True)
+        durations = sorted(((r.duration, r.nodeid, r.when) for kind in reports.values() for r in kind
+                            if hasattr(r, "duration") and hasattr(r, "when")), reverse=True)  # setups too
         Path(record).write_text(json.dumps({
             "seconds": round(setup + seconds, 1), "setup_s": round(setup, 1), "tests_s": round(seconds, 1),
             "budget_s": float(budget) if budget else None, "over_budget": over,
@@ -135,7 +135,7 @@ def pytest_sessionfinish(session, exitstatus):
             "machine": platform.machine(), "python": platform.python_version(),
             "slowest": [{"test": nodeid, "phase": when, "seconds": round(d, 1)} for d, nodeid, when in durations[:15]],
         }, indent=1) + "\n")
-    if over:
+    if over and exitstatus == 0:  # (a run that failed already says so)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -49,7 +50,7 @@ def test_tokenize_speed_benchmark_runs(mirror):
 
 def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
     """benchmarks/time_profile.py on a made-up run: two train jobs (one log of an older run without a phase line)
-    and one fetch job; job seconds, shares, phases and the span of the Snakemake log, checked by hand."""
+    and one fetch job; job seconds, shares, phases and the run's span, checked by hand."""
     from paraphrastic.phases import LINE
 
     header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
@@ -61,17 +62,28 @@ def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
             header + f"{seconds}\t0:00:{int(seconds)}\t{rss}\t1\t1\t1\t1\t1\t1\t{seconds}\n")
         (tmp_path / "logs" / rule).mkdir(exist_ok=True)
         (tmp_path / "logs" / rule / f"{job}.log").write_text("working\n" + (f"{LINE} {spent}\n" if spent else ""))
-    (tmp_path / ".snakemake/log").mkdir(parents=True)
-    (tmp_path / ".snakemake/log/2026-01-01T000000.000000.snakemake.log").write_text(
-        "Building DAG\n[Thu Jan 01 00:00:00 2026]\nlocalrule fetch:\n[Thu Jan 01 00:01:10 2026]\nFinished\n")
+    # the jobs ended at 100 s (fetch, started at 80), 130 s (a, started at 100) and 150 s (b, started at 100)
+    for (rule, job), ended in {("fetch", "fetch"): 100, ("train", "a.seed1"): 130, ("train", "b.seed1"): 150}.items():
+        os.utime(tmp_path / "logs/benchmarks" / rule / f"{job}.tsv", (ended, ended))
     out = subprocess.run([sys.executable, "benchmarks/time_profile.py", str(tmp_path), "--label", "a test",
                           "--out", str(tmp_path / "profile")], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     result = json.loads((tmp_path / "profile.json").read_text())
-    assert result["wall_seconds"] == 70
+    assert result["wall_seconds"] == 70  # 150 - 80
     train, fetch = result["rules"]  # heaviest first
     assert (train["rule"], train["jobs"], train["seconds"], train["share"]) == ("train", 2, 80.0, 0.8)
     assert train["phased_jobs"] == 1 and train["phases"]["training"] == 20 and train["peak_rss_mb"] == 700
     assert fetch["phases"] == {"start-up": 1, "loading": 0, "training": 0, "evaluation": 0, "writing": 0, "other": 19}
     table = (tmp_path / "profile.md").read_text()
     assert "| train   | 2      | 80      | 80.0%   |" in table and "20 (67%)" in table and "70 s (1.2 min)" in table
+    # with Snakemake's logs, the span is that of the invocation that finished jobs, not of a later `--touch`
+    logs = tmp_path / ".snakemake/log"
+    logs.mkdir(parents=True)
+    (logs / "2026-01-01T000000.000000.snakemake.log").write_text(
+        "Building DAG of jobs...\n[Thu Jan  1 00:00:00 2026]\nlocalrule fetch:\n[Thu Jan  1 00:01:40 2026]\n"
+        "Finished jobid: 1 (Rule: fetch)\n[Thu Jan  1 00:05:00 2026]\nFinished jobid: 2 (Rule: train)\n")
+    (logs / "2026-01-01T010000.000000.snakemake.log").write_text("Touching output files...\n[Thu Jan  1 01:00:00 "
+                                                                 "2026]\n[Thu Jan  1 01:09:00 2026]\n")
+    subprocess.run([sys.executable, "benchmarks/time_profile.py", str(tmp_path), "--out", str(tmp_path / "profile")],
+                   cwd=REPO, check=True, capture_output=True)
+    assert json.loads((tmp_path / "profile.json").read_text())["wall_seconds"] == 300

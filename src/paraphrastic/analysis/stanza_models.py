@@ -31,6 +31,7 @@ import pandas as pd
 from paraphrastic.atomic import write_json
 from paraphrastic.data.readers import iter_lines
 from paraphrastic.errors import MalformedLine, PipelineError
+from paraphrastic.phases import phase
 
 PACKAGE = "ewt_offline"  # the package name the trained models get in resources.json
 PROCESSORS = "tokenize,pos,lemma,depparse"
@@ -321,8 +322,9 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
         train = write_conllu(train_blocks, work / "train.conllu")
         dev = write_conllu(dev_blocks, work / "dev.conllu")
         copy = None if transformer is None else copy_transformer(Path(transformer), work / "transformer")
-        models, curves = train_models(train, dev, work, settings, threads=threads, transformer=copy,
-                                      word_vectors=None if word_vectors is None else Path(word_vectors).resolve())
+        with phase("training"):  # Stanza's own processes: its start-up, its dev evaluations and its saves included
+            models, curves = train_models(train, dev, work, settings, threads=threads, transformer=copy,
+                                          word_vectors=None if word_vectors is None else Path(word_vectors).resolve())
         assemble_resources(models, resources)
         if copy is not None:
             add_transformer(resources, copy)
@@ -338,8 +340,10 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
         shutil.rmtree(work)
     import stanza
 
-    pipeline = load_pipeline(resources)
-    scores = dev_scores(pipeline, dev_blocks)
+    with phase("loading"):
+        pipeline = load_pipeline(resources)
+    with phase("evaluation"):
+        scores = dev_scores(pipeline, dev_blocks)
     summary = {**origin, "stanza_version": stanza.__version__, "dev": scores, "seconds": time.time() - started}
     write_json(out_dir / "scores.json", summary)
     return summary
