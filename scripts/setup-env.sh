@@ -10,7 +10,5 @@ python -m pip install -q --upgrade pip
 # torch first and pinned: on the build machines 2.13.0 is a local CPU wheel, and an unpinned torch
 # would pull gigabytes of CUDA packages. On a GPU cluster set TORCH_SPEC (e.g. "torch>=2.1") to get
 # your site's CUDA build; pyproject.toml only asks for a range.
-# --no-compile: byte-compiling every installed module is a minute or more of a fresh set-up; Python compiles (and
-# caches) the modules a process imports the first time one does.
-python -m pip install -q --no-compile "${TORCH_SPEC:-torch==2.13.0}"
-python -m pip install -q --no-compile -e ".[pipeline,dev,reference]"
+python -m pip install -q "${TORCH_SPEC:-torch==2.13.0}"
+python -m pip install -q -e ".[pipeline,dev,reference]"
