@@ -120,7 +120,8 @@ def pytest_sessionfinish(session, exitstatus):
     import platform
 
     budget, record = os.environ.get(TEST_BUDGET), os.environ.get(TEST_RECORD)
-    if not (budget or record) or hasattr(session.config, "workerinput"):  # judged once, by pytest-xdist's controller
+    # judged once, by pytest-xdist's controller, and never for a run that only collects (a test's subprocess)
+    if not (budget or record) or hasattr(session.config, "workerinput") or session.config.option.collectonly:
         return
     setup, seconds = _wall_seconds(session.config)
     over = bool(budget) and setup + seconds > float(budget)
@@ -142,7 +143,7 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.hookimpl(trylast=True)  # after the slowest tests
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     budget = os.environ.get(TEST_BUDGET)
-    if budget and hasattr(config, _SESSION_START) and not hasattr(config, "workerinput"):
+    if budget and hasattr(config, _SESSION_START) and not (hasattr(config, "workerinput") or config.option.collectonly):
         setup, seconds = _wall_seconds(config)
         verdict = "within" if setup + seconds <= float(budget) else "OVER"
         terminalreporter.write_line(f"test suite: {setup + seconds:.1f} s of wall time (set-up {setup:.0f} s, tests "

@@ -59,10 +59,8 @@ def slurm():
     # The node claims more CPUs than the machine's 2, so the tiny jobs run side by side instead of one after another:
     # the SLURM plugin notices a finished job at its next status check, and it spaces those checks 10 s further
     # apart after each that finds none done, so each wave of jobs costs half a minute however short its jobs are.
-    # The daemons, and so the jobs they start, run niced: under `scripts/test.sh` the other worker runs the tiny
-    # pipeline's engines, the suite's longest chain, beside them.
-    started = subprocess.run([*as_root, "env", f"LOCAL_SLURM_CPUS={NODE_CPUS}", "nice", "-n", "10", "bash",
-                              str(CLUSTER), "start", str(state)], capture_output=True, text=True)
+    started = subprocess.run([*as_root, "env", f"LOCAL_SLURM_CPUS={NODE_CPUS}", "bash", str(CLUSTER), "start",
+                              str(state)], capture_output=True, text=True)
     assert started.returncode == 0, started.stdout + started.stderr
     env = dict(os.environ, SLURM_CONF=str(state / "etc" / "slurm.conf"))
     try:
