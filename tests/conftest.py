@@ -102,29 +102,28 @@ SETUP_SECONDS = "PARAPHRASTIC_SETUP_S"  # scripts/test.sh: the seconds its envir
 _SESSION_START = "paraphrastic_session_start"
 
 
+_MEASURED = "paraphrastic_session_measured"  # (set-up s, tests s, over budget), once the session has ended
+
+
 def pytest_sessionstart(session):
     import time
 
     setattr(session.config, _SESSION_START, time.monotonic())
 
 
-def _wall_seconds(config) -> tuple[float, float]:
-    """(set-up seconds, seconds of this pytest run so far)."""
-    import time
-
-    return float(os.environ.get(SETUP_SECONDS) or 0), time.monotonic() - getattr(config, _SESSION_START)
-
-
 def pytest_sessionfinish(session, exitstatus):
     import json
     import platform
+    import time
 
     budget, record = os.environ.get(TEST_BUDGET), os.environ.get(TEST_RECORD)
     # judged once, by pytest-xdist's controller, and never for a run that only collects (a test's subprocess)
     if not (budget or record) or hasattr(session.config, "workerinput") or session.config.option.collectonly:
         return
-    setup, seconds = _wall_seconds(session.config)
+    setup = float(os.environ.get(SETUP_SECONDS) or 0)
+    seconds = time.monotonic() - getattr(session.config, _SESSION_START)
     over = bool(budget) and setup + seconds > float(budget)
+    setattr(session.config, _MEASURED, (setup, seconds, over))  # for the terminal summary, which comes after
     if record:
         reports = session.config.pluginmanager.get_plugin("terminalreporter").stats
         durations = sorted(((r.duration, r.nodeid, r.when) for kind in reports.values() for r in kind
@@ -143,12 +142,11 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.hookimpl(trylast=True)  # after the slowest tests
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     budget = os.environ.get(TEST_BUDGET)
-    if budget and hasattr(config, _SESSION_START) and not (hasattr(config, "workerinput") or config.option.collectonly):
-        setup, seconds = _wall_seconds(config)
-        verdict = "within" if setup + seconds <= float(budget) else "OVER"
+    if budget and hasattr(config, _MEASURED):
+        setup, seconds, over = getattr(config, _MEASURED)
         terminalreporter.write_line(f"test suite: {setup + seconds:.1f} s of wall time (set-up {setup:.0f} s, tests "
-                                    f"{seconds:.1f} s), {verdict} its budget of {budget} s ({TEST_BUDGET}; the "
-                                    "slowest tests are listed above)", red=verdict == "OVER", bold=True)
+                                    f"{seconds:.1f} s), {'OVER' if over else 'within'} its budget of {budget} s "
+                                    f"({TEST_BUDGET}; the slowest tests are listed above)", red=over, bold=True)
 
 
 # scripts/test.sh runs the whole suite on two pytest-xdist workers, a file to a worker (`--dist loadfile`), in
