@@ -88,28 +88,30 @@ def test_training_rule_on_a_tiny_treebank_slice_gives_a_loadable_pipeline(tmp_pa
     assert frame["head"].between(0, 5).all() and (frame["deprel"] != "").all()
 
 
-@pytest.mark.integration
-def test_models_trained_from_word_vectors_carry_their_pretrain_file(tmp_path, mirror):
-    vectors = tmp_path / "vectors.txt.gz"  # the first 3,000 GloVe words: the format, not the coverage, is tested
-    with gzip.open(mirror / "embeddings/glove.6B.50d.txt.gz", "rt", encoding="utf-8") as source, \
-            gzip.open(vectors, "wt", encoding="utf-8") as out:
-        for _, line in zip(range(3000), source, strict=False):
-            out.write(line)
-    summary = stanza_models.build(TINY, train_file=mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz",
-                                  dev_file=mirror / "ud-english-ewt/en_ewt-ud-dev.conllu", out_dir=tmp_path / "stanza",
-                                  threads=2, word_vectors=vectors)
-    resources = tmp_path / "stanza" / "resources"
-    pretrain = resources / "en/pretrain" / f"{stanza_models.PACKAGE}.pt"
-    assert summary["word_vectors"] == "vectors.txt.gz" and pretrain.is_file()
-    assert "--wordvec_file" in (resources / "training-logs" / "parser.log").read_text()
-    assert torch.load(pretrain, weights_only=True)["emb"].shape[1] == 50
-    pipeline = stanza_models.load_pipeline(resources)
-    frame = stanza_models.parse(pipeline, [["The", "dog", "barked", "."]], progress=False)
-    assert list(frame["word"]) == ["The", "dog", "barked", "."]
+def test_the_first_word_vectors_of_a_file_keep_its_header(tmp_path):
+    source = tmp_path / "vectors.txt"
+    source.write_text("4 2\nthe 0.1 0.2\nof 0.3 0.4\nand 0.5 0.6\nto 0.7 0.8\n")
+    assert stanza_models.first_word_vectors(source, 2, tmp_path / "a.txt").read_text() == \
+        "4 2\nthe 0.1 0.2\nof 0.3 0.4\n"
+    source.write_text("the 0.1 0.2\nof 0.3 0.4\n")  # GloVe's files have no header
+    assert stanza_models.first_word_vectors(source, 1, tmp_path / "b.txt").read_text() == "the 0.1 0.2\n"
+    assert stanza_models.first_word_vectors(source, 5, tmp_path / "c.txt").read_text() == source.read_text()
+
+
+def test_a_failing_stanza_command_names_its_log_and_the_next_ones_do_not_run(tmp_path):
+    """The trainers share one process: a failure names the trainer that failed, with the last lines of its log."""
+    commands = [("stanza.models.lemmatizer", ["--mode", "train", "--dict_only", "--train_file", str(tmp_path / "none"),
+                                              "--eval_file", str(tmp_path / "none"), "--shorthand", "en_ewt"],
+                 tmp_path / "lemmatizer.log"),
+                ("stanza.models.parser", ["--help"], tmp_path / "parser.log")]
+    with pytest.raises(PipelineError, match=r"python -m stanza.models.lemmatizer failed .*lemmatizer.log"):
+        stanza_models.run_stanza(commands, threads=1)
+    assert (tmp_path / "lemmatizer.log").read_text().startswith("$ python -m stanza.models.lemmatizer --mode train")
+    assert not (tmp_path / "parser.log").exists()
 
 
 @pytest.mark.integration
-def test_models_trained_with_a_transformer_carry_a_copy_and_load_after_the_original_is_gone(tmp_path, mirror,
+def test_models_trained_with_a_transformer_and_word_vectors_carry_both_and_load_without_the_originals(tmp_path, mirror,
                                                                                              monkeypatch):
     from paraphrastic.data.transformer_folders import MINILM, minilm_folder
 
@@ -118,12 +120,23 @@ def test_models_trained_with_a_transformer_carry_a_copy_and_load_after_the_origi
     original = tmp_path / "home" / "bartholomew" / "minilm"
     shutil.copytree(minilm_folder(), original)
     (original / "onnx").mkdir()  # another framework's weights: not copied
-    summary = stanza_models.build({**TINY, "transformer": MINILM},
+    # and from word vectors: the first 3,000 GloVe words (the format, not the coverage, is tested), of which the
+    # models keep 2,000 (`pretrain_max_vocab`)
+    vectors = tmp_path / "vectors.txt.gz"
+    with gzip.open(mirror / "embeddings/glove.6B.50d.txt.gz", "rt", encoding="utf-8") as source, \
+            gzip.open(vectors, "wt", encoding="utf-8") as out:
+        for _, line in zip(range(3000), source, strict=False):
+            out.write(line)
+    summary = stanza_models.build({**TINY, "transformer": MINILM, "pretrain_max_vocab": 2000},
                                   train_file=mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz",
                                   dev_file=mirror / "ud-english-ewt/en_ewt-ud-dev.conllu", out_dir=tmp_path / "stanza",
-                                  threads=2, transformer=original)
-    assert summary["transformer"] == MINILM and summary["word_vectors"] is None
+                                  threads=2, transformer=original, word_vectors=vectors)
+    assert summary["transformer"] == MINILM and summary["word_vectors"] == "vectors.txt.gz"
+    assert summary["budget"]["pretrain_max_vocab"] == 2000
     resources = tmp_path / "stanza" / "resources"
+    pretrain = resources / "en/pretrain" / f"{stanza_models.PACKAGE}.pt"
+    assert torch.load(pretrain, weights_only=True)["emb"].shape == (2000, 50)  # Stanza's 4 special words among them
+    assert "--wordvec_file" in (resources / "training-logs" / "parser.log").read_text()
     for log in ("tagger.log", "parser.log"):
         assert "--bert_model minilm " in (resources / "training-logs" / log).read_text()
     for model in ("pos", "depparse"):  # the name the models carry
@@ -134,6 +147,7 @@ def test_models_trained_with_a_transformer_carry_a_copy_and_load_after_the_origi
     assert (resources / record["folder"] / "model.safetensors").is_file()
     assert not (resources / record["folder"] / "onnx").exists()
     shutil.rmtree(tmp_path / "home")
+    vectors.unlink()
     moved = tmp_path / "moved"
     resources.rename(moved)
     monkeypatch.chdir(tmp_path)

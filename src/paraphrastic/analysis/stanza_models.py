@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -108,25 +109,60 @@ class LearningCurve:
             self._scores = {}
 
 
-def run_stanza(module: str, args: list[str], log: Path, threads: int, cwd: Path | None = None) -> list[dict]:
-    """One of Stanza's training or prediction entry points, its output in ``log``; returns the dev scores it logged
-    (:class:`LearningCurve`), each with the seconds since the command started (read as the lines arrive). Paths in
-    ``args`` must be absolute where ``cwd`` is given."""
+def run_stanza(commands: list[tuple[str, list[str], Path]], threads: int, cwd: Path | None = None) -> list[list[dict]]:
+    """Stanza's training entry points (``(module, args, log)``: ``python -m module args``), one after another in
+    one process (:mod:`paraphrastic.analysis.stanza_training`), each one's output in its ``log``; returns the dev
+    scores each logged (:class:`LearningCurve`), each with the seconds since that command started (read as the lines
+    arrive). Paths in ``args`` must be absolute where ``cwd`` is given."""
+    from paraphrastic.analysis.stanza_training import BEGIN
+
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
-    started = time.time()
-    curve = LearningCurve()
-    with open(log, "a", encoding="utf-8", buffering=1) as handle:  # line-buffered: `tail -f` shows progress
-        handle.write(f"$ python -m {module} {' '.join(args)}\n")
-        with subprocess.Popen([sys.executable, "-m", module, *args], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True, errors="replace") as proc:
+    logs = {module: log for module, _, log in commands}
+    curves = {module: LearningCurve() for module in logs}
+    module, handle, started = None, None, time.time()
+
+    def finish() -> None:
+        if module is not None:
+            handle.close()
+            print(f"{module}: {time.time() - started:.0f} s")
+
+    with tempfile.TemporaryDirectory() as scratch:
+        plan = Path(scratch) / "plan.json"
+        plan.write_text(json.dumps([{"module": m, "args": args} for m, args, _ in commands]), encoding="utf-8")
+        with subprocess.Popen([sys.executable, "-m", "paraphrastic.analysis.stanza_training", str(plan)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True,
+                              errors="replace") as proc:
             for line in proc.stdout:
-                handle.write(line)
-                curve.feed(line, time.time() - started)
+                if line.startswith(BEGIN):
+                    finish()
+                    module, started = line[len(BEGIN):].strip(), time.time()
+                    handle = open(logs[module], "a", encoding="utf-8", buffering=1)  # line-buffered: `tail -f`
+                    args = next(a for m, a, _ in commands if m == module)
+                    handle.write(f"$ python -m {module} {' '.join(args)}\n")
+                elif handle is not None:
+                    handle.write(line)
+                    curves[module].feed(line, time.time() - started)
+        finish()
     if proc.returncode != 0:
-        tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:])
-        raise PipelineError(f"python -m {module} failed (exit {proc.returncode}); last lines of {log}:\n{tail}")
-    print(f"{module}: {time.time() - started:.0f} s")
-    return curve.points
+        failed = logs.get(module, commands[0][2])
+        tail = "".join(failed.read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:]) \
+            if failed.is_file() else ""
+        raise PipelineError(f"python -m {module or commands[0][0]} failed (exit {proc.returncode}); last lines of "
+                            f"{failed}:\n{tail}")
+    return [curves[m].points for m, _, _ in commands]
+
+
+def first_word_vectors(source: Path, count: int, out: Path) -> Path:
+    """``out``: the first ``count`` vectors of the text vector file ``source`` (its header line too, where it has
+    one), which is what Stanza's ``--pretrain_max_vocab`` keeps of a file."""
+    kept = 0
+    with open(out, "w", encoding="utf-8") as handle:
+        for _, line in iter_lines(source):
+            if kept == count:
+                break
+            handle.write(line + "\n")
+            kept += len(line.split(" ", 2)) > 2  # a header ("400000 50") has two fields
+    return out
 
 
 def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: int,
@@ -146,33 +182,38 @@ def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: i
     if pretrain is None:
         vectors = ["--no_pretrain"]
     else:  # the tagger reads the text file and writes the pretrain file, which the parser then reads
-        vectors = ["--wordvec_file", str(word_vectors), "--wordvec_pretrain_file", str(pretrain)]
+        vectors = ["--wordvec_pretrain_file", str(pretrain)]
+        if budget.get("pretrain_max_vocab"):  # Stanza would read every line of the file to keep the first ones
+            word_vectors = first_word_vectors(word_vectors, budget["pretrain_max_vocab"], work / "word_vectors.txt")
+            vectors += ["--pretrain_max_vocab", str(budget["pretrain_max_vocab"])]
+        vectors += ["--wordvec_file", str(word_vectors)]
     cwd = None
     if transformer is not None:  # frozen: Stanza fine-tunes it only with --bert_finetune
         # Stanza saves the name it is given in the models and picks its code path from substrings of that name
         # ('bart', 'xlnet', ...), so it gets the folder's own name, relative to the folder's parent: the
         # folders above (a home directory, a virtual environment) neither end up in the models nor decide
         cwd, vectors = transformer.parent, [*vectors, "--bert_model", transformer.name]
-    curves = {"tagger": run_stanza("stanza.models.tagger", [
-        "--mode", "train", *common, "--lang", "en", *vectors, "--share_hid", "--char_hidden_dim", "100",
-        "--batch_size", str(budget["tagger_batch_size"]), "--max_steps", str(budget["tagger_steps"]),
-        "--eval_interval", interval, "--fix_eval_interval", "--log_step", interval,
-        "--save_dir", str(models["pos"]), "--save_name", "model.pt"], logs / "tagger.log", threads, cwd)}
-    run_stanza("stanza.models.lemmatizer", [
-        "--mode", "train", "--dict_only", *common,
-        "--save_dir", str(models["lemma"]), "--save_name", "model.pt"], logs / "lemmatizer.log", threads)
-    # --no_checkpoint: otherwise Stanza writes a resumable checkpoint beside the model and silently
-    # resumes from it on the next run with the same save name
-    curves["parser"] = run_stanza("stanza.models.parser", [
-        "--mode", "train", *common, "--lang", "en", *vectors, "--char_hidden_dim", "100",
-        "--hidden_dim", "200", "--deep_biaff_hidden_dim", "200", "--batch_size", str(budget["parser_batch_size"]),
-        "--max_steps", str(budget["parser_steps"]), "--eval_interval", interval, "--log_step", interval,
-        "--no_checkpoint", "--save_dir", str(models["depparse"]), "--save_name", "model.pt"],
-        logs / "parser.log", threads, cwd)
+    tagger, _, parser = run_stanza([
+        ("stanza.models.tagger", [
+            "--mode", "train", *common, "--lang", "en", *vectors, "--share_hid", "--char_hidden_dim", "100",
+            "--batch_size", str(budget["tagger_batch_size"]), "--max_steps", str(budget["tagger_steps"]),
+            "--eval_interval", interval, "--fix_eval_interval", "--log_step", interval,
+            "--save_dir", str(models["pos"]), "--save_name", "model.pt"], logs / "tagger.log"),
+        ("stanza.models.lemmatizer", [
+            "--mode", "train", "--dict_only", *common,
+            "--save_dir", str(models["lemma"]), "--save_name", "model.pt"], logs / "lemmatizer.log"),
+        # --no_checkpoint: otherwise Stanza writes a resumable checkpoint beside the model and silently
+        # resumes from it on the next run with the same save name
+        ("stanza.models.parser", [
+            "--mode", "train", *common, "--lang", "en", *vectors, "--char_hidden_dim", "100",
+            "--hidden_dim", "200", "--deep_biaff_hidden_dim", "200", "--batch_size", str(budget["parser_batch_size"]),
+            "--max_steps", str(budget["parser_steps"]), "--eval_interval", interval, "--log_step", interval,
+            "--no_checkpoint", "--save_dir", str(models["depparse"]), "--save_name", "model.pt"],
+         logs / "parser.log")], threads, cwd)
     files = {name: path / "model.pt" for name, path in models.items()}
     if pretrain is not None:
         files["pretrain"] = pretrain
-    return files, curves
+    return files, {"tagger": tagger, "parser": parser}
 
 
 def assemble_resources(models: dict[str, Path], out: Path) -> Path:
@@ -334,8 +375,9 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
                   "word_vectors": None if word_vectors is None else Path(word_vectors).name,
                   # as params name it (all-MiniLM-L6-v2 or a folder); resources/transformer.json has its path
                   "transformer": None if transformer is None else settings.get("transformer") or str(transformer),
-                  "budget": {k: settings[k] for k in ("tagger_steps", "parser_steps", "eval_interval",
-                                                      "tagger_batch_size", "parser_batch_size")},
+                  "budget": {k: settings.get(k) for k in ("tagger_steps", "parser_steps", "eval_interval",
+                                                          "tagger_batch_size", "parser_batch_size",
+                                                          "pretrain_max_vocab")},
                   "curves": curves, "threads": threads}
         shutil.rmtree(work)
     import stanza
