@@ -364,6 +364,52 @@ def test_paper_profile_dry_run_shows_the_grouped_cluster_plan(snakemake_run):
         assert out.count(f"Group job {group} ") == math.ceil(jobs / int(size[group])) > 0, group
 
 
+def trained(log: str) -> list[str]:
+    """The training stages a `dvc repro` or `dvc exp run` ran."""
+    return sorted(s for s in re.findall(r"Running stage '([^']+)'", log) if s.split("@")[0].startswith("train"))
+
+
+def test_dvc_exp_run_on_a_grid_trains_exactly_its_new_runs_and_switching_back_trains_nothing(snakemake_run):
+    """The issue's case: `dvc exp run -S` on a grid's thinning. The runs table follows params only when
+    regenerated, so the experiment stops, naming the fix; then it trains the new runs' jobs and nothing else.
+    `dvc exp show` and `dvc metrics diff` compare scores; going back to the baseline retrains nothing. In the
+    Snakemake run's checkout, once DVC knows its results (as after test_nothing_to_do_...): so it runs while
+    `dvc repro` of the other checkout finishes."""
+    root, env, _ = snakemake_run
+    sh(["dvc", "repro", "check_params"], root, env)
+    sh(["dvc", "commit", "--force"], root, env)
+    sh(["git", "add", "-A"], root, env)
+    sh(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "baseline"], root, env)
+    before = {name for name in JobTables.of(yaml.safe_load((root / "params.yaml").read_text())).jobs}
+    proc = subprocess.run(["dvc", "exp", "run", "-S", "grid_thinning.offline.margin=[0.8]"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0
+    assert "python -m paraphrastic grids --write workflow/runs.yaml" in proc.stdout + proc.stderr
+    sh([sys.executable, "-m", "paraphrastic", "grids", "--write", "workflow/runs.yaml"], root, env)
+    out = sh(["dvc", "exp", "run"], root, env)
+    jobs = JobTables.of(yaml.safe_load((root / "params.yaml").read_text())).jobs
+    new = sorted(f"train@{name}" for name in set(jobs) - before)
+    assert len(new) == 4 and trained(out) == new
+    def columns(*view: str) -> list[str]:
+        return sh(["dvc", "exp", "show", "--csv", *view], root, env).splitlines()[0].split(",")
+
+    changed = columns("--only-changed")  # the README's views
+    assert {"grid_thinning.offline.margin", "t-lstmavg-reg.test"} <= set(changed) and len(changed) < 60, changed
+    scores = columns("--drop", r"^(?!Experiment$|.*\.test$)")
+    assert scores[0] == "Experiment" and "t-lstmavg-reg.test" in scores and len(scores) < 30, scores
+    diff = sh(["dvc", "metrics", "diff", "--json"], root, env)
+    compared = json.loads(diff)["data/report/metrics.json"]
+    assert "t-lstmavg-reg.test" in compared and not [k for k in compared if "second" in k]
+    sh(["git", "reset", "-q", "--hard"], root, env)  # back to the baseline
+    sh(["dvc", "checkout"], root, env)
+    assert "up to date" in sh(["dvc", "status"], root, env)
+    assert trained(sh(["dvc", "repro"], root, env)) == []
+    # the experiment's models are gone from the workspace too: the engines' comparison (test_dvc_repro_produces_...,
+    # after this test) finds the same files in both checkouts
+    assert not [p for name in set(jobs) - before for p in (root / "data/models" / jobs[name]["run"]).rglob("*")
+                if p.is_file()]
+
+
 def test_after_a_code_move_touch_and_dvc_commit_keep_every_result(snakemake_run):
     """The README's recipe for an existing checkout after a change that only moves code: both engines see the
     moved files as changed code deps of every stage that runs them; `snakemake --touch` and `dvc commit
@@ -471,41 +517,3 @@ def test_invalid_params_stop_dvc_repro_before_any_output_is_removed(dvc_run):
     out = sh(["dvc", "repro"], root, env)  # the restored params are checked again; nothing else reruns
     assert re.findall(r"Running stage '([^']+)'", out) in ([], ["check_params"]) and "'fetch' didn't change" in out
     assert "up to date" in sh(["dvc", "status"], root, env)
-
-
-def trained(log: str) -> list[str]:
-    """The training stages a `dvc repro` or `dvc exp run` ran."""
-    return sorted(s for s in re.findall(r"Running stage '([^']+)'", log) if s.split("@")[0].startswith("train"))
-
-
-def test_dvc_exp_run_on_a_grid_trains_exactly_its_new_runs_and_switching_back_trains_nothing(dvc_run):
-    """The issue's case: `dvc exp run -S` on a grid's thinning. The runs table follows params only when
-    regenerated, so the experiment stops, naming the fix; then it trains the new runs' jobs and nothing else.
-    `dvc exp show` and `dvc metrics diff` compare scores; going back to the baseline retrains nothing."""
-    root, env, _ = dvc_run
-    sh(["git", "add", "-A"], root, env)
-    sh(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "baseline"], root, env)
-    before = {name for name in JobTables.of(yaml.safe_load((root / "params.yaml").read_text())).jobs}
-    proc = subprocess.run(["dvc", "exp", "run", "-S", "grid_thinning.offline.margin=[0.8]"], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode != 0
-    assert "python -m paraphrastic grids --write workflow/runs.yaml" in proc.stdout + proc.stderr
-    sh([sys.executable, "-m", "paraphrastic", "grids", "--write", "workflow/runs.yaml"], root, env)
-    out = sh(["dvc", "exp", "run"], root, env)
-    jobs = JobTables.of(yaml.safe_load((root / "params.yaml").read_text())).jobs
-    new = sorted(f"train@{name}" for name in set(jobs) - before)
-    assert len(new) == 4 and trained(out) == new
-    def columns(*view: str) -> list[str]:
-        return sh(["dvc", "exp", "show", "--csv", *view], root, env).splitlines()[0].split(",")
-
-    changed = columns("--only-changed")  # the README's views
-    assert {"grid_thinning.offline.margin", "t-lstmavg-reg.test"} <= set(changed) and len(changed) < 60, changed
-    scores = columns("--drop", r"^(?!Experiment$|.*\.test$)")
-    assert scores[0] == "Experiment" and "t-lstmavg-reg.test" in scores and len(scores) < 30, scores
-    diff = sh(["dvc", "metrics", "diff", "--json"], root, env)
-    compared = json.loads(diff)["data/report/metrics.json"]
-    assert "t-lstmavg-reg.test" in compared and not [k for k in compared if "second" in k]
-    sh(["git", "reset", "-q", "--hard"], root, env)  # back to the baseline
-    sh(["dvc", "checkout"], root, env)
-    assert "up to date" in sh(["dvc", "status"], root, env)
-    assert trained(sh(["dvc", "repro"], root, env)) == []
