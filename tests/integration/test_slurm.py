@@ -70,13 +70,23 @@ def slurm():
         subprocess.run([*as_root, "rm", "-rf", str(state)], capture_output=True)
 
 
-def running_job(env: dict, needle: str) -> str | None:
+def running_jobs(env: dict, needle: str) -> list[str]:
+    """The running SLURM jobs whose comment (the plugin's rule_<name>_wildcards_<...>) contains ``needle``."""
     out = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-o", "%i %k"], env=env, capture_output=True,
                          text=True).stdout
-    for line in out.splitlines():
-        job_id, _, comment = line.partition(" ")
-        if needle in comment:
-            return job_id
+    return [job_id for job_id, _, comment in (line.partition(" ") for line in out.splitlines()) if needle in comment]
+
+
+def running_job(env: dict, needle: str) -> str | None:
+    return next(iter(running_jobs(env, needle)), None)
+
+
+def early_in_training(checkpoints: Path) -> str | None:
+    """The rule (train_supervised or train_universal) of a grouped job that has finished its first epoch and has
+    more than two to go, if any."""
+    for first in checkpoints.rglob("epoch-1.pt"):
+        if not any((first.parent / f"epoch-{e}.pt").exists() for e in range(3, SUPERVISED_EPOCHS + 1)):
+            return "train_universal" if "universal" in first.relative_to(checkpoints).parts else "train_supervised"
     return None
 
 
@@ -105,11 +115,13 @@ def slurm_run(slurm, tmp_path_factory, mirror):
                                        text=True).stdout
                 if subprocess.run(["scancel", cancelled], env=env).returncode != 0:
                     cancelled = None  # it finished in between: the assertion below says so
-        if group is None and any(supervised.rglob("epoch-1.pt")):
-            # a group job is named after its group and rules (supervised_train_supervised...)
-            group = running_job(env, "train_supervised") or running_job(env, "train_universal")
-            if group and subprocess.run(["scancel", group], env=env).returncode != 0:
-                group = None
+        if group is None and (rule := early_in_training(supervised)):
+            # A group job is named after its group and rules (supervised_train_supervised...), not its members, so
+            # every running group of the rule whose member is early in its training is cancelled: a group caught
+            # after its members finished would leave nothing to resume (its members' epochs take a second or two)
+            groups = running_jobs(env, rule)
+            if groups and subprocess.run(["scancel", *groups], env=env).returncode == 0:
+                group = ",".join(groups)
         time.sleep(0.2)
     rc = proc.wait(timeout=max(deadline - time.time(), 1))
     log.close()
