@@ -110,6 +110,12 @@ def test_a_failing_stanza_command_names_its_log_and_the_next_ones_do_not_run(tmp
     assert not (tmp_path / "parser.log").exists()
 
 
+def test_trainers_that_fail_before_the_first_starts_say_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(stanza_models.sys, "executable", "/bin/false")  # exits 1 before any trainer
+    with pytest.raises(PipelineError, match=r"failed before the first one started \(exit 1\)"):
+        stanza_models.run_stanza([("stanza.models.parser", ["--help"], tmp_path / "parser.log")], threads=1)
+
+
 @pytest.mark.integration
 def test_models_trained_with_a_transformer_and_word_vectors_carry_both_and_load_without_the_originals(tmp_path, mirror,
                                                                                              monkeypatch):

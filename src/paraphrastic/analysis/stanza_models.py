@@ -119,7 +119,7 @@ def run_stanza(commands: list[tuple[str, list[str], Path]], threads: int, cwd: P
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
     logs = {module: log for module, _, log in commands}
     curves = {module: LearningCurve() for module in logs}
-    module, handle, started = None, None, time.time()
+    module, handle, started, before = None, None, time.time(), []  # before: output ahead of the first trainer
 
     def finish() -> None:
         if module is not None:
@@ -139,16 +139,19 @@ def run_stanza(commands: list[tuple[str, list[str], Path]], threads: int, cwd: P
                     handle = open(logs[module], "a", encoding="utf-8", buffering=1)  # line-buffered: `tail -f`
                     args = next(a for m, a, _ in commands if m == module)
                     handle.write(f"$ python -m {module} {' '.join(args)}\n")
-                elif handle is not None:
+                elif handle is None:
+                    before.append(line)
+                else:
                     handle.write(line)
                     curves[module].feed(line, time.time() - started)
         finish()
+    if proc.returncode != 0 and module is None:
+        raise PipelineError(f"Stanza's trainers failed before the first one started (exit {proc.returncode}):\n"
+                            f"{''.join(before[-15:])}")
     if proc.returncode != 0:
-        failed = logs.get(module, commands[0][2])
-        tail = "".join(failed.read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:]) \
-            if failed.is_file() else ""
-        raise PipelineError(f"python -m {module or commands[0][0]} failed (exit {proc.returncode}); last lines of "
-                            f"{failed}:\n{tail}")
+        tail = "".join(logs[module].read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:])
+        raise PipelineError(f"python -m {module} failed (exit {proc.returncode}); last lines of {logs[module]}:\n"
+                            f"{tail}")
     return [curves[m].points for m, _, _ in commands]
 
 
