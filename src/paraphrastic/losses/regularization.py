@@ -23,8 +23,33 @@ def regularization(model: SentenceEncoder, lambda_c: float, lambda_w: float) -> 
         else:
             total = total + lambda_c * sum(p.pow(2).sum() for p in params)
     if lambda_w:
-        total = total + lambda_w * (model.embedding.weight - model.initial_embeddings).pow(2).sum()
+        total = total + SquaredDistance.apply(model.embedding.weight, model.initial_embeddings, lambda_w)
     return total
+
+
+class SquaredDistance(torch.autograd.Function):
+    """``scale``·‖W − W0‖² and its gradient 2·scale·(W − W0), with one temporary the size of W.
+
+    W is the whole vocabulary's embeddings (62,126 × 256 for the distilled vectors), and autograd's
+    ``(W - W0).pow(2).sum()`` allocates three more tensors that size at every step. The gradient is the same
+    product autograd computes (scale · 2(W − W0)), so training is unchanged; the loss's value may differ in its
+    last bits (another order of summation). The temporary becomes the gradient, so the graph can be
+    back-propagated once (as training does), not twice."""
+
+    @staticmethod
+    def forward(ctx, weight: torch.Tensor, initial: torch.Tensor, scale: float) -> torch.Tensor:
+        difference = weight.detach() - initial
+        ctx.difference, ctx.scale = difference, scale
+        flat = difference.reshape(-1)
+        return scale * torch.dot(flat, flat)
+
+    @staticmethod
+    def backward(ctx, grad_output: torch.Tensor):
+        difference, ctx.difference = ctx.difference, None
+        if difference is None:
+            raise RuntimeError("SquaredDistance: the graph was back-propagated a second time (retain_graph); "
+                               "its temporary is already the first gradient")
+        return difference.mul_(2 * ctx.scale * grad_output), None, None
 
 
 def head_regularization(head: SimilarityHead, lambda_s: float) -> torch.Tensor:
