@@ -124,3 +124,15 @@ def test_the_local_slurm_profile_gives_every_grouped_rule_one_thread():
     threads = dict(entry.split("=") for entry in local["set-threads"])
     assert {rule: threads.get(rule) for rule in grouped} == dict.fromkeys(grouped, "1")
     assert all(int(size) <= 2 for size in (e.split("=")[1] for e in local["group-components"]))
+
+
+def test_planning_the_workflow_imports_no_numerical_library():
+    """Snakemake imports the library while it parses the Snakefile, in every invocation and again in every SLURM job:
+    what workflow/rules/common.smk imports must not pull in torch, pandas or scipy (torch alone took more than a
+    second of each parse)."""
+    imports = re.findall(r"^from paraphrastic\S* import .+$", (REPO / "workflow/rules/common.smk").read_text(), re.M)
+    assert len(imports) >= 5, imports
+    probe = "\n".join([*(line.split("  #")[0] for line in imports), "import sys",
+                       "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'pandas', 'scipy'}))"])
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]", loaded

@@ -27,7 +27,6 @@ from paraphrastic.experiments import grids
 from paraphrastic.experiments.config import DEFAULT_SCHEMA
 from paraphrastic.experiments.grids import seeds_of
 from paraphrastic.experiments.jobs import supervised_job_key, supervised_jobs, vocab_dir
-from paraphrastic.models.encoders import MODEL_OPTIONS
 
 
 class _Settings:
@@ -80,6 +79,10 @@ class EncoderSettings(_Settings):
 
     def model_options(self) -> dict:
         """The options model.pt records and the encoder is built with."""
+        # Imported here: Snakemake builds every job's settings while it parses the workflow (each SLURM job parses it
+        # again), and the encoders module imports torch, a second of start-up this module has no other use for.
+        from paraphrastic.models.encoders import MODEL_OPTIONS
+
         return {key: getattr(self, key) for key in sorted(MODEL_OPTIONS) if getattr(self, key) is not None}
 
 
