@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from paraphrastic.cli.main import build_parser, main
-from paraphrastic.pipeline.dvc import CHECK_PARAMS
+from paraphrastic.pipeline.dvc import CHECK_PARAMS, CODE_DIGESTS
 from paraphrastic.pipeline.graph import STAGES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,7 +57,7 @@ def test_help_and_a_bad_command(capsys):
 
 
 @pytest.mark.fault("filesystem")
-@pytest.mark.parametrize("stage", [CHECK_PARAMS, *STAGES.values()], ids=lambda stage: stage.name)
+@pytest.mark.parametrize("stage", [CHECK_PARAMS, CODE_DIGESTS, *STAGES.values()], ids=lambda stage: stage.name)
 def test_a_stage_without_its_inputs_fails_in_one_line_naming_what_is_missing(stage, tmp_path, monkeypatch, capsys):
     """Run in an empty folder (no data/, no workflow/), a stage stops with one `error:` line naming the path or
     run it lacks, never a traceback, and writes nothing."""
@@ -69,5 +69,5 @@ def test_a_stage_without_its_inputs_fails_in_one_line_naming_what_is_missing(sta
     code = main(["--params", str(REPO / "params.test.yaml"), "--schema", str(schema), *words])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(err) == 1 and err[0].startswith("error: "), err
-    assert err[0].removeprefix("error: ").startswith(("data/", "workflow/", "no supervised run")), err
+    assert err[0].removeprefix("error: ").startswith(("data/", "workflow/", "src/", "no supervised run")), err
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []

@@ -284,12 +284,17 @@ def assert_every_artifact_is_a_dvc_output(root: Path, env: dict):
     assert not unversioned, f"artifacts no DVC stage declares: {unversioned[:10]}"
 
 
+def dvc_takes_over(root: Path, env: dict) -> None:
+    """DVC takes over what Snakemake built, as the README says: its own two stages, which have no Snakemake rule
+    (check_params checks the params, which Snakemake does while it parses; code_digests lists each stage's code),
+    then `dvc commit --force` records every stage's deps and outputs as they are."""
+    sh(["dvc", "repro", "code_digests"], root, env)
+    sh(["dvc", "commit", "--force"], root, env)
+
+
 def test_nothing_to_do_after_dvc_checkout_rewrites_the_artifacts(snakemake_run):
     root, env, _ = snakemake_run
-    # DVC takes over what Snakemake built: same graph, so nothing is stale for DVC either (check_params, DVC's
-    # own first stage, has no Snakemake rule: Snakemake checks the params while it parses)
-    sh(["dvc", "repro", "check_params"], root, env)
-    sh(["dvc", "commit", "--force"], root, env)
+    dvc_takes_over(root, env)
     assert "up to date" in sh(["dvc", "status"], root, env)
     assert_every_artifact_is_a_dvc_output(root, env)
     victims = [root / "data/vocab/embeddings.npy", root / "data/corpus/eval.parquet",
@@ -379,8 +384,7 @@ def test_dvc_exp_run_on_a_grid_trains_exactly_its_new_runs_and_switching_back_tr
     Snakemake run's checkout, once DVC knows its results (as after test_nothing_to_do_...): so it runs while
     `dvc repro` of the other checkout finishes."""
     root, env, _ = snakemake_run
-    sh(["dvc", "repro", "check_params"], root, env)
-    sh(["dvc", "commit", "--force"], root, env)
+    dvc_takes_over(root, env)
     sh(["git", "add", "-A"], root, env)
     sh(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "baseline"], root, env)
     before = {name for name in JobTables.of(yaml.safe_load((root / "params.yaml").read_text())).jobs}
@@ -415,12 +419,11 @@ def test_dvc_exp_run_on_a_grid_trains_exactly_its_new_runs_and_switching_back_tr
 
 def test_after_a_code_move_touch_and_dvc_commit_keep_every_result(snakemake_run):
     """The README's recipe for an existing checkout after a change that only moves code: both engines see the
-    moved files as changed code deps of every stage that runs them; `snakemake --touch` and `dvc commit
-    --force` mark the existing results current, where a plain rerun would retrain. (Runs last: it moves a
-    module of this module's scratch checkout.)"""
+    moved files as changed code deps of every stage that runs them; `snakemake --touch`, and DVC's code listings
+    written again before `dvc commit --force`, mark the existing results current, where a plain rerun would retrain.
+    (Runs last: it moves a module of this module's scratch checkout.)"""
     root, env, _ = snakemake_run
-    sh(["dvc", "repro", "check_params"], root, env)  # DVC knows the results (as after test_nothing_to_do_...)
-    sh(["dvc", "commit", "--force"], root, env)
+    dvc_takes_over(root, env)  # DVC knows the results (as after test_nothing_to_do_...)
     src = root / "src/paraphrastic"
     (src / "data/batching.py").rename(src / "data/padding.py")
     for path in src.rglob("*.py"):
@@ -433,7 +436,8 @@ def test_after_a_code_move_touch_and_dvc_commit_keep_every_result(snakemake_run)
     assert "src/paraphrastic/data/padding.py" in (root / "dvc.yaml").read_text()
     assert "up to date" not in sh(["dvc", "status"], root, env)
     sh([*SNAKEMAKE, "--touch"], root, env)
-    sh(["dvc", "commit", "--force"], root, env)
+    dvc_takes_over(root, env)
+    assert "src/paraphrastic/data/padding.py" in (root / "data/code/train.sha256").read_text()
     assert "Nothing to be done" in sh([*SNAKEMAKE, "-n"], root, env)
     assert "up to date" in sh(["dvc", "status"], root, env)
     assert (root / "data/report/metrics.json").read_bytes() == metrics
@@ -446,7 +450,8 @@ def test_dvc_repro_produces_the_same_artifacts_and_metrics(snakemake_run, dvc_ru
     snake_root, dvc_root = snakemake_run[0], dvc_run[0]
     assert (dvc_root / "dvc.lock").exists()
     snake, dvc = artifacts(snake_root), artifacts(dvc_root)
-    dvc_only = {"config/checked.json"}  # check_params: DVC's own first stage (Snakemake checks while it parses)
+    # DVC's own two stages: check_params (Snakemake checks while it parses) and code_digests (Snakemake takes a digest)
+    dvc_only = {"config/checked.json", *(f"code/{name}.sha256" for name in STAGES)}
     assert sorted(set(snake) - dvc_only) == sorted(set(dvc) - dvc_only)
     for name in snake:
         if name.startswith("results/") or name == "report/metrics.json":

@@ -4,11 +4,13 @@ import hashlib
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from paraphrastic.experiments import config
-from paraphrastic.pipeline.dvc import CHECK_PARAMS, dvc_yaml, runs_file
-from paraphrastic.pipeline.graph import STAGES, code_paths
+from paraphrastic.pipeline.dvc import CHECK_PARAMS, CODE_DIGESTS, dvc_yaml, runs_file
+from paraphrastic.pipeline.graph import STAGES, code_listing, code_paths
+from paraphrastic.pipeline.steps import code_digests
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow/schemas/params.schema.yaml"
@@ -37,13 +39,57 @@ def test_every_stage_command_is_a_library_call_and_placeholders_are_resolved():
 
 
 def test_dvc_deps_are_the_stages_data_and_derived_code():
-    stages = {**STAGES, CHECK_PARAMS.name: CHECK_PARAMS}
-    checked = CHECK_PARAMS.outs["checked"].path
+    """A stage depends on its data and on its code's listing (data/code/<stage>.sha256); code_digests, which writes
+    the listings, on every file they list; check_params on its own files."""
     for name, stage in dvc_stages().items():
         deps = stage.get("do", stage)["deps"]
-        code = [d for d in deps if d.startswith("src/")]
-        assert code == code_paths(stages[name]), name
-        assert len(deps) == len(stages[name].deps) + len(code) + (checked in deps), name
+        code = [d for d in deps if d.startswith(("src/", "data/code/"))]
+        if name in STAGES:
+            assert code == [CODE_DIGESTS.outs[name].path], name
+            assert len(deps) == len(STAGES[name].deps) + 1, name
+        elif name == CHECK_PARAMS.name:
+            assert code == code_paths(CHECK_PARAMS), name
+        else:
+            assert name == CODE_DIGESTS.name
+            every = {path for s in (*STAGES.values(), CODE_DIGESTS) for path in code_paths(s)}
+            assert code == sorted(every) and deps[0] == CHECK_PARAMS.outs["checked"].path, name
+    assert set(CODE_DIGESTS.outs) == set(STAGES)
+
+
+def copy_of_the_source(tmp_path: Path) -> Path:
+    root = tmp_path / "checkout"
+    for path in {p for name in STAGES for p in code_paths(name)}:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes((REPO / path).read_bytes())
+    return root
+
+
+def test_each_listing_is_sha256sum_of_the_stages_code_and_an_edit_changes_only_the_stages_that_run_it(
+        tmp_path, monkeypatch, capsys):
+    root = copy_of_the_source(tmp_path)
+    monkeypatch.chdir(root)
+    code_digests.run({}, out_dir="data/code")
+    before = {name: (root / CODE_DIGESTS.outs[name].path).read_text() for name in STAGES}
+    for name, listing in before.items():
+        lines = [line.split("  ") for line in listing.splitlines()]
+        assert [path for _, path in lines] == code_paths(name), name
+        assert all(digest == hashlib.sha256((REPO / path).read_bytes()).hexdigest() for digest, path in lines), name
+    assert "code of" in capsys.readouterr().out
+    edited = root / "src/paraphrastic/report/pwim.py"  # only the report runs it
+    edited.write_text(edited.read_text() + "\n# an edit\n")
+    code_digests.run({}, out_dir="data/code")
+    changed = {name for name in STAGES if (root / CODE_DIGESTS.outs[name].path).read_text() != before[name]}
+    assert changed == {"report"}
+    assert code_listing("report", root) == (root / "data/code/report.sha256").read_text()
+
+
+def test_a_missing_source_file_is_named_and_no_listing_is_written(tmp_path, monkeypatch):
+    root = copy_of_the_source(tmp_path)
+    monkeypatch.chdir(root)
+    (root / "src/paraphrastic/report/pwim.py").unlink()
+    with pytest.raises(FileNotFoundError, match="src/paraphrastic/report/pwim.py"):
+        code_digests.run({}, out_dir="data/code")
+    assert not (root / "data/code").exists()
 
 
 def test_params_are_checked_before_any_stage_removes_its_outputs():

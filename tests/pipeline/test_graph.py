@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 from paraphrastic.data.corpus import TRAIN_SETS
-from paraphrastic.pipeline.dvc import CHECK_PARAMS
+from paraphrastic.pipeline.dvc import CHECK_PARAMS, CODE_DIGESTS
 from paraphrastic.pipeline.graph import STAGES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,7 +25,7 @@ def test_every_stage_is_a_snakemake_rule_built_from_the_table():
 
 def test_every_stage_command_is_a_step_module():
     steps = {p.stem for p in (REPO / "src/paraphrastic/pipeline/steps").glob("*.py") if p.stem != "__init__"}
-    stages = [*STAGES.values(), CHECK_PARAMS]  # and DVC's own first stage
+    stages = [*STAGES.values(), CHECK_PARAMS, CODE_DIGESTS]  # and DVC's own two stages
     assert {stage.step.rpartition(".")[2] for stage in stages} == steps  # none unused, none missing
 
 

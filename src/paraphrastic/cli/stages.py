@@ -69,6 +69,9 @@ def add_commands(sub, load_config) -> None:
                               "workflow/runs.yaml is current; dvc.yaml's first stage")
     _paths(p, runs=("workflow/runs.yaml", "the job tables dvc.yaml iterates over"),
            out=("data/config/checked.json", "written when the check passes"))
+    p = stage("code-digests", "list the source files each stage runs, with their sha256 (data/code/<stage>.sha256, "
+                              "what a stage of dvc.yaml depends on for its code); dvc.yaml's second stage")
+    _paths(p, out_dir=("data/code", "where the listings go"))
     p = stage("fetch", "fetch and verify every upstream file the data profile needs into data/raw")
     _paths(p, manifest=(str(resources.find(resources.MANIFEST)),
                         "the sources manifest: URL, sha256 and mirror path per file"),

@@ -1,8 +1,9 @@
 """A stage's code dependencies, derived from the source: the import closure of the module that implements it.
 
-Both engines rerun a stage when a file of its closure changes (dvc.yaml lists them as deps; the Snakemake
-rules take them as inputs and their digest as a param), so an edit can never leave a stale result behind,
-and editing a module no stage imports (the report's captions, say) reruns nothing it does not feed.
+Both engines rerun a stage when a file of its closure changes (the Snakemake rules take their digest as a param;
+under DVC each stage depends on its listing of them, with their sha256, which the ``code_digests`` stage writes), so
+an edit can never leave a stale result behind, and editing a module no stage imports (the report's captions, say)
+reruns nothing it does not feed.
 
 What counts as imported, read with :mod:`ast` (nothing is executed):
 
@@ -20,6 +21,8 @@ import ast
 import hashlib
 from functools import cache
 from pathlib import Path
+
+from paraphrastic.atomic import sha256_file
 
 PACKAGE = "paraphrastic"
 SOURCE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding the package (src/)
@@ -108,3 +111,10 @@ def digest(files: list[str], base: Path | str = ".") -> str:
     for name in files:
         total.update(name.encode() + b"\0" + (Path(base) / name).read_bytes() + b"\0")
     return total.hexdigest()
+
+
+def sha256sum(files: list[str], base: Path | str = ".") -> str:
+    """``sha256sum``'s listing of files (paths relative to ``base``): a line ``<sha256>  <path>`` each, which
+    ``sha256sum -c`` checks. Every file is read before anything is returned, so a missing one is an
+    :class:`OSError` naming it."""
+    return "".join(f"{sha256_file(Path(base) / name)}  {name}\n" for name in files)

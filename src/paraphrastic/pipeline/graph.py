@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paraphrastic.pipeline.code_deps import closure_files, digest
+from paraphrastic.pipeline.code_deps import closure_files, digest, sha256sum
 
 _VOCAB = ("data/vocab/vocab.txt", "data/vocab/embeddings.npy")
 _DISTILLED = ("data/distilled/vocab.txt", "data/distilled/embeddings.npy")
@@ -295,6 +295,12 @@ def code_paths(stage: str | Stage) -> list[str]:
     closure of its step."""
     step = (STAGES[stage] if isinstance(stage, str) else stage).step
     return [path.as_posix() for path in closure_files([step])]
+
+
+def code_listing(stage: str, root: Path | str = ".") -> str:
+    """``sha256sum``'s listing of a stage's source files: what a DVC stage depends on for its code (one file, which
+    the ``code_digests`` stage writes, rather than each source file: see :mod:`paraphrastic.pipeline.dvc`)."""
+    return sha256sum(code_paths(stage), root)
 
 
 def code_digest(stage: str, root: Path | str = ".") -> str:
