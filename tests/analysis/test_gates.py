@@ -34,7 +34,7 @@ def test_extracted_gates_rebuild_the_models_own_sentence_embedding(tags):
     sentences = [["The", "dog", "runs", "fast"], ["New", "York"], ["dog"]]
     norms = gates.token_gate_norms(model, vocab, sentences, tags=tags, batch_size=2)
     assert [len(n) for n in norms] == [4, 2, 1]  # one norm per word, tag positions dropped
-    from paraphrastic.data.tokenize import normalise
+    from paraphrastic.data.tokens import normalise
     from paraphrastic.data.vocab import add_tags
     tokens, mask = pad([add_tags(vocab.ids(normalise(s)), tags) for s in sentences])
     model.eval()

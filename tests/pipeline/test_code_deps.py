@@ -104,6 +104,15 @@ def test_stages_depend_on_what_they_run_and_not_on_their_neighbours():
                                            "src/paraphrastic/data/vocab.py", "src/paraphrastic/data/corpus.py"}
 
 
+def test_no_stage_loads_nltk_before_it_tokenises():
+    """NLTK (with what it imports) is about a second of a job's start-up: the stages that read tokens never load it,
+    and those that tokenise raw text import the tokeniser in the function that tokenises."""
+    loads = {name for name, stage in STAGES.items()
+             if "paraphrastic.data.tokenize" in closure([stage.step], functions=False)}
+    assert not loads, loads
+    assert "src/paraphrastic/data/tokenize.py" in code_paths("prepare_eval")  # through a function-level import
+
+
 def test_code_digest_follows_the_source(tmp_path):
     for path in code_paths("match"):
         target = tmp_path / path

@@ -130,3 +130,6 @@ def test_committed_dvc_lock_is_current_for_the_offline_data_stages():
             if dep["path"].startswith(("src/", "workflow/")):
                 digest = hashlib.md5((REPO / dep["path"]).read_bytes()).hexdigest()
                 assert digest == dep["md5"], f"{name}: {dep['path']} changed; refresh with `dvc commit {name}`"
+            elif dep["path"] == CODE_DIGESTS.outs[name].path:  # the code's listing, as code_digests writes it today
+                digest = hashlib.md5(code_listing(name, REPO).encode()).hexdigest()
+                assert digest == dep["md5"], f"{name}: its code changed; refresh with `dvc repro {name}`"

@@ -17,7 +17,7 @@ import torch
 
 from paraphrastic.data.batching import pad
 from paraphrastic.data.corpus import read_table
-from paraphrastic.data.tokenize import normalise
+from paraphrastic.data.tokens import normalise
 from paraphrastic.data.vocab import Vocabulary, add_tags
 
 

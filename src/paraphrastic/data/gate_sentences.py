@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from paraphrastic.data.tokenize import normalise, unescape_ptb
+from paraphrastic.data.tokens import normalise, unescape_ptb
 
 MAX_TOKENS = 15  # footnote 8: "sentences of less than or equal to 15 tokens to ensure more accurate parsing"
 

@@ -18,7 +18,6 @@ import pyarrow as pa
 from paraphrastic.atomic import write_json
 from paraphrastic.data.corpus import write_table
 from paraphrastic.data.readers import iter_lines
-from paraphrastic.data.tokenize import tokenize
 from paraphrastic.data.vocab import SPECIAL, read_vectors, save_matrix
 from paraphrastic.errors import MalformedLine, PipelineError
 
@@ -70,6 +69,8 @@ def read_documents(path) -> list[tuple[str, list[tuple[int, str]]]]:
 
 def build_corpus(paths: list[Path], max_sentences: int | None = None) -> pd.DataFrame:
     """The ordered, tokenised sentences of every document of ``paths`` (first ``max_sentences``)."""
+    from paraphrastic.data.tokenize import tokenize  # NLTK: here, not for the trainer that reads this corpus
+
     rows = []
     for path in paths:
         for document, sentences in read_documents(path):

@@ -41,6 +41,8 @@ import re
 from nltk.tokenize import TreebankWordTokenizer
 from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer, PunktToken
 
+from paraphrastic.data.tokens import normalise, unescape_ptb
+
 # Punkt's abbreviation types: lower-case, without the final period.
 ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "ft", "gen", "gov", "sen", "rep", "rev", "capt", "col",
@@ -246,26 +248,6 @@ def _sentences(text: str) -> list[str]:
         text = text.rstrip()
         return [text] if text else []
     return SENTENCES.tokenize(text)
-
-
-# PTB escapes in pre-tokenised corpora (SimpWiki): the word vectors know the characters, not the escapes,
-# and the evaluation text (tokenised here) never contains escapes.
-PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
-
-
-def unescape_ptb(token: str) -> str:
-    return PTB_ESCAPES.get(token.upper(), token).replace("\\/", "/").replace("\\*", "*")
-
-
-def normalise(tokens: list[str]) -> list[str]:
-    """Lower-case and strip one leading ``#`` from hashtags (``#nba`` -> ``nba``), as Wieting's lookup did."""
-    out = []
-    for token in tokens:
-        token = token.lower()
-        if len(token) > 1 and token.startswith("#"):
-            token = token[1:]
-        out.append(token)
-    return out
 
 
 def tokenize(text: str, *, pretokenized: bool = False) -> list[str]:
