@@ -29,7 +29,10 @@ def test_suite() -> str:
     slowest = [[f"`{row['test']}`", row["phase"], f"{row['seconds']:,.0f}"] for row in record["slowest"][:8]]
     return (f"The whole suite took **{record['seconds']:,.0f} s ({record['seconds'] / 60:.1f} min)** of wall time on "
             f"{record['cpus']} CPUs: {record['setup_s']:,.0f} s of set-up and {record['tests_s']:,.0f} s for its "
-            f"{record['tests']:,} tests ({record['failed']} failed), {verdict} its budget of "
+            f"{record['tests']:,} tests ({record['failed']} failed"
+            + (f"; the machine's CPUs worked {record['tests_cpu_s']:,.0f} s during them"
+               if record.get("tests_cpu_s") is not None else "")
+            + f"), {verdict} its budget of "
             f"{record['budget_s']:,.0f} s. Its slowest tests (a module's shared pipeline run counts in the set-up "
             "of the first test that uses it):\n\n"
             + tabulate(slowest, ["test", "phase", "s"], tablefmt="github", disable_numparse=True) + "\n")

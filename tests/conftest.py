@@ -99,16 +99,28 @@ def pytest_collection_finish(session):
 TEST_BUDGET = "PARAPHRASTIC_TEST_BUDGET_S"
 TEST_RECORD = "PARAPHRASTIC_TEST_RECORD"
 SETUP_SECONDS = "PARAPHRASTIC_SETUP_S"  # scripts/test.sh: the seconds its environment set-up took
-_SESSION_START = "paraphrastic_session_start"
+_SESSION_START = "paraphrastic_session_start"  # (monotonic clock, the machine's CPU seconds)
 
 
 _MEASURED = "paraphrastic_session_measured"  # (set-up s, tests s, over budget), once the session has ended
 
 
+def machine_cpu_seconds() -> float | None:
+    """The CPU time every process of this machine has used since it booted (user, nice and system, all cores;
+    /proc/stat), or None where that cannot be read: the suite is CPU-bound, and its jobs run outside pytest's own
+    processes (SLURM's, a background `dvc repro`)."""
+    try:
+        with open("/proc/stat") as stat:
+            user, nice, system = (int(v) for v in stat.readline().split()[1:4])
+        return (user + nice + system) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def pytest_sessionstart(session):
     import time
 
-    setattr(session.config, _SESSION_START, time.monotonic())
+    setattr(session.config, _SESSION_START, (time.monotonic(), machine_cpu_seconds()))
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -121,7 +133,10 @@ def pytest_sessionfinish(session, exitstatus):
     if not (budget or record) or hasattr(session.config, "workerinput") or session.config.option.collectonly:
         return
     setup = float(os.environ.get(SETUP_SECONDS) or 0)
-    seconds = time.monotonic() - getattr(session.config, _SESSION_START)
+    started, cpu_started = getattr(session.config, _SESSION_START)
+    seconds = time.monotonic() - started
+    cpu_now = machine_cpu_seconds()
+    cpu = None if cpu_started is None or cpu_now is None else cpu_now - cpu_started
     over = bool(budget) and setup + seconds > float(budget)
     setattr(session.config, _MEASURED, (setup, seconds, over))  # for the terminal summary, which comes after
     if record:
@@ -131,6 +146,7 @@ def pytest_sessionfinish(session, exitstatus):
         Path(record).write_text(json.dumps({
             "seconds": round(setup + seconds, 1), "setup_s": round(setup, 1), "tests_s": round(seconds, 1),
             "budget_s": float(budget) if budget else None, "over_budget": over,
+            "tests_cpu_s": None if cpu is None else round(cpu, 1),
             "tests": session.testscollected, "failed": session.testsfailed, "cpus": os.cpu_count(),
             "machine": platform.machine(), "python": platform.python_version(),
             "slowest": [{"test": nodeid, "phase": when, "seconds": round(d, 1)} for d, nodeid, when in durations[:15]],
