@@ -4,7 +4,9 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` in README.m
 
 - ``time profile``: benchmarks/results/time_profile.md, which benchmarks/time_profile.py writes from a run;
 - ``test suite``: benchmarks/results/test_suite.json, the record of a whole-suite run of scripts/test.sh
-  (``PARAPHRASTIC_TEST_RECORD=benchmarks/results/test_suite.json bash scripts/test.sh``).
+  (``PARAPHRASTIC_TEST_RECORD=benchmarks/results/test_suite.json bash scripts/test.sh``), and, where
+  benchmarks/results/test_suite_before.json holds an older commit's record made back to back with it, the two
+  compared.
 
 ``--check`` changes nothing and exits 1 naming each block that differs from its results (tests/test_readme.py).
 """
@@ -25,6 +27,13 @@ RESULTS = HERE / "results"
 
 def test_suite() -> str:
     record = json.loads((RESULTS / "test_suite.json").read_text())
+    before = RESULTS / "test_suite_before.json"  # an older commit's run, made back to back with the record
+    compared = ""
+    if before.exists():
+        old = json.loads(before.read_text())
+        compared = (f" The same command on commit {old['commit']}, run just before on the same machine, took "
+                    f"{old['seconds']:,.0f} s ({old['setup_s']:,.0f} s of set-up, {old['tests_s']:,.0f} s of tests): "
+                    f"{record['seconds'] / old['seconds']:.2f} of it now.")
     verdict = "within" if not record["over_budget"] else "over"
     slowest = [[f"`{row['test']}`", row["phase"], f"{row['seconds']:,.0f}"] for row in record["slowest"][:8]]
     return (f"The whole suite took **{record['seconds']:,.0f} s ({record['seconds'] / 60:.1f} min)** of wall time on "
@@ -33,8 +42,8 @@ def test_suite() -> str:
             + (f"; the machine's CPUs worked {record['tests_cpu_s']:,.0f} s during them"
                if record.get("tests_cpu_s") is not None else "")
             + f"), {verdict} its budget of "
-            f"{record['budget_s']:,.0f} s. Its slowest tests (a module's shared pipeline run counts in the set-up "
-            "of the first test that uses it):\n\n"
+            f"{record['budget_s']:,.0f} s.{compared} Its slowest tests (a module's shared pipeline run counts in the "
+            "set-up of the first test that uses it):\n\n"
             + tabulate(slowest, ["test", "phase", "s"], tablefmt="github", disable_numparse=True) + "\n")
 
 

@@ -13,9 +13,8 @@ bash scripts/setup-env.sh
 if [ "$#" -eq 0 ]; then
   export PARAPHRASTIC_SETUP_S=$((SECONDS - started))
   mkdir -p logs
-  # The aim is 25 minutes; the suite does not reach it yet (README, "The test suite's time"), so the budget holds
-  # it at 40 until the remaining cuts land, well inside CI's 90.
-  export PARAPHRASTIC_TEST_BUDGET_S="${PARAPHRASTIC_TEST_BUDGET_S:-2400}"
+  # 25 minutes, set-up included (README, "The test suite's time"): a change that adds test time takes it back elsewhere.
+  export PARAPHRASTIC_TEST_BUDGET_S="${PARAPHRASTIC_TEST_BUDGET_S:-1500}"
   export PARAPHRASTIC_TEST_RECORD="${PARAPHRASTIC_TEST_RECORD:-logs/test-suite.json}"
   set -- -n "${PARAPHRASTIC_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder
 fi
