@@ -76,18 +76,15 @@ def job_hours(units: float, epochs: int, speed: dict, units_per_second: float) -
     return epochs * (units / units_per_second + speed["other_s"]) / 3600
 
 
-def plan(config: dict, rehearsal: dict, mirror: Path, profile: Path) -> list[dict]:
-    tables = JobTables.of(config)
-    transfer, supervised, memory = speeds(rehearsal)
-    checks = rehearsal["checks"]
+def training_hours(config: dict, tables: JobTables, rehearsal: dict, checks: dict,
+                   task_pairs: dict) -> dict[str, dict]:
+    """Jobs and hours of work per training rule at one rehearsal's speeds (``checks``: the paper-size counts)."""
+    transfer, supervised, _ = speeds(rehearsal)
     # A transfer job's time goes with its tokens: the token-matched tables hold as many as SimpWiki, in
     # pairs of other lengths. Speeds were measured on SimpWiki pairs.
     tokens = {"simpwiki": checks["simpwiki_tokens"], "simpwiki_matched": checks["simpwiki_matched_tokens"],
               "ppdb_matched": checks["ppdb_matched_tokens"], "ppdb": checks["ppdb_tokens"]}
     tokens_per_pair = checks["simpwiki_tokens"] / checks["simpwiki_pairs"]
-    task_pairs = {task: int((build_task_table(task, mirror, sets=config["supervised"]["sts_sets"],
-                                              split=config["supervised"]["split"])["split"] == "train").sum())
-                  for task in config["supervised"]["tasks"]}
     rows = defaultdict(lambda: {"jobs": 0, "hours": 0.0})
     for job in tables.jobs.values():
         settings = experiment(config, job["run"], tables.runs, seed=job["seed"])
@@ -106,6 +103,19 @@ def plan(config: dict, rehearsal: dict, mirror: Path, profile: Path) -> list[dic
         row["jobs"] += 1
         row["hours"] += job_hours(task_pairs[job["task"]], settings.epochs, measured,
                                   measured["pairs_per_second"] * relative)
+    return dict(rows)
+
+
+def plan(config: dict, rehearsal: dict, mirror: Path, profile: Path, gpu: dict | None = None) -> list[dict]:
+    """One row per rule. ``gpu``: a rehearsal whose training ran on a GPU; it adds each training rule's
+    GPU-hours at its speeds (the job counts and sizes stay those of ``rehearsal``, at the paper's sizes)."""
+    tables = JobTables.of(config)
+    _, _, memory = speeds(rehearsal)
+    task_pairs = {task: int((build_task_table(task, mirror, sets=config["supervised"]["sts_sets"],
+                                              split=config["supervised"]["split"])["split"] == "train").sum())
+                  for task in config["supervised"]["tasks"]}
+    rows = training_hours(config, tables, rehearsal, rehearsal["checks"], task_pairs)
+    on_gpu = {} if gpu is None else training_hours(config, tables, gpu, rehearsal["checks"], task_pairs)
     for row in rehearsal["stages"]:  # the single jobs of the data phase, measured as they are
         if " " not in row["stage"] and row["stage"] not in LOCAL:
             rows[row["stage"]] = {"jobs": 1, "hours": row["wall_s"] / 3600}
@@ -122,23 +132,28 @@ def plan(config: dict, rehearsal: dict, mirror: Path, profile: Path) -> list[dic
                     "per_submission": size, "cpu_hours": row["hours"], "mean_job_hours": row["hours"] / row["jobs"],
                     "cpu_hours_allocated": allocated,
                     "gpu_hours_reserved": row["jobs"] * request["runtime"] / 60 if request.get("gpu") else None,
+                    "gpu": bool(request.get("gpu")), "gpu_hours_measured": on_gpu.get(rule, {}).get("hours"),
                     "mem_request_mb": request["mem_mb"] * size, "peak_mb": peak,
                     "runtime_request_min": request["runtime"]})
     return out
 
 
-def markdown(rows: list[dict], rehearsal: dict) -> str:
+def markdown(rows: list[dict], rehearsal: dict, gpu: dict | None = None) -> str:
+    measured = gpu is not None
     lines = ["| rule | jobs | SLURM submissions | one job, 1 CPU thread (min, mean) | CPU-hours of work | "
-             "CPU-hours allocated | GPU-hours reserved | memory request per submission / one job's measured "
-             "peak (MiB) | time request per submission (h) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "CPU-hours allocated | GPU-hours reserved | " + ("GPU-hours of work on one GPU | " if measured else "")
+             + "memory request per submission / one job's measured peak (MiB) | time request per submission (h) |",
+             "|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if measured else "") + "---:|---:|"]
     for r in rows:
-        gpu = f"{r['gpu_hours_reserved']:,.0f}" if r["gpu_hours_reserved"] else "–"
+        gpu_cell = f"{r['gpu_hours_reserved']:,.0f}" if r["gpu_hours_reserved"] else "–"
+        if measured:
+            hours = r["gpu_hours_measured"]
+            gpu_cell += " | " + ("–" if hours is None else f"{hours:,.0f}" if r["gpu"] else f"({hours:,.0f})")
         allocated = "–" if r["cpu_hours_allocated"] is None else f"{r['cpu_hours_allocated']:,.0f}"
         grouped = f" ({r['per_submission']} per)" if r["per_submission"] > 1 else ""
         minutes = 60 * r["mean_job_hours"]
         lines.append(f"| {r['rule']} | {r['jobs']:,} | {r['submissions']:,}{grouped} | {minutes:,.1f} | "
-                     f"{r['cpu_hours']:,.0f} | {allocated} | {gpu} | "
+                     f"{r['cpu_hours']:,.0f} | {allocated} | {gpu_cell} | "
                      f"{r['mem_request_mb']:,} / {r['peak_mb']:,.0f} | "
                      f"{r['runtime_request_min'] / 60:g} |")
     total = sum(r["submissions"] for r in rows)
@@ -146,12 +161,24 @@ def markdown(rows: list[dict], rehearsal: dict) -> str:
               f"{sum(r['cpu_hours'] for r in rows):,.0f} CPU-hours of work on one thread each, "
               f"{sum(r['cpu_hours_allocated'] or 0 for r in rows):,.0f} CPU-hours allocated to the CPU jobs "
               f"(speeds measured at scale {rehearsal['scale']}, {rehearsal['machine']})."]
+    if measured:
+        cpu_rules = sum(r["cpu_hours"] for r in rows if not r["gpu"])
+        gpu_rules = sum(r["gpu_hours_measured"] or 0 for r in rows if r["gpu"])
+        reserved = sum(r["gpu_hours_reserved"] or 0 for r in rows)
+        lines += ["", f"As the SLURM profile sends them (the GPU rules to the GPU partition): {cpu_rules:,.0f} "
+                  f"CPU-hours of work in the CPU rules and {gpu_rules:,.0f} GPU-hours of work in the GPU rules, "
+                  f"which reserve {reserved:,.0f}. GPU speeds measured on {gpu['device']} (a rehearsal at scale "
+                  f"{gpu['scale']}, {gpu['batches']} batches a job, {gpu['machine']}); in parentheses, what a CPU "
+                  "rule would take on that GPU."]
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rehearsal", type=Path, default=HERE / "results/rehearsal.json")
+    parser.add_argument("--gpu-rehearsal", type=Path, default=HERE / "results/rehearsal_gpu.json",
+                        help="a rehearsal whose training ran on a GPU (benchmarks/rehearsal.py --name rehearsal_gpu "
+                             "on a GPU node); skipped where the file does not exist")
     parser.add_argument("--profile", type=Path, default=REPO / "workflow/profiles/slurm/config.yaml")
     parser.add_argument("--mirror", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--results", type=Path, default=HERE / "results")
@@ -162,7 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     if rehearsal["scale"] != 1:
         print(f"warning: {args.rehearsal} is a rehearsal at scale {rehearsal['scale']}, not the paper's sizes",
               file=sys.stderr)
-    text = markdown(plan(config, rehearsal, args.mirror, args.profile), rehearsal)
+    gpu = json.loads(args.gpu_rehearsal.read_text()) if args.gpu_rehearsal.exists() else None
+    if gpu is not None and not gpu.get("device", "").startswith("cuda"):
+        raise SystemExit(f"{args.gpu_rehearsal}: its training ran on {gpu.get('device', 'cpu')}, not a GPU")
+    text = markdown(plan(config, rehearsal, args.mirror, args.profile, gpu), rehearsal, gpu)
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / "cluster_plan.md").write_text(text)
     print(text)

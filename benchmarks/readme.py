@@ -6,7 +6,9 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` in README.m
 - ``test suite``: benchmarks/results/test_suite.json, the record of a whole-suite run of scripts/test.sh
   (``PARAPHRASTIC_TEST_RECORD=benchmarks/results/test_suite.json bash scripts/test.sh``), and, where
   benchmarks/results/test_suite_before.json holds an older commit's record made back to back with it, the two
-  compared.
+  compared;
+- ``rehearsal``, ``rehearsal on a GPU`` and ``cluster plan``: benchmarks/results/rehearsal.md,
+  rehearsal_gpu.md and cluster_plan.md, which benchmarks/rehearsal.py and cluster_plan.py write.
 
 ``--check`` changes nothing and exits 1 naming each block that differs from its results (tests/test_readme.py).
 """
@@ -47,7 +49,10 @@ def test_suite() -> str:
             + tabulate(slowest, ["test", "phase", "s"], tablefmt="github", disable_numparse=True) + "\n")
 
 
-BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "test suite": test_suite}
+BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "test suite": test_suite,
+          "rehearsal": lambda: (RESULTS / "rehearsal.md").read_text(),
+          "rehearsal on a GPU": lambda: (RESULTS / "rehearsal_gpu.md").read_text(),
+          "cluster plan": lambda: (RESULTS / "cluster_plan.md").read_text()}
 
 
 def filled(text: str) -> tuple[str, list[str]]:

@@ -332,7 +332,17 @@ def rehearse(work: Path, *, scale: float, batches: int, families: tuple[str, ...
                     | training_speed(run / job_folder("train_supervised", supervised)))
     return {"scale": scale, "batches": batches, "generate_s": round(generate_s, 1), "generated": generated,
             "stages": rows, "checks": check(run, generated), "machine": f"{platform.machine()}, "
-            f"{os.cpu_count()} cores, Python {platform.python_version()}"}
+            f"{os.cpu_count()} cores, Python {platform.python_version()}", "device": trained_on(run)}
+
+
+def trained_on(run: Path) -> str:
+    """Where the training jobs ran, as their train.json files say (the stages choose CUDA when present)."""
+    devices = sorted({json.loads(p.read_text())["device"] for p in (run / "data").rglob("train.json")})
+    if any(d.startswith("cuda") for d in devices):
+        import torch  # only here: the rehearsal itself needs no torch
+
+        return f"{', '.join(devices)}: {torch.cuda.get_device_name()} (torch {torch.__version__})"
+    return ", ".join(devices)
 
 
 def check(run: Path, generated: dict) -> dict:
@@ -361,7 +371,8 @@ def markdown(result: dict) -> str:
     g = result["generated"]
     lines = [f"Paper-profile rehearsal at scale {result['scale']} ({g['simpwiki']['lines']:,} SimpWiki pairs, "
              f"{g['ppdb']['lines']:,} PPDB lines, {g['vectors']['words']:,} 300-d vectors; "
-             f"{g['upstream_bytes'] / 2**20:,.0f} MiB served), {result['machine']}. Generating the files took "
+             f"{g['upstream_bytes'] / 2**20:,.0f} MiB served), {result['machine']}, training on "
+             f"{result.get('device', 'cpu')}. Generating the files took "
              f"{result['generate_s']:,.0f} s.", "",
              "| stage | wall (s) | CPU (s) | peak memory (MiB) |", "|---|---:|---:|---:|"]
     lines += [f"| {r['stage']} | {r['wall_s']:,.1f} | {r['cpu_s']:,.1f} | {r['peak_rss_mb']:,.0f} |"
@@ -382,7 +393,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mirror", type=Path, default=REPO.parent / "shared" / "data",
                         help="the offline mirror the stand-ins are resampled from")
     parser.add_argument("--work", type=Path, help="where the files and the run go (default: a temporary folder)")
-    parser.add_argument("--results", type=Path, default=HERE / "results", help="where rehearsal.{json,md} go")
+    parser.add_argument("--results", type=Path, default=HERE / "results", help="where NAME.{json,md} go")
+    parser.add_argument("--name", default="rehearsal",
+                        help="the results' file name (default: rehearsal; the GPU node's run: rehearsal_gpu)")
     parser.add_argument("--eval-sets", nargs="+", help="evaluation sets (default: params.yaml's)")
     args = parser.parse_args(argv)
     mirror = Path(os.environ.get("PARAPHRASTIC_MIRROR") or args.mirror)
@@ -390,8 +403,8 @@ def main(argv: list[str] | None = None) -> int:
         result = rehearse(Path(work), scale=args.scale, batches=args.batches, families=tuple(args.families),
                           mirror=mirror, eval_sets=args.eval_sets)
     args.results.mkdir(parents=True, exist_ok=True)
-    (args.results / "rehearsal.json").write_text(json.dumps(result, indent=2) + "\n")
-    (args.results / "rehearsal.md").write_text(markdown(result))
+    (args.results / f"{args.name}.json").write_text(json.dumps(result, indent=2) + "\n")
+    (args.results / f"{args.name}.md").write_text(markdown(result))
     print(markdown(result))
     return 0
 

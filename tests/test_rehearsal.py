@@ -37,6 +37,7 @@ def test_paper_profile_rehearsal_at_small_scale(tmp_path, mirror):
         info = json.loads((run / f"data/models/rehearsal-{family}/seed1/train.json").read_text())
         assert info["settings"]["max_pairs"] == 200
     assert "| prepare_train |" in rehearsal.markdown(result)
+    assert result["device"] == "cpu"  # from the training jobs' own train.json
     # The cluster plan from these measurements: every job of the paper profile, the short ones grouped
     config, profile = rehearsal.paper_config(REPO / "params.yaml"), REPO / "workflow/profiles/slurm/config.yaml"
     rows = {r["rule"]: r for r in cluster_plan.plan(config, result, mirror, profile)}
@@ -53,6 +54,20 @@ def test_paper_profile_rehearsal_at_small_scale(tmp_path, mirror):
     universal = rows["train_universal"]
     assert universal["cpu_hours_allocated"] == pytest.approx(4 * universal["cpu_hours"])
     assert rows["train"]["cpu_hours_allocated"] is None  # a GPU job: its duration is not measured here
+    # A rehearsal on a GPU node adds each training rule's hours at its speeds: given these same speeds, the
+    # same hours; the rules the profile keeps on CPUs are shown in parentheses (what the GPU would take).
+    as_gpu = dict(result, device="cuda: a stand-in")
+    with_gpu = {r["rule"]: r for r in cluster_plan.plan(config, result, mirror, profile, as_gpu)}
+    for rule in ("train", "train_supervised", "train_universal"):
+        assert with_gpu[rule]["gpu_hours_measured"] == pytest.approx(rows[rule]["cpu_hours"])
+    assert with_gpu["prepare_train"]["gpu_hours_measured"] is None
+    text = cluster_plan.markdown(list(with_gpu.values()), result, as_gpu)
+    assert f"| 2,196 | {rows['train']['cpu_hours']:,.0f} |" in text and "on cuda: a stand-in" in text
+    assert f"| ({rows['train_universal']['cpu_hours']:,.0f}) |" in text
+    on_cpu = tmp_path / "rehearsal_cpu.json"
+    on_cpu.write_text(json.dumps(result))
+    with pytest.raises(SystemExit, match="ran on cpu, not a GPU"):
+        cluster_plan.main(["--rehearsal", str(on_cpu), "--gpu-rehearsal", str(on_cpu), "--results", str(tmp_path)])
     # The checker is not a formality: a count that disagrees with the generated data stops the rehearsal.
     wrong = json.loads(json.dumps(result["generated"]))
     wrong["ppdb"]["skipped"]["blank"] += 1

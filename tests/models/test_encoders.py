@@ -96,6 +96,23 @@ def test_gradients_reach_embeddings_and_compositional_parameters(name):
     assert (name == "avg") == (model.compositional_parameters() == [])
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.parametrize("name", ALL)
+def test_cuda_gives_the_cpu_embeddings_and_gradients(name):
+    torch.manual_seed(4)
+    model = build_model(name, embeddings())
+    tokens, mask = pad([[2, 3, 4, 7, 8], [5, 6], [9]])
+    model(tokens, mask).pow(2).sum().backward()
+    on_cpu = {n: p.grad.clone() for n, p in model.named_parameters()}
+    model.zero_grad()
+    model.cuda()
+    out = model(tokens.cuda(), mask.cuda())
+    out.pow(2).sum().backward()
+    torch.testing.assert_close(out.cpu(), model.cpu()(tokens, mask), rtol=1e-4, atol=1e-5)
+    for n, p in model.named_parameters():
+        torch.testing.assert_close(p.grad.cpu(), on_cpu[n], rtol=1e-4, atol=1e-5, msg=n)
+
+
 def test_bidirectional_states_read_each_sequence_backwards():
     torch.manual_seed(6)
     model = build_model("bilstmavg", embeddings(), combine="sum")
