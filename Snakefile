@@ -4,9 +4,9 @@
 # which also generates dvc.yaml. Each job's stdout and stderr go to logs/<rule>/<job>.log, its wall time and peak
 # memory to logs/benchmarks/<rule>/<job>.tsv.
 #
-#   snakemake --profile workflow/profiles/default                     # offline data, params.yaml
-#   snakemake --profile workflow/profiles/default --configfile params.test.yaml   # the tiny config
-#   snakemake --cores 8 --profile workflow/profiles/slurm             # on a SLURM cluster
+#   snakemake --cores 8                                   # offline data, params.yaml (profiles/default is read too)
+#   snakemake --cores 8 --configfile params.test.yaml     # the tiny config
+#   snakemake --cores 8 --profile slurm                   # on a SLURM cluster (scripts/install-slurm-profile.sh)
 #   snakemake -n --config data_profile=paper                          # the paper's data (upstream URLs)
 #   snakemake --report report.html                                    # after a run: results, runtimes, rule graph
 #   snakemake --lint                                                  # no findings (tests/workflow/)

@@ -49,9 +49,15 @@ def measured_kin(model: str, transfer: dict) -> str:
     raise SystemExit(f"the rehearsal trained no {model} (nor a kin of it): rerun it with --families {model}")
 
 
-def profile_requests(path: Path) -> tuple[dict, dict, dict]:
-    """The SLURM profile's default and per-rule resources, and its group sizes per rule."""
-    profile = yaml.safe_load(path.read_text())
+PROFILES = (REPO / "profiles/default/config.yaml", REPO / "profiles/slurm/config.yaml")  # the workflow's, the site's
+
+
+def profile_requests(profiles: tuple[Path, Path]) -> tuple[dict, dict, dict]:
+    """The default resources (the site profile's), the per-rule resources and the group sizes per rule (the
+    workflow profile's), as Snakemake merges them: key by key, the workflow profile last."""
+    profile = {}
+    for path in reversed(profiles):
+        profile |= yaml.safe_load(path.read_text())
     groups = dict(entry.split("=") for entry in profile.get("groups", []))
     sizes = {name: int(n) for name, n in (entry.split("=") for entry in profile.get("group-components", []))}
     return profile["default-resources"], profile.get("set-resources", {}), \
@@ -106,7 +112,8 @@ def training_hours(config: dict, tables: JobTables, rehearsal: dict, checks: dic
     return dict(rows)
 
 
-def plan(config: dict, rehearsal: dict, mirror: Path, profile: Path, gpu: dict | None = None) -> list[dict]:
+def plan(config: dict, rehearsal: dict, mirror: Path, profiles: tuple[Path, Path] = PROFILES,
+         gpu: dict | None = None) -> list[dict]:
     """One row per rule. ``gpu``: a rehearsal whose training ran on a GPU; it adds each training rule's
     GPU-hours at its speeds (the job counts and sizes stay those of ``rehearsal``, at the paper's sizes)."""
     tables = JobTables.of(config)
@@ -119,7 +126,7 @@ def plan(config: dict, rehearsal: dict, mirror: Path, profile: Path, gpu: dict |
     for row in rehearsal["stages"]:  # the single jobs of the data phase, measured as they are
         if " " not in row["stage"] and row["stage"] not in LOCAL:
             rows[row["stage"]] = {"jobs": 1, "hours": row["wall_s"] / 3600}
-    default, per_rule, group_sizes = profile_requests(profile)
+    default, per_rule, group_sizes = profile_requests(profiles)
     out = []
     for rule, row in rows.items():
         request = {**default, **per_rule.get(rule, {})}
@@ -179,7 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gpu-rehearsal", type=Path, default=HERE / "results/rehearsal_gpu.json",
                         help="a rehearsal whose training ran on a GPU (benchmarks/rehearsal.py --name rehearsal_gpu "
                              "on a GPU node); skipped where the file does not exist")
-    parser.add_argument("--profile", type=Path, default=REPO / "workflow/profiles/slurm/config.yaml")
+    parser.add_argument("--profiles", type=Path, nargs=2, default=PROFILES, metavar=("WORKFLOW", "SITE"),
+                        help="the workflow profile and the site's SLURM profile (default: profiles/default and "
+                             "profiles/slurm)")
     parser.add_argument("--mirror", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--results", type=Path, default=HERE / "results")
     args = parser.parse_args(argv)
@@ -192,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     gpu = json.loads(args.gpu_rehearsal.read_text()) if args.gpu_rehearsal.exists() else None
     if gpu is not None and not gpu.get("device", "").startswith("cuda"):
         raise SystemExit(f"{args.gpu_rehearsal}: its training ran on {gpu.get('device', 'cpu')}, not a GPU")
-    text = markdown(plan(config, rehearsal, args.mirror, args.profile, gpu), rehearsal, gpu)
+    text = markdown(plan(config, rehearsal, args.mirror, tuple(args.profiles), gpu), rehearsal, gpu)
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / "cluster_plan.md").write_text(text)
     print(text)

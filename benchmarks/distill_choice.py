@@ -20,7 +20,7 @@ scored and timed once as a reference row (--no-teacher skips it: minutes on one 
 Writes benchmarks/results/distill_choice.json and distill_choice.md.
 
 Needs data/corpus/eval.parquet and (b)'s folder (vocab.txt, embeddings.npy, coverage.json): run
-`snakemake --profile workflow/profiles/default data/distilled/vocab.txt`, or pass --distilled DIR.
+`snakemake --cores 2 data/distilled/vocab.txt`, or pass --distilled DIR.
 """
 
 from __future__ import annotations
@@ -172,10 +172,10 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if not args.eval.exists():
         sys.exit(f"error: {args.eval} is missing: build it first, e.g. "
-                 "snakemake --profile workflow/profiles/default data/corpus/eval.parquet")
+                 "snakemake --cores 2 data/corpus/eval.parquet")
     if not all((args.distilled / f).exists() for f in ("vocab.txt", "embeddings.npy", "coverage.json")):
         sys.exit(f"error: {args.distilled} holds no distilled vectors (vocab.txt, embeddings.npy, coverage.json): "
-                 "run `snakemake --profile workflow/profiles/default data/distilled/vocab.txt`, or pass "
+                 "run `snakemake --cores 2 data/distilled/vocab.txt`, or pass "
                  "--distilled DIR (e.g. --distilled /tmp/probe/distilled)")
     import model2vec
 

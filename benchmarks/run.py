@@ -8,7 +8,7 @@ when installed, all-MiniLM-L6-v2); and peak RSS of a d=300 training process. Wri
 benchmarks/results.json and benchmarks/results.md.
 
 Needs the pipeline's data/corpus/simpwiki.parquet, data/vocab and data/corpus/eval.parquet (run
-`snakemake --profile workflow/profiles/default data/vocab/vocab.txt data/corpus/eval.parquet`) and,
+`snakemake --cores 2 data/vocab/vocab.txt data/corpus/eval.parquet`) and,
 for the encoding section, Table 4's trained avg and GRAN models (else only MiniLM is timed).
 """
 
@@ -176,7 +176,7 @@ def main(argv=None) -> None:
     for path in (args.corpus, args.vocab, args.eval):
         if not path.exists():
             sys.exit(f"error: {path} is missing: build it first, e.g. "
-                     "snakemake --profile workflow/profiles/default data/vocab/vocab.txt data/corpus/eval.parquet")
+                     "snakemake --cores 2 data/vocab/vocab.txt data/corpus/eval.parquet")
     lengths = pair_lengths(args.corpus)
     vocab_size = sum(1 for _ in args.vocab.open())
     batches = {50: 4, 300: 2} if args.quick else {50: 16, 300: 6}

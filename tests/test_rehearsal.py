@@ -39,13 +39,13 @@ def test_paper_profile_rehearsal_at_small_scale(tmp_path, mirror):
     assert "| prepare_train |" in rehearsal.markdown(result)
     assert result["device"] == "cpu"  # from the training jobs' own train.json
     # The cluster plan from these measurements: every job of the paper profile, the short ones grouped
-    config, profile = rehearsal.paper_config(REPO / "params.yaml"), REPO / "workflow/profiles/slurm/config.yaml"
-    rows = {r["rule"]: r for r in cluster_plan.plan(config, result, mirror, profile)}
+    config = rehearsal.paper_config(REPO / "params.yaml")
+    rows = {r["rule"]: r for r in cluster_plan.plan(config, result, mirror)}
     jobs = (rows["train"]["jobs"], rows["train_supervised"]["jobs"], rows["train_universal"]["jobs"])
     # the paper's 1,758 grid runs, the 222 of Table 4's rows again on the distilled word vectors, and two more
     # seeds of the 108 runs of the gate analysis's GRAN row (gates.seeds)
     assert jobs == (1758 + 222 + 2 * 108, 652, 7194)
-    hours = yaml.safe_load(profile.read_text())["set-resources"]["train"]["runtime"] / 60
+    hours = yaml.safe_load(cluster_plan.PROFILES[0].read_text())["set-resources"]["train"]["runtime"] / 60
     assert rows["train"]["submissions"] == 2196 and rows["train"]["gpu_hours_reserved"] == 2196 * hours
     assert (rows["train_supervised"]["submissions"], rows["train_universal"]["submissions"]) == (163, 1799)
     assert all(r["cpu_hours"] > 0 and r["peak_mb"] > 0 for r in rows.values())
@@ -57,7 +57,7 @@ def test_paper_profile_rehearsal_at_small_scale(tmp_path, mirror):
     # A rehearsal on a GPU node adds each training rule's hours at its speeds: given these same speeds, the
     # same hours; the rules the profile keeps on CPUs are shown in parentheses (what the GPU would take).
     as_gpu = dict(result, device="cuda: a stand-in")
-    with_gpu = {r["rule"]: r for r in cluster_plan.plan(config, result, mirror, profile, as_gpu)}
+    with_gpu = {r["rule"]: r for r in cluster_plan.plan(config, result, mirror, gpu=as_gpu)}
     for rule in ("train", "train_supervised", "train_universal"):
         assert with_gpu[rule]["gpu_hours_measured"] == pytest.approx(rows[rule]["cpu_hours"])
     assert with_gpu["prepare_train"]["gpu_hours_measured"] is None

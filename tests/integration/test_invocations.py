@@ -51,7 +51,7 @@ def test_a_second_invocation_does_not_change_the_config_a_running_workflow_reads
             assert time.time() < deadline, "the first invocation never parsed its Snakefile"
             time.sleep(0.5)
         time.sleep(2)  # the rest of its parse
-        sh(["snakemake", "-n", "--profile", "workflow/profiles/default", "--configfile", "other.yaml"], root, env)
+        sh([*SNAKEMAKE, "-n", "--configfile", "other.yaml"], root, env)
         gate.touch()
         out, _ = first.communicate(timeout=600)
     finally:

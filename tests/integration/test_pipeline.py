@@ -33,7 +33,7 @@ pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[2]
 COPIED = ["Snakefile", "dvc.yaml", "params.yaml", "params.test.yaml", "pyproject.toml", ".dvcignore", "workflow", "src",
-          ".dvc/config", ".gitignore"]
+          "profiles", "scripts/install-slurm-profile.sh", ".dvc/config", ".gitignore"]
 
 
 def scratch_checkout(root: Path, mirror: Path) -> tuple[Path, dict]:
@@ -66,8 +66,18 @@ def scratch_checkout(root: Path, mirror: Path) -> tuple[Path, dict]:
 
 
 MIRROR_ENV = "PARAPHRASTIC_MIRROR"
-# What the README tells users to run locally (the profile sets the rerun triggers).
-SNAKEMAKE = ["snakemake", "--profile", "workflow/profiles/default"]
+# What the README tells users to run locally, as typed: Snakemake reads the workflow profile (profiles/default, the
+# rerun policy) by itself.
+SNAKEMAKE = ["snakemake", "--cores", "2"]
+
+
+def slurm_profile_home(root: Path, env: dict) -> dict:
+    """``env`` with a HOME of its own, where the README's command has installed the `slurm` profile."""
+    home = root.parent / "home"
+    home.mkdir(exist_ok=True)
+    env = {k: v for k, v in env.items() if k != "XDG_CONFIG_HOME"} | {"HOME": str(home)}
+    sh(["bash", "scripts/install-slurm-profile.sh"], root, env)
+    return env
 
 
 def sh(cmd: list[str], cwd: Path, env: dict, timeout: int = 900) -> str:
@@ -308,9 +318,9 @@ def test_nothing_to_do_after_dvc_checkout_rewrites_the_artifacts(snakemake_run):
     for upstream in ("data/raw/FETCHED.json", "data/corpus/simpwiki.parquet", "data/vocab/embeddings.npy"):
         os.utime(root / upstream, (now, now))
     assert "Nothing to be done" in sh([*SNAKEMAKE, "-n"], root, env)
-    # Without the profile, Snakemake checksums only inputs up to 1 MB, and these touched files are larger:
+    # Without the workflow profile, Snakemake checksums only inputs up to 1 MB, and these touched files are larger:
     # it would retrain everything. The profile's max-checksum-file-size is what makes the difference.
-    assert "rule train" in sh(["snakemake", "-n", "--cores", "2"], root, env)
+    assert "rule train" in sh(["snakemake", "-n", "--cores", "2", "--workflow-profile", "none"], root, env)
 
 
 def dry_run_with(root: Path, env: dict, section: str, key: str, value) -> str:
@@ -357,15 +367,20 @@ def test_changed_gate_setting_reuses_the_cached_parses(snakemake_run):
 
 def test_paper_profile_dry_run_shows_the_grouped_cluster_plan(snakemake_run):
     """The tiny config's runs on the paper data profile, planned through the SLURM profile: the supervised and
-    universal jobs in groups of the profile's size (the full params.yaml: 163 + 1,799 groups, README)."""
+    universal jobs in groups of the workflow profile's size (the full params.yaml: 163 + 1,799 groups, README)."""
     root, env, _ = snakemake_run
-    out = sh(["snakemake", "-n", "--forceall", "--profile", "workflow/profiles/slurm", "--config",
-              "data_profile=paper"], root, env)
+    # as the README types it, with the `slurm` profile its install script puts in a HOME of this test's own
+    home = slurm_profile_home(root, env)
+    proc = subprocess.run(["snakemake", "-n", "--forceall", "--cores", "8", "--profile", "slurm", "--config",
+                           "data_profile=paper"], cwd=root, env=home, capture_output=True, text=True, timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    assert "Using profiles slurm and workflow specific profile profiles/default" in out
     assert "rule fetch" in out and "rule train" in out and "rule report" in out
     config = config_module.load(root / "params.yaml", root / config_module.DEFAULT_SCHEMA)
     config["data_profile"] = "paper"
     tables = JobTables.of(config)
-    profile = yaml.safe_load((root / "workflow/profiles/slurm/config.yaml").read_text())
+    profile = yaml.safe_load((root / "profiles/default/config.yaml").read_text())
     size = dict(entry.split("=") for entry in profile["group-components"])
     for group, universal in (("supervised", False), ("universal", True)):
         jobs = len(tables.supervised_jobs_of(universal=universal))

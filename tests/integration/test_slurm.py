@@ -3,7 +3,8 @@
 tests/slurm/local-cluster.sh starts munged, slurmctld and slurmd (with two fake GPUs, so the real
 profile's `gpu: 1` requests are scheduled as on a GPU partition) and stops them afterwards. The tiny
 config's scoring, supervised and universal jobs and one training job run through `--profile
-workflow/profiles/slurm` layered with the local-cluster settings in tests/slurm/profile; what they need besides
+slurm` (the profile scripts/install-slurm-profile.sh installs) layered with the local-cluster settings in
+tests/slurm/profile; what they need besides
 (the data stages, the other training jobs) is built first with the local profile (not the Stanza models, the
 analyses or the report, which ask nothing of SLURM that these do not). The training job is cancelled with `scancel`
 mid-training: the profile's retries resubmit it, it resumes from its checkpoint and ends with exactly the metrics of
@@ -29,13 +30,17 @@ import pytest
 import yaml
 
 from paraphrastic.experiments.jobs import JobTables
-from tests.integration.test_pipeline import SNAKEMAKE, scratch_checkout, sh
+from tests.integration.test_pipeline import SNAKEMAKE, scratch_checkout, sh, slurm_profile_home
 
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]
 
 REPO = Path(__file__).resolve().parents[2]
 CLUSTER = REPO / "tests" / "slurm" / "local-cluster.sh"
-PROFILES = ["--profile", "workflow/profiles/slurm", "--profile", "tests/slurm/profile"]
+# the README's `--profile slurm` (installed into the test's HOME), then the local cluster's settings; the workflow
+# profile (profiles/default) is read too, and wins key by key: the group sizes that fit the small node come on the
+# command line
+GROUP_SIZES = ["--group-components", "supervised=2", "universal=2", "scoring=2"]
+PROFILES = ["--profile", "slurm", "--profile", "tests/slurm/profile", *GROUP_SIZES]
 # The rules whose SLURM behaviour is tested (resubmission, groups), with every job they need
 UNTIL = ["--until", "evaluate", "train_supervised", "train_universal"]
 VICTIM = "lstm-simpwiki"  # the training job that gets cancelled (and whose resources are checked)
@@ -107,6 +112,7 @@ def slurm_run(slurm, tmp_path_factory, mirror):
               for job in JobTables.of(config).experiment_jobs.values() if job["run"] != VICTIM]
     sh([*SNAKEMAKE, *others, "data/supervised/stats.json", "data/corpus/eval.parquet"], root, env)
 
+    env = slurm_profile_home(root, env)  # the README's `--profile slurm`
     log = open(root / "snakemake-slurm.log", "w")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(["snakemake", *PROFILES, *UNTIL], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     checkpoint = root / f"data/checkpoints/{VICTIM}/seed1/epoch-1.pt"
@@ -153,7 +159,7 @@ def test_the_tiny_pipeline_runs_through_slurm_with_the_real_profile(slurm_run):
     assert len(list((root / ".snakemake/slurm_logs").rglob("*.log"))) >= 9
     # a training job as SLURM saw it: the `gpu` partition, one GPU, the config's threads as CPUs, and the
     # real profile's memory and time
-    profile = yaml.safe_load((REPO / "workflow/profiles/slurm/config.yaml").read_text())["set-resources"]["train"]
+    profile = yaml.safe_load((REPO / "profiles/default/config.yaml").read_text())["set-resources"]["train"]
     threads = config["threads"]
     assert "Partition=gpu" in shown and re.search(r"TresPerJob=gres[:/]gpu:1\b", shown), shown
     assert f"NumCPUs={threads}" in shown, shown

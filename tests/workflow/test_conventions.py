@@ -118,12 +118,27 @@ def test_snakemake_lint_finds_nothing():
 def test_the_local_slurm_profile_gives_every_grouped_rule_one_thread():
     """The tests' single-node cluster is small and a group requests its members' threads summed: a grouped rule
     left at the config's threads makes a group SLURM can never place (it pends with `PartitionConfig`)."""
-    real = yaml.safe_load((REPO / "workflow/profiles/slurm/config.yaml").read_text())
+    from tests.integration.test_slurm import GROUP_SIZES
+
+    real = yaml.safe_load((REPO / "profiles/default/config.yaml").read_text())
     local = yaml.safe_load((REPO / "tests/slurm/profile/config.yaml").read_text())
     grouped = {entry.split("=")[0] for entry in real["groups"]}
     threads = dict(entry.split("=") for entry in local["set-threads"])
     assert {rule: threads.get(rule) for rule in grouped} == dict.fromkeys(grouped, "1")
-    assert all(int(size) <= 2 for size in (e.split("=")[1] for e in local["group-components"]))
+    # the workflow profile's keys win over a --profile's, so the test's group sizes come on the command line
+    assert "group-components" not in local and GROUP_SIZES[0] == "--group-components"
+    sizes = dict(e.split("=") for e in GROUP_SIZES[1:])
+    assert sizes.keys() == {e.split("=")[0] for e in real["group-components"]}
+    assert all(int(size) <= 2 for size in sizes.values())
+
+
+def test_the_site_profile_leaves_the_workflow_profile_keys_alone():
+    """Snakemake merges profiles key by key with the workflow profile (profiles/default) last: a key of the
+    site template that the workflow profile also sets would be silently replaced."""
+    workflow = yaml.safe_load((REPO / "profiles/default/config.yaml").read_text())
+    site = yaml.safe_load((REPO / "profiles/slurm/config.yaml").read_text())
+    assert not set(workflow) & set(site), set(workflow) & set(site)
+    assert site["executor"] == "slurm" and "cores" not in workflow  # --cores is typed: it caps an executor
 
 
 def test_planning_the_workflow_imports_no_numerical_library():
