@@ -1,6 +1,7 @@
-"""The README's measured blocks, written from committed results, never by hand: python benchmarks/readme.py [--check]
+"""The measured blocks of the README and the docs, written from committed results, never by hand:
+python benchmarks/readme.py [--check]
 
-A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` in README.md:
+A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page (README.md or docs/*.md):
 
 - ``time profile``: benchmarks/results/time_profile.md, which benchmarks/time_profile.py writes from a run;
 - ``test suite``: benchmarks/results/test_suite.json, the record of a whole-suite run of scripts/test.sh
@@ -24,6 +25,7 @@ from tabulate import tabulate
 
 HERE = Path(__file__).resolve().parent
 README = HERE.parent / "README.md"
+PAGES = [README, *sorted((HERE.parent / "docs").glob("*.md"))]  # the README and the documentation site's pages
 RESULTS = HERE / "results"
 
 
@@ -55,13 +57,15 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "cluster plan": lambda: (RESULTS / "cluster_plan.md").read_text()}
 
 
-def filled(text: str) -> tuple[str, list[str]]:
-    """README text with every block rewritten from its results, and the names of the blocks that changed."""
+def filled(text: str, page: Path = README) -> tuple[str, list[str]]:
+    """``page``'s text with every block it holds rewritten from its results, and the names of those that changed."""
     changed = []
     for name, render in BLOCKS.items():
         start, end = f"<!-- {name} -->\n", f"<!-- /{name} -->"
-        if start not in text or end not in text:
-            raise SystemExit(f"{README}: no block `{start.strip()}` ... `{end}`")
+        if start not in text:
+            continue
+        if end not in text:
+            raise SystemExit(f"{page}: block `{start.strip()}` has no end `{end}`")
         head, rest = text.split(start, 1)
         old, tail = rest.split(end, 1)
         new = render()
@@ -71,17 +75,39 @@ def filled(text: str) -> tuple[str, list[str]]:
     return text, changed
 
 
+def placed() -> dict[str, Path]:
+    """The page of each block: every block is on exactly one page."""
+    where: dict[str, list[Path]] = {name: [] for name in BLOCKS}
+    for page in PAGES:
+        text = page.read_text()
+        for name in BLOCKS:
+            if f"<!-- {name} -->\n" in text:
+                where[name].append(page)
+    wrong = {name: pages for name, pages in where.items() if len(pages) != 1}
+    if wrong:
+        found = "; ".join(f"`{name}` on {[str(p) for p in pages] or 'none'}" for name, pages in wrong.items())
+        raise SystemExit(f"each block must be on exactly one page of README.md and docs/: {found}")
+    return {name: pages[0] for name, pages in where.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a block is stale")
     args = parser.parse_args(argv)
-    text, changed = filled(README.read_text())
+    stale = []
+    for page in sorted(set(placed().values())):
+        text, changed = filled(page.read_text(), page)
+        name = page.relative_to(README.parent)
+        stale += [f"{name}: block `{block}`" for block in changed]
+        if changed and not args.check:
+            page.write_text(text)
+            print(f"{name}: {', '.join(changed)} rewritten")
     if args.check:
-        for name in changed:
-            print(f"README.md: block `{name}` differs from its results (python benchmarks/readme.py)", file=sys.stderr)
-        return 1 if changed else 0
-    README.write_text(text)
-    print(f"README.md: {', '.join(changed) or 'nothing'} rewritten")
+        for line in stale:
+            print(f"{line} differs from its results (python benchmarks/readme.py)", file=sys.stderr)
+        return 1 if stale else 0
+    if not stale:
+        print("every block is current")
     return 0
 
 

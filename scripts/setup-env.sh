@@ -11,4 +11,4 @@ python -m pip install -q --upgrade pip
 # would pull gigabytes of CUDA packages. On a GPU cluster set TORCH_SPEC (e.g. "torch>=2.1") to get
 # your site's CUDA build; pyproject.toml only asks for a range.
 python -m pip install -q "${TORCH_SPEC:-torch==2.13.0}"
-python -m pip install -q -e ".[pipeline,dev,reference]"
+python -m pip install -q -e ".[pipeline,dev,reference,docs]"

@@ -13,7 +13,7 @@ bash scripts/setup-env.sh
 if [ "$#" -eq 0 ]; then
   export PARAPHRASTIC_SETUP_S=$((SECONDS - started))
   mkdir -p logs
-  # 25 minutes, set-up included (README, "The test suite's time"): a change that adds test time takes it back elsewhere.
+  # 25 minutes, set-up included (docs/performance.md, "The test suite's time"): a change that adds test time takes it back elsewhere.
   export PARAPHRASTIC_TEST_BUDGET_S="${PARAPHRASTIC_TEST_BUDGET_S:-1500}"
   export PARAPHRASTIC_TEST_RECORD="${PARAPHRASTIC_TEST_RECORD:-logs/test-suite.json}"
   set -- -n "${PARAPHRASTIC_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder

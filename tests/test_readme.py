@@ -1,10 +1,12 @@
-"""The README's measured blocks equal what benchmarks/readme.py writes from the committed results
-(benchmarks/results/): a number there is never typed by hand."""
+"""The measured blocks of the README and the docs equal what benchmarks/readme.py writes from the committed
+results (benchmarks/results/): a number there is never typed by hand."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -12,14 +14,26 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import readme  # noqa: E402
 
 
-def test_every_measured_block_of_the_readme_equals_its_results():
-    _, changed = readme.filled(readme.README.read_text())
-    assert not changed, f"README blocks {changed} differ from benchmarks/results/: run python benchmarks/readme.py"
+def test_every_measured_block_equals_its_results():
+    for page in set(readme.placed().values()):  # each block on exactly one page
+        _, changed = readme.filled(page.read_text(), page)
+        assert not changed, f"{page}: blocks {changed} differ from benchmarks/results/: run python benchmarks/readme.py"
 
 
-def test_a_block_that_differs_is_named(tmp_path, monkeypatch):
-    text = readme.README.read_text()
+def test_a_block_that_differs_is_named():
+    page = readme.placed()["test suite"]
     start = "<!-- test suite -->\n"
-    spoiled = text.replace(start, start + "typed by hand\n", 1)
-    _, changed = readme.filled(spoiled)
+    spoiled = page.read_text().replace(start, start + "typed by hand\n", 1)
+    _, changed = readme.filled(spoiled, page)
     assert changed == ["test suite"]
+
+
+def test_a_block_on_no_page_or_on_two_is_refused(monkeypatch, tmp_path):
+    twice = tmp_path / "twice.md"
+    twice.write_text("<!-- test suite -->\n<!-- /test suite -->\n")
+    monkeypatch.setattr(readme, "PAGES", [*readme.PAGES, twice])
+    with pytest.raises(SystemExit, match="`test suite` on"):
+        readme.placed()
+    monkeypatch.setattr(readme, "PAGES", [readme.README])
+    with pytest.raises(SystemExit, match="`time profile` on none"):
+        readme.placed()

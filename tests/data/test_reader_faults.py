@@ -23,7 +23,7 @@ ENCODING, EMPTY_FIELD, NUMBER, CONTROL, EMPTY_FILE, OTHER = (
     "encoding/BOM", "empty field", "number format", "control character", "empty file", "other")
 BOM8, BOM16BE = codecs.BOM_UTF8, codecs.BOM_UTF16_BE
 
-pytestmark = pytest.mark.fault("data files")  # the README's table of fault categories (tests/test_fault_table.py)
+pytestmark = pytest.mark.fault("data files")  # docs/faults.md's table of fault categories (tests/test_fault_table.py)
 
 
 @dataclass(frozen=True)

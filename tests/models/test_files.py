@@ -19,7 +19,7 @@ from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import load_model, load_scorer, read_payload, save_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
 
-pytestmark = pytest.mark.fault("model and checkpoint files")  # the README's fault table
+pytestmark = pytest.mark.fault("model and checkpoint files")  # the fault table of docs/faults.md
 
 
 class RunsCode:

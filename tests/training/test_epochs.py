@@ -17,7 +17,7 @@ from paraphrastic.training.epochs import Run, Streams, _place, recover_damaged_c
 from tests.models.test_files import RunsCode
 from tests.training.test_transfer import run
 
-pytestmark = pytest.mark.fault("model and checkpoint files")  # the README's fault table
+pytestmark = pytest.mark.fault("model and checkpoint files")  # the fault table of docs/faults.md
 
 
 def _result(ws, out: str) -> tuple[dict, list[dict], dict]:

@@ -1,0 +1,154 @@
+"""MkDocs hooks (mkdocs.yml `hooks:`): the pages' generated parts, made at every build from their sources.
+
+- ``<!-- params reference -->`` (docs/configuration.md): every key of params.yaml, with what its schema
+  (workflow/schemas/params.schema.yaml) allows, its value in params.yaml and the comment written beside it there;
+- ``<!-- cli reference -->`` (docs/api.md): ``paraphrastic --help`` and each command's ``--help``.
+
+Nothing here is typed twice: a key, a constraint or an option changes in its one place and the page follows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+KEY = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z_][\w-]*):(?P<rest>.*)$")
+
+
+def _comment(rest: str) -> str:
+    """The comment of a YAML line's remainder (a ``#`` after whitespace, outside quotes)."""
+    quote = None
+    for i, char in enumerate(rest):
+        if char in "'\"" and quote in (None, char):
+            quote = None if quote else char
+        elif char == "#" and quote is None and (i == 0 or rest[i - 1].isspace()):
+            return rest[i + 1:].strip()
+    return ""
+
+
+def params_comments(text: str) -> dict[str, str]:
+    """Each key path of a YAML file (``a.b.c``) and the comment written on its line and the comment lines that
+    continue it (indented deeper than the key)."""
+    comments: dict[str, str] = {}
+    stack: list[tuple[int, str]] = []
+    last, last_indent = None, 0
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            if last is not None and len(line) - len(line.lstrip()) > last_indent and comments.get(last):
+                comments[last] += " " + stripped.lstrip("#").strip()
+            continue
+        match = KEY.match(line)
+        if not match:
+            last = None
+            continue
+        indent = len(match["indent"])
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        stack.append((indent, match["key"]))
+        last, last_indent = ".".join(k for _, k in stack), indent
+        comments[last] = _comment(match["rest"])
+    return comments
+
+
+def _resolve(schema: dict, node: dict) -> dict:
+    while "$ref" in node:
+        node = schema["$defs"][node["$ref"].split("/")[-1]] | {k: v for k, v in node.items() if k != "$ref"}
+    for part in node.get("allOf", []):  # a node made of parts: their properties together
+        part = _resolve(schema, part)
+        node = part | node | {"properties": part.get("properties", {}) | node.get("properties", {})}
+    return node
+
+
+def allowed(schema: dict, node: dict) -> str:
+    """A short account of what a schema node accepts."""
+    node = _resolve(schema, node)
+    if "enum" in node:
+        return "one of " + ", ".join(f"`{v}`" for v in node["enum"])
+    if "const" in node:
+        return f"`{node['const']}`"
+    for combinator in ("oneOf", "anyOf"):
+        if combinator in node:
+            return " or ".join(allowed(schema, option) for option in node[combinator])
+    kind = node.get("type", "object" if "properties" in node else "any")
+    text = " or ".join(kind) if isinstance(kind, list) else kind
+    bounds = [f"≥ {node['minimum']}" if "minimum" in node else "", f"> {node['exclusiveMinimum']}"
+              if "exclusiveMinimum" in node else "", f"≤ {node['maximum']}" if "maximum" in node else ""]
+    return " ".join([text, *filter(None, bounds)])
+
+
+def _child(schema: dict, node: dict | None, key: str) -> dict | None:
+    if node is None:
+        return None
+    node = _resolve(schema, node)
+    properties = node.get("properties", {})
+    if key in properties:
+        return properties[key]
+    extra = node.get("additionalProperties")
+    return extra if isinstance(extra, dict) else None
+
+
+class _NoAliases(yaml.SafeDumper):
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+
+def _value(value) -> str:
+    text = yaml.dump(value, Dumper=_NoAliases, default_flow_style=True, width=10_000).strip()
+    text = text.removesuffix("...").strip()
+    return "`" + (text if len(text) <= 60 else text[:57] + "...") + "`"
+
+
+def params_reference() -> str:
+    schema = yaml.safe_load((REPO / "workflow/schemas/params.schema.yaml").read_text())
+    text = (REPO / "params.yaml").read_text()
+    params, comments = yaml.safe_load(text), params_comments(text)
+    rows = []
+
+    def walk(prefix: str, value, node) -> None:
+        described = node is not None
+        rows.append([f"`{prefix}`", allowed(schema, node) if described else "(free-form)",
+                     "" if isinstance(value, dict) and value else _value(value), comments.get(prefix, "")])
+        if isinstance(value, dict) and prefix.count(".") < 2:
+            for key, inner in value.items():
+                walk(f"{prefix}.{key}", inner, _child(schema, node, key))
+
+    for key, value in params.items():
+        walk(key, value, schema["properties"].get(key))
+    escape = str.maketrans({"|": "\\|"})
+    lines = ["| key | allowed (schema) | params.yaml | comment in params.yaml |", "|---|---|---|---|"]
+    lines += ["| " + " | ".join(cell.translate(escape) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def cli_reference() -> str:
+    sys.path.insert(0, str(REPO / "src"))
+    from paraphrastic.cli.main import build_parser
+
+    parser = build_parser()
+    sections = [("paraphrastic --help", parser.format_help())]
+    for action in parser._subparsers._group_actions:  # argparse keeps its subcommands here
+        for name, sub in action.choices.items():
+            sections.append((f"paraphrastic {name} --help", sub.format_help()))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for title, help_text in sections:
+            print(f"### `{title}`\n\n```text\n{help_text.rstrip()}\n```\n")
+    return out.getvalue()
+
+
+GENERATED = {"params reference": params_reference, "cli reference": cli_reference}
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    for name, make in GENERATED.items():
+        marker = f"<!-- {name} -->"
+        if marker in markdown:
+            markdown = markdown.replace(marker, make())
+    return markdown
