@@ -9,7 +9,8 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   benchmarks/results/test_suite_before.json holds an older commit's record made back to back with it, the two
   compared;
 - ``rehearsal``, ``rehearsal on a GPU`` and ``cluster plan``: benchmarks/results/rehearsal.md,
-  rehearsal_gpu.md and cluster_plan.md, which benchmarks/rehearsal.py and cluster_plan.py write.
+  rehearsal_gpu.md and cluster_plan.md, which benchmarks/rehearsal.py and cluster_plan.py write;
+- ``gated sum``: benchmarks/results/gated_sum.md, which benchmarks/gated_sum.py writes.
 
 ``--check`` changes nothing and exits 1 naming each block that differs from its results (tests/test_readme.py).
 """
@@ -54,7 +55,8 @@ def test_suite() -> str:
 BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "test suite": test_suite,
           "rehearsal": lambda: (RESULTS / "rehearsal.md").read_text(),
           "rehearsal on a GPU": lambda: (RESULTS / "rehearsal_gpu.md").read_text(),
-          "cluster plan": lambda: (RESULTS / "cluster_plan.md").read_text()}
+          "cluster plan": lambda: (RESULTS / "cluster_plan.md").read_text(),
+          "gated sum": lambda: (RESULTS / "gated_sum.md").read_text()}
 
 
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:

@@ -87,3 +87,15 @@ def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
     subprocess.run([sys.executable, "benchmarks/time_profile.py", str(tmp_path), "--out", str(tmp_path / "profile")],
                    cwd=REPO, check=True, capture_output=True)
     assert json.loads((tmp_path / "profile.json").read_text())["wall_seconds"] == 300
+
+
+def test_gated_sum_benchmark_compares_equal_gradients(tmp_path):
+    """benchmarks/gated_sum.py times GRAN-3/4's fused sum against the step-by-step recurrence and fails if their
+    gradients differ (a smoke run at d=8; no timing is asserted)."""
+    out = subprocess.run([sys.executable, "benchmarks/gated_sum.py", "--dims", "8", "--repeats", "1",
+                          "--out", str(tmp_path / "gated_sum.json")], cwd=REPO, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads((tmp_path / "gated_sum.json").read_text())["rows"]
+    assert [(r["model"], r["dim"]) for r in rows] == [("gran3", 8), ("gran4", 8)]
+    assert all(r["fused_ms"] > 0 and r["step_by_step_ms"] > 0 for r in rows)

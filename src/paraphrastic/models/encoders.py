@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from paraphrastic.models.recurrent import ElmanRNN, PeepholeLSTM, reverse_padded
+from paraphrastic.models.recurrent import ElmanRNN, FusedGatedSum, PeepholeLSTM, reverse_padded
 
 
 class SentenceEncoder(nn.Module):
@@ -252,15 +252,14 @@ class GatedRecurrentAveraging(_Contextual):
         if self.variant == 5:
             return masked_mean(x * torch.sigmoid(pre[0]) + states * torch.sigmoid(pre[1]), mask)
         # GRAN-3/4: a running gated sum of the words, read at each sequence's last token.
-        a = x.new_zeros(x.shape[0], self.dim)
-        outputs = []
-        for t in range(x.shape[1]):
-            g = [p[:, t] for p in pre]
-            if self.variant == 4:
-                g = [gi + ga(a) for gi, ga in zip(g, self.gate_a, strict=True)]
-            a = x[:, t] * torch.sigmoid(g[0]) + a * torch.sigmoid(g[1])
-            outputs.append(a)
-        return last_state(torch.stack(outputs, dim=1), mask) / mask.sum(1, keepdim=True).clamp(min=1.0)
+        return FusedGatedSum.apply(x, torch.stack(pre, dim=2), mask.sum(1).long(), self.weight_a()) \
+            / mask.sum(1, keepdim=True).clamp(min=1.0)
+
+    def weight_a(self) -> torch.Tensor | None:
+        """GRAN-4's W_a of both gates as one d x 2d matrix (a_{t-1} W_a gives both gates' terms); None otherwise."""
+        if self.variant != 4:
+            return None
+        return torch.cat([ga.weight.t() for ga in self.gate_a], dim=1)
 
 
 MODEL_OPTIONS = {"hidden_dim", "output_gate", "combine", "layers", "activation", "dropout", "word_dropout", "tags"}
