@@ -42,14 +42,14 @@ os.environ["TOKENIZERS_PARALLELISM"] = "false"
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data import vocab as vocabulary  # noqa: E402
 from paraphrastic.data.corpus import read_table  # noqa: E402
 from paraphrastic.data.distill import MINILM, distill_vectors, teacher_path  # noqa: E402
 from paraphrastic.data.tokenize import tokenize  # noqa: E402
 from paraphrastic.encoder import Encoder  # noqa: E402
 from paraphrastic.evaluation import similarity  # noqa: E402
-from paraphrastic.evaluation.reference import score_raw_sentences  # noqa: E402
-from paraphrastic.experiments import config as cfg  # noqa: E402
+from paraphrastic.evaluation.compare_encoders import score_raw_sentences  # noqa: E402
 from paraphrastic.models.encoders import build_model  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -246,7 +246,7 @@ def main(argv=None) -> None:
     rows = [a, b]
     t = None
     if not args.no_teacher:
-        from paraphrastic.evaluation.reference import MiniLM
+        from paraphrastic.evaluation.compare_encoders import MiniLM
 
         minilm = MiniLM()
         minilm.encode(raw[:64])  # warm up

@@ -56,13 +56,13 @@ sys.path.insert(0, str(HERE))
 
 from upstream_server import UpstreamServer  # noqa: E402
 
+from paraphrastic.configuration import params as cfg  # noqa: E402
+from paraphrastic.configuration.jobs import JobTables, vocab_dir  # noqa: E402
 from paraphrastic.data import readers  # noqa: E402
 from paraphrastic.data.corpus import build_eval_table  # noqa: E402
 from paraphrastic.data.datasets import EVAL_SETS  # noqa: E402
 from paraphrastic.data.fetch import DownloadCache, load_manifest  # noqa: E402
 from paraphrastic.data.tokenize import tokenize  # noqa: E402
-from paraphrastic.experiments import config as cfg  # noqa: E402
-from paraphrastic.experiments.jobs import JobTables, vocab_dir  # noqa: E402
 from paraphrastic.pipeline.graph import STAGES  # noqa: E402
 from paraphrastic.pipeline.steps.fetch import required_raw_files  # noqa: E402
 

@@ -32,11 +32,11 @@ sys.path.insert(0, str(HERE))
 
 from throughput import batch_padding, measure, sample_batches  # noqa: E402
 
+from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.corpus import read_table  # noqa: E402
 from paraphrastic.evaluation import similarity  # noqa: E402
-from paraphrastic.evaluation.reference import table4_models  # noqa: E402
+from paraphrastic.evaluation.compare_encoders import table4_models  # noqa: E402
 from paraphrastic.evaluation.selection import model_dir  # noqa: E402
-from paraphrastic.experiments import config as cfg  # noqa: E402
 from paraphrastic.models.files import load_model  # noqa: E402
 
 CORES = ["naive", "autograd", "fused", "nn.LSTM"]
@@ -91,7 +91,7 @@ def encoding_section(eval_path: Path, model_paths: dict[str, Path], minilm: bool
                      "transfer_pearson": summary["transfer_pearson"]})
     if minilm:
         try:
-            from paraphrastic.evaluation.reference import MiniLM
+            from paraphrastic.evaluation.compare_encoders import MiniLM
         except ImportError as exc:
             print(f"  MiniLM skipped: {exc}")
             return rows

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.data import vocab as vocab_mod
 from paraphrastic.data.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, write_table
-from paraphrastic.experiments.settings import TransferSettings
 
 REPO = Path(__file__).resolve().parents[1]
 

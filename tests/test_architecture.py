@@ -14,7 +14,7 @@ LAYERS = (
     ("data",),  # files -> tables, vocabularies, batches
     ("models",),  # encoders, cells, heads, PWIM, model files
     ("losses",),  # objectives and penalties over model outputs
-    ("experiments",),  # params.yaml -> runs, jobs, settings
+    ("configuration",),  # params.yaml -> runs, jobs, settings
     ("evaluation",),  # scoring, model selection, the reference encoder
     ("encoder", "export"),  # the public API: a model.pt as an encoder, or as a sentence-transformers folder
     ("training",),  # the epoch loop and one trainer per family

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from paraphrastic.configuration.params import load
 from paraphrastic.data import fetch
 from paraphrastic.errors import ChecksumMismatch, MissingSource, TruncatedDownload
-from paraphrastic.experiments.config import load
 from paraphrastic.pipeline.steps.fetch import required_raw_files
 
 REPO = Path(__file__).resolve().parents[2]

@@ -21,8 +21,8 @@ import pytest
 import yaml
 
 from paraphrastic.cli.main import LIST_MODULES, MODULES_LINE
-from paraphrastic.experiments import config as config_module
-from paraphrastic.experiments.jobs import JobTables
+from paraphrastic.configuration import params as config_module
+from paraphrastic.configuration.jobs import JobTables
 from paraphrastic.export import export
 from paraphrastic.models.files import load_model
 from paraphrastic.pipeline.code_deps import closure

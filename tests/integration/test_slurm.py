@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paraphrastic.experiments.jobs import JobTables
+from paraphrastic.configuration.jobs import JobTables
 from tests.integration.test_pipeline import SNAKEMAKE, scratch_checkout, sh, slurm_profile_home
 
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]

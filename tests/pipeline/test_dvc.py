@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paraphrastic.experiments import config
+from paraphrastic.configuration import params as config
 from paraphrastic.pipeline.dvc import CHECK_PARAMS, CODE_DIGESTS, dvc_yaml, runs_file
 from paraphrastic.pipeline.graph import STAGES, code_listing, code_paths
 from paraphrastic.pipeline.steps import code_digests

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from paraphrastic.configuration import params as config
 from paraphrastic.errors import MalformedLine, PipelineError
-from paraphrastic.experiments import config
 from paraphrastic.pipeline.steps import prepare_eval, prepare_pwim, prepare_supervised
 from paraphrastic.pipeline.steps.fetch import required_raw_files
 

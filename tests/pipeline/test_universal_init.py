@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from paraphrastic.configuration.jobs import JobTables
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.selection import universal_init_model, universal_init_record
-from paraphrastic.experiments.jobs import JobTables
 from paraphrastic.pipeline.steps import train_universal, universal_init
 from tests.report.conftest import transfer_files
 

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from paraphrastic.experiments.jobs import JobTables
+from paraphrastic.configuration.jobs import JobTables
 
 REPO = Path(__file__).resolve().parents[2]
 TRANSFER_SETS = ("sts12.MSRvid", "sts14.images")

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 import torch
 
+from paraphrastic.configuration.settings import SiameseSettings
 from paraphrastic.data import siamese_corpus
 from paraphrastic.data.corpus import EVAL_SCHEMA, write_table
 from paraphrastic.data.vocab import SPECIAL
-from paraphrastic.experiments.settings import SiameseSettings
 from paraphrastic.models.files import load_model
 from paraphrastic.training import siamese_cbow as sc
 

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 import torch
 
+from paraphrastic.configuration.settings import SupervisedSettings
 from paraphrastic.data.corpus import write_table
 from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments.settings import SupervisedSettings
 from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import load_scorer, save_model

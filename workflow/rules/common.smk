@@ -13,11 +13,11 @@ from snakemake.exceptions import WorkflowError
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS  # noqa: E402
-from paraphrastic.experiments import config as params  # noqa: E402
-from paraphrastic.experiments import settings as run_settings  # noqa: E402
-from paraphrastic.experiments.grids import distilled_twin  # noqa: E402
-from paraphrastic.experiments.check import check as check_params  # noqa: E402
-from paraphrastic.experiments.jobs import JobTables, vocab_dir  # noqa: E402
+from paraphrastic.configuration import params as params  # noqa: E402
+from paraphrastic.configuration import settings as run_settings  # noqa: E402
+from paraphrastic.configuration.grids import distilled_twin  # noqa: E402
+from paraphrastic.configuration.check import check as check_params  # noqa: E402
+from paraphrastic.configuration.jobs import JobTables, vocab_dir  # noqa: E402
 from paraphrastic.pipeline.graph import STAGES, code_digest  # noqa: E402
 from paraphrastic.pipeline.steps.fetch import required_raw_files  # noqa: E402
 

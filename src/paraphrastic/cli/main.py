@@ -11,8 +11,8 @@ import sys
 
 from paraphrastic import __version__
 from paraphrastic.cli import encode, stages, tools
+from paraphrastic.configuration import params as params
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments import config as params
 
 
 def load_config(args) -> dict:

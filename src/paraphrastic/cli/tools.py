@@ -6,7 +6,7 @@ from paraphrastic.atomic import write_text
 
 
 def grids(args, load_config) -> None:
-    from paraphrastic.experiments.check import check
+    from paraphrastic.configuration.check import check
     from paraphrastic.pipeline.dvc import runs_file
 
     config = load_config(args)

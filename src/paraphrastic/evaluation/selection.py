@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 
 from paraphrastic.atomic import sha256_file
+from paraphrastic.configuration import grids
+from paraphrastic.configuration.grids import seeds_of
+from paraphrastic.configuration.jobs import supervised_jobs
 from paraphrastic.data.supervised_tasks import TASKS
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments import grids
-from paraphrastic.experiments.grids import seeds_of
-from paraphrastic.experiments.jobs import supervised_jobs
 
 
 def _read_json(path: Path):

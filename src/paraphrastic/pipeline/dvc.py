@@ -8,8 +8,8 @@ import re
 
 import yaml
 
-from paraphrastic.experiments.jobs import JobTables
-from paraphrastic.experiments.settings import pwim_experiment, siamese_experiment
+from paraphrastic.configuration.jobs import JobTables
+from paraphrastic.configuration.settings import pwim_experiment, siamese_experiment
 from paraphrastic.pipeline.graph import STAGES, Output, Stage, code_paths
 
 # DVC's own first stage: `dvc repro` removes a changed stage's outputs before it runs the stage's command, so

@@ -13,12 +13,12 @@ from pathlib import Path
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.evaluation.selection import Selection, SupervisedSelection
 from paraphrastic.report import (
+    compare_encoders,
     data,
     distilled,
     error_analysis,
     gates,
     pwim,
-    reference,
     siamese_cbow,
     supervised,
     transfer,
@@ -57,7 +57,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     data.data_section(doc, data_dir)
     reference_metrics = {}
     if transfer.tables_section(doc, config, sel, baseline_results):
-        reference_metrics = reference.reference_section(doc, data_dir, out_dir)  # beside Table 4's models
+        reference_metrics = compare_encoders.reference_section(doc, data_dir, out_dir)  # beside Table 4's models
     baselines = {"pretrained": baseline_results,
                  "distilled": read_json(data_dir / "results" / "baseline_distilled.json")}
     distilled_metrics = distilled.distilled_section(doc, config, data_dir, sel, baselines)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from paraphrastic.configuration import grids
 from paraphrastic.evaluation.selection import Selection
-from paraphrastic.experiments import grids
 from paraphrastic.report.document import Document, read_json
 
 PAPER_SIMPWIKI_PAIRS = 167_689  # Sec. 4.1.2

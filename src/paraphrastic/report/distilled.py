@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from paraphrastic.configuration.grids import distilled_rows, distilled_twin
 from paraphrastic.data.vocab import SPECIAL
 from paraphrastic.evaluation.selection import Selection
-from paraphrastic.experiments.grids import distilled_rows, distilled_twin
 from paraphrastic.report.document import Document, paper_rows, paper_table, per_dataset_table, read_json
 
 HEADING = "Beyond the paper: word vectors distilled from a sentence transformer"

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from paraphrastic.configuration import grids
 from paraphrastic.data import datasets
-from paraphrastic.experiments import grids
 
 INLINE_CODE = re.compile(r"`([^`]+)`")
 INLINE_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from paraphrastic.configuration.jobs import pwim_jobs
 from paraphrastic.data.pwim_tasks import PAPER_PAIRS
 from paraphrastic.data.tasks import STS2014_TEST
 from paraphrastic.evaluation.selection import Selection
-from paraphrastic.experiments.jobs import pwim_jobs
 from paraphrastic.report.document import Document, capped_scope, format_r, paper_table, read_json
 
 TASK_LABELS = {"sick": "SICK 2014", "msrvid": "MSRvid (STS 2012)", "sts2014": "STS 2014"}

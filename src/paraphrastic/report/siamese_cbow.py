@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from paraphrastic.configuration.jobs import siamese_jobs
 from paraphrastic.data.tasks import sts_sets
-from paraphrastic.experiments.jobs import siamese_jobs
 from paraphrastic.report.document import Document, capped_scope, format_r, paper_table, read_json
 
 W2V_LABELS = {"cbow": "word2vec CBOW", "skipgram": "word2vec skip-gram"}

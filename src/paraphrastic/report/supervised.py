@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from paraphrastic.configuration import grids
 from paraphrastic.data.supervised_tasks import TASKS
 from paraphrastic.evaluation.selection import SupervisedSelection
-from paraphrastic.experiments import grids
 from paraphrastic.report.document import Document, paper_rows, paper_table, read_json, supervised_scope
 
 TASK_LABELS = {"sts": "STS", "sick": "SICK"}

@@ -15,10 +15,10 @@ import pandas as pd
 import torch
 
 from paraphrastic.atomic import write_json, write_text
+from paraphrastic.configuration.settings import PwimSettings
 from paraphrastic.data.batching import pad
 from paraphrastic.data.pwim_tasks import SCORE_RANGE
 from paraphrastic.evaluation.similarity import per_set_correlations, split_scores
-from paraphrastic.experiments.settings import PwimSettings
 from paraphrastic.losses.kl import kl_loss, target_distribution
 from paraphrastic.models.files import save_pwim
 from paraphrastic.models.pwim import PairwiseWordInteraction

@@ -26,12 +26,12 @@ import torch
 import torch.nn.functional as F
 
 from paraphrastic.atomic import write_json, write_text
+from paraphrastic.configuration.settings import SiameseSettings
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.siamese_corpus import neighbours
 from paraphrastic.data.vocab import SPECIAL, UNK_ID, Vocabulary, load_matrix
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.similarity import scores_of, sts_frame, time_scoring
-from paraphrastic.experiments.settings import SiameseSettings
 from paraphrastic.losses.siamese import siamese_loss
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model

@@ -18,12 +18,12 @@ import pandas as pd
 import torch
 
 from paraphrastic.atomic import write_json, write_text
+from paraphrastic.configuration.settings import SupervisedSettings
 from paraphrastic.data.batching import pad
 from paraphrastic.data.supervised_tasks import SCORE_RANGE
 from paraphrastic.data.vocab import Vocabulary, add_tags
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.similarity import pair_embeddings, split_scores
-from paraphrastic.experiments.settings import SupervisedSettings
 from paraphrastic.losses.kl import kl_loss, target_distribution
 from paraphrastic.losses.regularization import head_regularization, regularization
 from paraphrastic.models.encoders import SentenceEncoder, build_model

@@ -11,11 +11,11 @@ import pandas as pd
 import torch
 
 from paraphrastic.atomic import write_json, write_text
+from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.data.batching import length_bucketed, pad
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.vocab import Vocabulary, add_tags, load_matrix
 from paraphrastic.evaluation import similarity
-from paraphrastic.experiments.settings import TransferSettings
 from paraphrastic.losses.margin import margin_loss
 from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import torch
 
+from paraphrastic.configuration.params import selection_ids
 from paraphrastic.data.vocab import Vocabulary, load_matrix
 from paraphrastic.evaluation.similarity import write_scores
-from paraphrastic.experiments.config import selection_ids
 from paraphrastic.models.encoders import build_model
 from paraphrastic.runtime import prepare_job
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from paraphrastic.atomic import write_json
+from paraphrastic.configuration.check import check
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments.check import check
 from paraphrastic.pipeline.dvc import runs_file
 
 # The same whatever the (valid) params: only the check's success is recorded, so a valid change to params.yaml

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.evaluation.reference import compare
+from paraphrastic.evaluation.compare_encoders import compare
 
 
 def run(config: dict, *, data_dir, out, threads=None) -> None:

@@ -3,8 +3,8 @@ experiments' model.pt; grid rows are scored per epoch during training)."""
 
 from __future__ import annotations
 
+from paraphrastic.configuration.params import selection_ids
 from paraphrastic.evaluation.similarity import write_scores
-from paraphrastic.experiments.config import selection_ids
 from paraphrastic.models.files import load_model
 from paraphrastic.phases import phase
 from paraphrastic.runtime import prepare_job

@@ -4,9 +4,9 @@ of what came from where)."""
 
 from __future__ import annotations
 
+from paraphrastic.configuration.params import eval_sets, gate_sentence_files, mirror_dir, profile, simpwiki_files
 from paraphrastic.data.fetch import fetch_all, load_manifest
 from paraphrastic.data.tasks import pwim_raw_files, supervised_raw_files
-from paraphrastic.experiments.config import eval_sets, gate_sentence_files, mirror_dir, profile, simpwiki_files
 
 
 def required_raw_files(config: dict) -> list[str]:

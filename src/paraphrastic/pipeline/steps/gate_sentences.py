@@ -1,16 +1,16 @@
 """gate-sentences: the Wikipedia sentences the gate analysis parses (short, distinct, none of them a
 model-selection sentence), drawn with a fixed seed from the Wikipedia side of the SimpWiki files
-(``experiments.config.gate_sentence_files``), with how many are sentences of the training pairs."""
+(``configuration.params.gate_sentence_files``), with how many are sentences of the training pairs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from paraphrastic.atomic import atomic_path, write_json
+from paraphrastic.configuration.params import gate_sentence_files, profile, selection_ids
 from paraphrastic.data import readers
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.gate_sentences import sample_sentences
-from paraphrastic.experiments.config import gate_sentence_files, profile, selection_ids
 
 
 def run(config: dict, *, raw, corpus, out, stats) -> None:

@@ -4,8 +4,8 @@ statistics per set."""
 from __future__ import annotations
 
 from paraphrastic.atomic import write_json
+from paraphrastic.configuration.params import eval_sets
 from paraphrastic.data.corpus import EVAL_SCHEMA, build_eval_table, token_stats, write_table
-from paraphrastic.experiments.config import eval_sets
 
 
 def run(config: dict, *, raw, out, stats) -> None:

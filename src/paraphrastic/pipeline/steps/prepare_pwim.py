@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from paraphrastic.configuration.params import profile
 from paraphrastic.data.pwim_tasks import prepare
-from paraphrastic.experiments.config import profile
 
 
 def run(config: dict, *, raw, out_dir) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from paraphrastic.atomic import write_json
+from paraphrastic.configuration.params import profile, simpwiki_files
 from paraphrastic.data import readers
 from paraphrastic.data.corpus import TRAIN_SCHEMA, build_train_table, token_stats, write_table
-from paraphrastic.experiments.config import profile, simpwiki_files
 
 
 def run(config: dict, *, raw, out_dir) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from paraphrastic.configuration.params import profile
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.siamese_corpus import prepare
 from paraphrastic.data.tasks import STS_2012_2015
-from paraphrastic.experiments.config import profile
 
 
 def run(config: dict, *, raw, eval, out_dir) -> None:

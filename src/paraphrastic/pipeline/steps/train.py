@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.experiments.config import selection_ids
-from paraphrastic.experiments.settings import experiment
+from paraphrastic.configuration.params import selection_ids
+from paraphrastic.configuration.settings import experiment
 from paraphrastic.training.transfer import train
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.experiments.settings import pwim_experiment
+from paraphrastic.configuration.settings import pwim_experiment
 from paraphrastic.training.pwim import train_pwim
 
 

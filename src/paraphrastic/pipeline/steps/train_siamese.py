@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from paraphrastic.configuration.settings import siamese_experiment
 from paraphrastic.data.tasks import STS_2012_2015
-from paraphrastic.experiments.settings import siamese_experiment
 from paraphrastic.training.siamese_cbow import train_siamese
 
 

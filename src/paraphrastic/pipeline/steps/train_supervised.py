@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from paraphrastic.configuration.settings import supervised_experiment
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments.settings import supervised_experiment
 from paraphrastic.training.supervised import train_supervised
 
 

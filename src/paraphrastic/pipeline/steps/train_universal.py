@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from paraphrastic.configuration.settings import supervised_experiment
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.selection import universal_init_model
-from paraphrastic.experiments.settings import supervised_experiment
 from paraphrastic.pipeline.steps.train_supervised import train_job
 
 

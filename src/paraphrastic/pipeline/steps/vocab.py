@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from paraphrastic.atomic import write_json
+from paraphrastic.configuration.params import profile
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table, token_lists
 from paraphrastic.data.readers import SkippedLines
-from paraphrastic.experiments.config import profile
 
 
 def run(config: dict, *, raw, corpus, out_dir) -> None:

@@ -22,11 +22,11 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from paraphrastic.configuration import grids
+from paraphrastic.configuration.grids import seeds_of
+from paraphrastic.configuration.jobs import supervised_job_key, supervised_jobs, vocab_dir
+from paraphrastic.configuration.params import DEFAULT_SCHEMA
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments import grids
-from paraphrastic.experiments.config import DEFAULT_SCHEMA
-from paraphrastic.experiments.grids import seeds_of
-from paraphrastic.experiments.jobs import supervised_job_key, supervised_jobs, vocab_dir
 
 
 class _Settings:

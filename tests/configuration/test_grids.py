@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from paraphrastic.configuration import grids
+from paraphrastic.configuration import params as config
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments import config, grids
-from tests.experiments.configs import base_config
+from tests.configuration.configs import base_config
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,9 +7,9 @@ prints it, and dvc.yaml's first stage runs it, so `dvc repro` stops before it re
 
 from __future__ import annotations
 
+from paraphrastic.configuration import settings
+from paraphrastic.configuration.jobs import JobTables
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments import settings
-from paraphrastic.experiments.jobs import JobTables
 
 
 def _axes(rows: list[dict]) -> set[str]:

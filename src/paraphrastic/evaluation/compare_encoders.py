@@ -69,8 +69,8 @@ def _speed(sentences: int, seconds: float) -> dict:
 def table4_models(config: dict, data_dir) -> list[tuple[str, str, str, int, int]]:
     """(label, row, run, seed, epoch) of each Table 4 row's STS-2016-selected model, its first seed, and of each
     one's twin on the distilled word vectors where params trains it (``<label>, distilled``)."""
+    from paraphrastic.configuration.grids import distilled_twin, expand
     from paraphrastic.evaluation.selection import Selection
-    from paraphrastic.experiments.grids import distilled_twin, expand
 
     rows = dict(config["report"]["table4"])
     trained = expand(config)[1]
@@ -110,11 +110,11 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
     ours and MiniLM's alike); ``tokenized_sentences_per_second`` is ours from the pipeline's tokens, the model alone.
     """
     from paraphrastic.atomic import write_json
+    from paraphrastic.configuration.jobs import VECTOR_FOLDERS
     from paraphrastic.data.corpus import read_table
     from paraphrastic.data.vocab import Vocabulary, load_matrix
     from paraphrastic.evaluation import similarity
     from paraphrastic.evaluation.selection import model_dir
-    from paraphrastic.experiments.jobs import VECTOR_FOLDERS
     from paraphrastic.models.encoders import build_model
     from paraphrastic.models.files import load_model
 

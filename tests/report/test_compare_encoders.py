@@ -2,8 +2,8 @@
 
 import pandas as pd
 
+from paraphrastic.report.compare_encoders import accuracy_speed_plot, reference_section
 from paraphrastic.report.document import Document
-from paraphrastic.report.reference import accuracy_speed_plot, reference_section
 from tests.report.conftest import DISTILLED_BASELINE, table_after, texts
 
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from paraphrastic.configuration import params as config
 from paraphrastic.data.corpus import TRAIN_SETS
 from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS
 from paraphrastic.data.vocab import TAGS
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments import config
 from paraphrastic.losses.margin import NEGATIVE_SAMPLING
 from paraphrastic.models.encoders import MODELS
 

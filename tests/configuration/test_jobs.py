@@ -4,10 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from paraphrastic.configuration import grids
+from paraphrastic.configuration import params as config
+from paraphrastic.configuration.jobs import JobTables, jobs, seeds_of, supervised_jobs
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments import config, grids
-from paraphrastic.experiments.jobs import JobTables, jobs, seeds_of, supervised_jobs
-from tests.experiments.configs import base_config, supervised_config
+from tests.configuration.configs import base_config, supervised_config
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow/schemas/params.schema.yaml"

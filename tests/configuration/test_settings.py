@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from paraphrastic.errors import PipelineError
-from paraphrastic.experiments import config, grids
-from paraphrastic.experiments.settings import (
+from paraphrastic.configuration import grids
+from paraphrastic.configuration import params as config
+from paraphrastic.configuration.settings import (
     PwimSettings,
     SiameseSettings,
     SupervisedSettings,
@@ -17,7 +17,8 @@ from paraphrastic.experiments.settings import (
     siamese_experiment,
     supervised_experiment,
 )
-from tests.experiments.configs import supervised_config
+from paraphrastic.errors import PipelineError
+from tests.configuration.configs import supervised_config
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow/schemas/params.schema.yaml"

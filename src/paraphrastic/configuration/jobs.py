@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from paraphrastic.configuration import grids
+from paraphrastic.configuration.grids import seeds_of
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments import grids
-from paraphrastic.experiments.grids import seeds_of
 
 # Where each source of word vectors is in the data folder, as a vocabulary folder (vocab.txt, embeddings.npy,
 # coverage.json): the data profile's file (`vocab`) and the vectors `distill` makes.

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from paraphrastic.evaluation.reference import MiniLM, score_raw_sentences
+from paraphrastic.evaluation.compare_encoders import MiniLM, score_raw_sentences
 from paraphrastic.evaluation.similarity import correlations
 
 

@@ -4,9 +4,9 @@ key that names a row elsewhere in the config. (`paraphrastic grids`, Snakemake's
 import pytest
 
 from paraphrastic.cli.main import main
+from paraphrastic.configuration.check import check
 from paraphrastic.errors import PipelineError
-from paraphrastic.experiments.check import check
-from tests.experiments.test_settings import tiny
+from tests.configuration.test_settings import tiny
 
 
 def _set(*path_and_value):
