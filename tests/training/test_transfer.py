@@ -72,7 +72,7 @@ def test_resume_reaches_the_same_result(workspace, model, extra):
 
 
 def test_scrambling_shuffles_both_sentences_of_chosen_pairs():
-    from paraphrastic.training.transfer import scramble_pairs
+    from paraphrastic.training.augmentation import scramble_pairs
 
     first = [list(range(10 * i, 10 * i + 8)) for i in range(200)]
     second = [list(range(10 * i + 1, 10 * i + 9)) for i in range(200)]

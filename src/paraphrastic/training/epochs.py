@@ -29,10 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import torch
 from tqdm import tqdm
 
-from paraphrastic.atomic import atomic_path, sha256_file
+from paraphrastic.atomic import atomic_path, sha256_file, write_json, write_text
 from paraphrastic.errors import DamagedCheckpoint, TrainingDiverged, TrainingInterrupted
 from paraphrastic.models.files import brief_error, read_payload
 from paraphrastic.phases import phase
@@ -330,3 +331,20 @@ def recover_damaged_checkpoints(trainer: Callable[..., dict]) -> Callable[..., d
         return trainer(*args, **kwargs)
 
     return recovering
+
+
+def write_run(out_dir, history: list[dict], info: dict, save: Callable[[Path], None], *,
+              csv_rows: list[dict] | None = None) -> dict:
+    """The files every trainer leaves in its run's folder, in the job's `writing` phase: ``model.pt``
+    (``save(path)``), ``history.csv`` (an epoch a row, the per-set scores left to the JSON; ``csv_rows`` instead
+    where given), ``history.json`` and ``train.json`` (``info``), each written atomically. Returns ``info``."""
+    with phase("writing"):
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        save(out_dir / "model.pt")
+        if csv_rows is None:
+            csv_rows = [{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in history]
+        write_text(out_dir / "history.csv", pd.DataFrame(csv_rows).to_csv(index=False))
+        write_json(out_dir / "history.json", history)
+        write_json(out_dir / "train.json", info)
+    return info

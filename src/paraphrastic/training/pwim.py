@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import torch
 
-from paraphrastic.atomic import write_json, write_text
 from paraphrastic.configuration.settings import PwimSettings
 from paraphrastic.data.batching import pad
 from paraphrastic.data.pwim_tasks import SCORE_RANGE
@@ -23,7 +22,14 @@ from paraphrastic.losses.kl import kl_loss, target_distribution
 from paraphrastic.models.files import save_pwim
 from paraphrastic.models.pwim import PairwiseWordInteraction
 from paraphrastic.runtime import prepare_job
-from paraphrastic.training.epochs import Run, Streams, fingerprint, recover_damaged_checkpoints, seed_everything
+from paraphrastic.training.epochs import (
+    Run,
+    Streams,
+    fingerprint,
+    recover_damaged_checkpoints,
+    seed_everything,
+    write_run,
+)
 from paraphrastic.training.task_tables import load_task
 
 
@@ -119,11 +125,5 @@ def train_pwim(settings: PwimSettings, *, table_path, vocab_dir, out_dir, checkp
             "epoch_seconds": epoch_seconds, "mean_epoch_seconds": float(np.mean(epoch_seconds)),
             "device": str(device), "threads": torch.get_num_threads(),
             "wall_seconds_this_call": time.time() - started}
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    save_pwim(out_dir / "model.pt", model, settings.model_options(), task, vocab,
-              {"settings": settings.as_dict(), "epoch": best["epoch"]})
-    write_text(out_dir / "history.csv", pd.DataFrame(history).to_csv(index=False))
-    write_json(out_dir / "history.json", history)
-    write_json(out_dir / "train.json", info)
-    return info
+    return write_run(out_dir, history, info, lambda path: save_pwim(
+        path, model, settings.model_options(), task, vocab, {"settings": settings.as_dict(), "epoch": best["epoch"]}))

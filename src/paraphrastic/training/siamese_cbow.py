@@ -25,7 +25,6 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from paraphrastic.atomic import write_json, write_text
 from paraphrastic.configuration.settings import SiameseSettings
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.siamese_corpus import neighbours
@@ -36,7 +35,14 @@ from paraphrastic.losses.siamese import siamese_loss
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
 from paraphrastic.runtime import prepare_job
-from paraphrastic.training.epochs import Run, Streams, fingerprint, recover_damaged_checkpoints, seed_everything
+from paraphrastic.training.epochs import (
+    Run,
+    Streams,
+    fingerprint,
+    recover_damaged_checkpoints,
+    seed_everything,
+    write_run,
+)
 
 INITS = ("pretrained", "random")
 
@@ -187,14 +193,10 @@ def train_siamese(settings: SiameseSettings, *, corpus_dir, eval_path, sets: lis
             "threads": torch.get_num_threads(), "initial": initial, "final": final, "timing": timing,
             "train_seconds_total": float(sum(h["train_seconds"] for h in history)),
             "wall_seconds_this_call": time.time() - started}
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    save_model(out_dir / "model.pt", model, "avg", {}, vocab, {"settings": settings.as_dict(), "epoch": epochs})
+    # the CSV starts from the untrained vectors' scores (epoch 0)
     rows = [{"epoch": 0, "mean_pearson": initial["mean_pearson"], "mean_spearman": initial["mean_spearman"]}]
     rows += [{k: v for k, v in h.items() if k != "per_dataset"} for h in history]
-    write_text(out_dir / "history.csv", pd.DataFrame(rows).to_csv(index=False))
-    write_json(out_dir / "history.json", history)
-    write_json(out_dir / "train.json", info)
-    return info
+    return write_run(out_dir, history, info, lambda path: save_model(
+        path, model, "avg", {}, vocab, {"settings": settings.as_dict(), "epoch": epochs}), csv_rows=rows)
 
 

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import torch
 
-from paraphrastic.atomic import write_json, write_text
 from paraphrastic.configuration.settings import SupervisedSettings
 from paraphrastic.data.batching import pad
 from paraphrastic.data.supervised_tasks import SCORE_RANGE
@@ -31,9 +30,17 @@ from paraphrastic.models.files import load_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
 from paraphrastic.phases import phase
 from paraphrastic.runtime import prepare_job
-from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, recover_damaged_checkpoints, seed_everything
+from paraphrastic.training.augmentation import scramble_pairs
+from paraphrastic.training.epochs import (
+    Run,
+    Streams,
+    adam,
+    fingerprint,
+    recover_damaged_checkpoints,
+    seed_everything,
+    write_run,
+)
 from paraphrastic.training.task_tables import load_task
-from paraphrastic.training.transfer import scramble_pairs
 
 
 @torch.no_grad()
@@ -148,14 +155,7 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
             "init": str(init_path) if settings.init else None,
             "wall_seconds_this_call": time.time() - started,
             "train_seconds_total": float(sum(h["train_seconds"] for h in history))}
-    with phase("writing"):
-        out_dir = Path(out_dir)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        save_scorer(out_dir / "model.pt", model, settings.model, options, vocab,
-                    {"settings": settings.as_dict(), "epoch": best["epoch"]})
-        write_text(out_dir / "history.csv", pd.DataFrame(history).to_csv(index=False))
-        write_json(out_dir / "history.json", history)
-        write_json(out_dir / "train.json", info)
-    return info
+    return write_run(out_dir, history, info, lambda path: save_scorer(
+        path, model, settings.model, options, vocab, {"settings": settings.as_dict(), "epoch": best["epoch"]}))
 
 

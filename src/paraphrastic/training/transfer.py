@@ -7,10 +7,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import torch
 
-from paraphrastic.atomic import write_json, write_text
 from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.data.batching import length_bucketed, pad
 from paraphrastic.data.corpus import read_table
@@ -22,20 +20,16 @@ from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
 from paraphrastic.phases import phase
 from paraphrastic.runtime import prepare_job
-from paraphrastic.training.epochs import Run, Streams, adam, fingerprint, recover_damaged_checkpoints, seed_everything
-
-
-def scramble_pairs(first: list[list[int]], second: list[list[int]], rate: float,
-                   rng: np.random.Generator) -> tuple[list[list[int]], list[list[int]]]:
-    """Sec. 4.2: with probability ``rate`` per pair, shuffle the words of both its sentences.
-
-    Done before negatives are chosen, so the negatives are scrambled sentences too.
-    """
-    first, second = list(first), list(second)
-    for j in np.flatnonzero(rng.random(len(first)) < rate):
-        first[j] = [int(t) for t in rng.permutation(first[j])]
-        second[j] = [int(t) for t in rng.permutation(second[j])]
-    return first, second
+from paraphrastic.training.augmentation import scramble_pairs
+from paraphrastic.training.epochs import (
+    Run,
+    Streams,
+    adam,
+    fingerprint,
+    recover_damaged_checkpoints,
+    seed_everything,
+    write_run,
+)
 
 
 @recover_damaged_checkpoints
@@ -116,12 +110,5 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
             "wall_seconds_this_call": time.time() - started,
             "train_seconds_total": float(sum(h["train_seconds"] for h in history))}
-    with phase("writing"):
-        out_dir.mkdir(parents=True, exist_ok=True)
-        save_model(out_dir / "model.pt", model, settings.model, options, vocab,
-                   {"settings": settings.as_dict(), "epoch": best["epoch"]})
-        flat = pd.DataFrame([{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in history])
-        write_text(out_dir / "history.csv", flat.to_csv(index=False))
-        write_json(out_dir / "history.json", history)
-        write_json(out_dir / "train.json", info)
-    return info
+    return write_run(out_dir, history, info, lambda path: save_model(
+        path, model, settings.model, options, vocab, {"settings": settings.as_dict(), "epoch": best["epoch"]}))
