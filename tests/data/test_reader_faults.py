@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 import pytest
 
 from paraphrastic import encoder
-from paraphrastic.analysis import stanza_models
 from paraphrastic.data import readers, siamese_corpus, vocab
 from paraphrastic.errors import MalformedLine, PipelineError
+from paraphrastic.training import stanza as stanza_models
 
 ENCODING, EMPTY_FIELD, NUMBER, CONTROL, EMPTY_FILE, OTHER = (
     "encoding/BOM", "empty field", "number format", "control character", "empty file", "other")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from paraphrastic.analysis.stanza_models import load_pipeline, parse
 from paraphrastic.atomic import atomic_path
 from paraphrastic.data.corpus import read_table
 from paraphrastic.runtime import resolve_device, set_threads
+from paraphrastic.training.stanza import load_pipeline, parse
 
 
 def run(config: dict, *, sentences, models, out, threads=None) -> None:

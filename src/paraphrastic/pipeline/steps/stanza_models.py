@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.analysis.stanza_models import build
 from paraphrastic.configuration.params import profile
 from paraphrastic.data.transformer_folders import transformer_folder
+from paraphrastic.training.stanza import build
 
 
 def stanza_settings(config: dict, compared: bool = False) -> dict:

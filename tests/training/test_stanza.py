@@ -9,8 +9,8 @@ import shutil
 import pytest
 import torch
 
-from paraphrastic.analysis import stanza_models
 from paraphrastic.errors import PipelineError
+from paraphrastic.training import stanza as stanza_models
 
 TINY = {"pretrained": None, "download": False, "train_sentences": 40, "dev_sentences": 12, "tagger_steps": 2,
         "parser_steps": 2, "eval_interval": 2, "tagger_batch_size": 50, "parser_batch_size": 500, "threads": 2}

@@ -111,10 +111,10 @@ class LearningCurve:
 
 def run_stanza(commands: list[tuple[str, list[str], Path]], threads: int, cwd: Path | None = None) -> list[list[dict]]:
     """Stanza's training entry points (``(module, args, log)``: ``python -m module args``), one after another in
-    one process (:mod:`paraphrastic.analysis.stanza_training`), each one's output in its ``log``; returns the dev
+    one process (:mod:`paraphrastic.training.stanza_trainers`), each one's output in its ``log``; returns the dev
     scores each logged (:class:`LearningCurve`), each with the seconds since that command started (read as the lines
     arrive). Paths in ``args`` must be absolute where ``cwd`` is given."""
-    from paraphrastic.analysis.stanza_training import BEGIN
+    from paraphrastic.training.stanza_trainers import BEGIN
 
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
     logs = {module: log for module, _, log in commands}
@@ -129,7 +129,7 @@ def run_stanza(commands: list[tuple[str, list[str], Path]], threads: int, cwd: P
     with tempfile.TemporaryDirectory() as scratch:
         plan = Path(scratch) / "plan.json"
         plan.write_text(json.dumps([{"module": m, "args": args} for m, args, _ in commands]), encoding="utf-8")
-        with subprocess.Popen([sys.executable, "-m", "paraphrastic.analysis.stanza_training", str(plan)],
+        with subprocess.Popen([sys.executable, "-m", "paraphrastic.training.stanza_trainers", str(plan)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True,
                               errors="replace") as proc:
             for line in proc.stdout:

@@ -1,5 +1,5 @@
 """Stanza's training entry points, one after another in one process:
-``python -m paraphrastic.analysis.stanza_training PLAN.json``.
+``python -m paraphrastic.training.stanza_trainers PLAN.json``.
 
 Each of Stanza's trainers (``stanza.models.tagger``, ``.lemmatizer``, ``.parser``) is a command of its own, and
 each command imports Stanza, torch and transformers first: about 7 s on a CPU, more than a small model's
@@ -7,7 +7,7 @@ training. Run here in one process, the trainers share that import. Each trainer'
 generators from its arguments, so a trainer run after another trains the model it trains alone.
 
 PLAN.json is a list of ``{"module": ..., "args": [...]}``. Before each trainer a line ``BEGIN<module>`` goes to
-stdout, so that the caller (:func:`paraphrastic.analysis.stanza_models.run_stanza`) can give each trainer's
+stdout, so that the caller (:func:`paraphrastic.training.stanza.run_stanza`) can give each trainer's
 output a log of its own.
 """
 
@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-BEGIN = "@@paraphrastic.stanza_training: "
+BEGIN = "@@paraphrastic.stanza_trainers: "
 
 
 def main(argv: list[str] | None = None) -> None:
