@@ -28,9 +28,8 @@ def test_every_option_has_help_text():
 def test_every_stage_command_is_a_subcommand_that_parses():
     commands = subcommands()
     for stage in STAGES.values():
-        words = stage.command.format(experiment="run", sup_run="run", task="sick", seed=1, scbow_run="run",
-                                     pwim_run="run", pwim_task="sick", init_row="row", vocab_dir="data/vocab",
-                                     threads=1).split()
+        words = stage.command.format(run="run", task="sick", seed=1, pwim_task="sick", init_row="row",
+                                     vocab_dir="data/vocab", threads=1).split()
         assert words[0] in commands, stage.name
         args = build_parser().parse_args(words)
         assert args.step == stage.step.rpartition(".")[2]
@@ -62,12 +61,25 @@ def test_a_stage_without_its_inputs_fails_in_one_line_naming_what_is_missing(sta
     """Run in an empty folder (no data/, no workflow/), a stage stops with one `error:` line naming the path or
     run it lacks, never a traceback, and writes nothing."""
     monkeypatch.chdir(tmp_path)
-    words = stage.command.format(experiment="lstm-simpwiki", sup_run="s-gran__x", task="sick", seed=1,
-                                 scbow_run="scbow-pretrained", pwim_run="pwim", pwim_task="sick",
-                                 init_row="gran-simpwiki", vocab_dir="data/vocab", threads=1).split()
+    run = {"train_supervised": "s-gran__x", "train_universal": "s-gran__x", "train_siamese": "scbow-pretrained",
+           "train_pwim": "pwim"}.get(stage.name, "lstm-simpwiki")
+    words = stage.command.format(run=run, task="sick", seed=1, pwim_task="sick", init_row="gran-simpwiki",
+                                 vocab_dir="data/vocab", threads=1).split()
     schema = REPO / "workflow/schemas/params.schema.yaml"
     code = main(["--params", str(REPO / "params.test.yaml"), "--schema", str(schema), *words])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(err) == 1 and err[0].startswith("error: "), err
     assert err[0].removeprefix("error: ").startswith(("data/", "workflow/", "src/", "no supervised run")), err
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def test_a_run_is_named_by_run_and_still_by_experiment():
+    """One word for a run in every family's command (`--run`); `--experiment`, its name before, still parses."""
+    parsers = {name: sub for action in build_parser()._subparsers._group_actions
+               for name, sub in action.choices.items()}
+    for command in ("train", "train-supervised", "train-universal", "train-siamese", "train-pwim"):
+        assert parsers[command]._option_string_actions["--run"].dest == "run_name", command
+    for command in ("train", "train-supervised", "train-universal"):
+        assert parsers[command]._option_string_actions["--experiment"].dest == "run_name", command
+    assert build_parser().parse_args(["train", "--experiment", "r", "--seed", "1", "--out-dir", "o",
+                                      "--checkpoints", "c"]).run_name == "r"

@@ -181,7 +181,7 @@ def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics
     assert "resuming from" in rule_log and f"selected epoch {VICTIM_EPOCHS}" in rule_log, rule_log[-3000:]
     # the uninterrupted reference: the same job run directly, outside SLURM
     reference = Path(tempfile.mkdtemp(prefix="reference-"))
-    sh([sys.executable, "-m", "paraphrastic", "train", "--experiment", VICTIM, "--seed", "1",
+    sh([sys.executable, "-m", "paraphrastic", "train", "--run", VICTIM, "--seed", "1",
         "--out-dir", str(reference / "model"), "--checkpoints", str(reference / "ck"),
         "--threads", str(yaml.safe_load((root / "params.yaml").read_text())["threads"]),
         "--no-progress"], root, env)
@@ -242,7 +242,7 @@ def test_a_cancelled_group_is_resubmitted_and_its_jobs_resume_to_the_same_metric
         task, sup_run, seed = job.split(".")
         folder = f"{'universal/' if rule == 'train_universal' else ''}{task}/{sup_run}/{seed}"
         reference = Path(tempfile.mkdtemp(prefix="reference-"))
-        sh([sys.executable, "-m", "paraphrastic", rule.replace("_", "-"), "--experiment", sup_run, "--task", task,
+        sh([sys.executable, "-m", "paraphrastic", rule.replace("_", "-"), "--run", sup_run, "--task", task,
             "--seed", seed.removeprefix("seed"), "--supervised-dir", "data/supervised", "--vocab-dir", "data/vocab",
             "--out-dir", str(reference / "model"), "--checkpoints", str(reference / "ck"), "--threads", "1",
             *(["--init", f"data/supervised/init/{init_row(root, job)}.json"] if rule == "train_universal" else []),

@@ -74,4 +74,4 @@ def test_a_universal_job_refuses_a_record_it_cannot_start_from(models, tmp_path,
     record = tmp_path / "record.json"
     record.write_bytes(content)
     with pytest.raises(PipelineError, match=message):
-        train_universal.run(config, experiment_name=run["run"], task=run["task"], seed=run["seed"], init=record)
+        train_universal.run(config, run_name=run["run"], task=run["task"], seed=run["seed"], init=record)

@@ -212,7 +212,7 @@ def _cli_params(ws, tmp: Path) -> Path:
 def _train_cli(ws, tmp: Path, params: Path, out: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
     cmd = [sys.executable, "-m", "paraphrastic", "--params", str(params), "--schema",
-           str(REPO / "workflow/schemas/params.schema.yaml"), "train", "--experiment", "toy",
+           str(REPO / "workflow/schemas/params.schema.yaml"), "train", "--run", "toy",
            "--out-dir", f"data/models/{out}", "--checkpoints", f"data/checkpoints/{out}",
            "--vocab-dir", str(ws["vocab_dir"]), "--eval", str(ws["eval"]), "--threads", "1", "--no-progress"]
     return subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

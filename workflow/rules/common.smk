@@ -65,11 +65,11 @@ def _choice(names) -> str:
 
 
 wildcard_constraints:
-    experiment=_choice(TABLES.runs),
-    sup_run=_choice(TABLES.supervised_runs),
+    # one name for a run in every family: the folders a path starts with tell a transfer run from a supervised,
+    # Siamese CBOW or PWIM one
+    run=_choice(sorted({*TABLES.runs, *TABLES.supervised_runs, *TABLES.siamese_jobs,
+                        *(j["run"] for j in TABLES.pwim_jobs.values())})),
     task=_choice(SUPERVISED_TASKS),
-    scbow_run=_choice(TABLES.siamese_jobs),
-    pwim_run=_choice(j["run"] for j in TABLES.pwim_jobs.values()),
     pwim_task=_choice(PWIM_TASKS),
     init_row=_choice(TABLES.universal_inits),
     seed=r"\d+",
@@ -88,10 +88,10 @@ def mirror_inputs(wildcards=None):
 
 # Placeholders of a dep that are no wildcard of its rule: the job's own training set and starting vectors, a universal
 # run's init row.
-JOB_PLACEHOLDERS = {"{train_set}": lambda w: {"train_set": TABLES.runs[w.experiment]["train_set"]},
+JOB_PLACEHOLDERS = {"{train_set}": lambda w: {"train_set": TABLES.runs[w.run]["train_set"]},
                     "{vocab_dir}": lambda w: {"vocab_dir": vocab_dir(
-                        TABLES.runs[w.experiment].get("word_vectors", "pretrained"))},
-                    "{init_row}": lambda w: {"init_row": TABLES.supervised_runs[w.sup_run]["init"]}}
+                        TABLES.runs[w.run].get("word_vectors", "pretrained"))},
+                    "{init_row}": lambda w: {"init_row": TABLES.supervised_runs[w.run]["init"]}}
 
 
 def _job_dep(dep, placeholder):
@@ -133,11 +133,11 @@ def stage_outputs(name, reports=None):
 
 # A job's run settings, by the workflow/runs.yaml table its stage depends on (Stage.run_settings).
 RUN_SETTINGS = {
-    "runs": lambda w: run_settings.experiment(config, w.experiment, TABLES.runs, int(w.seed)),
-    "supervised_runs": lambda w: run_settings.supervised_experiment(config, w.sup_run, w.task, int(w.seed),
+    "runs": lambda w: run_settings.experiment(config, w.run, TABLES.runs, int(w.seed)),
+    "supervised_runs": lambda w: run_settings.supervised_experiment(config, w.run, w.task, int(w.seed),
                                                                      TABLES.supervised_runs, transfer_rows=TABLES.rows),
-    "siamese_runs": lambda w: run_settings.siamese_experiment(config, w.scbow_run),
-    "pwim_runs": lambda w: run_settings.pwim_experiment(config, w.pwim_run, w.pwim_task),
+    "siamese_runs": lambda w: run_settings.siamese_experiment(config, w.run),
+    "pwim_runs": lambda w: run_settings.pwim_experiment(config, w.run, w.pwim_task),
 }
 
 
@@ -196,7 +196,7 @@ def stage_shell(name):
 def job_outputs(path, jobs):
     """A per-job path for each (run, seed), supervised (task, run, seed), Siamese CBOW (run) or PWIM (task,
     run) job."""
-    return [path.format(experiment=j["run"], sup_run=j["run"], scbow_run=j["run"], pwim_run=j["run"],
+    return [path.format(run=j["run"],
                         task=j.get("task"), pwim_task=j.get("task"), seed=j.get("seed"))
             for j in jobs.values()]
 

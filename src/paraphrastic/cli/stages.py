@@ -89,7 +89,8 @@ def add_commands(sub, load_config) -> None:
 
     # ---- transfer training and scoring ------------------------------------------------------------------
     p = stage("train", "train one transfer job: a run of a grid row or experiment, with one of its seeds")
-    p.add_argument("--experiment", dest="experiment_name", required=True, metavar="RUN",
+    # --experiment: its name before 0.2 (a run was called an experiment in some places and a run in others)
+    p.add_argument("--run", "--experiment", dest="run_name", required=True, metavar="RUN",
                    help="a run: an experiment name or a grid run (see `paraphrastic grids`)")
     p.add_argument("--seed", type=int, help="one of the run's seeds (default: its first)")
     _paths(p, corpus_dir=("data/corpus", "where the run's training set ({train_set}.parquet) is"), eval=EVAL)
@@ -148,7 +149,7 @@ def add_commands(sub, load_config) -> None:
                               ("train-universal", "train one universal supervised job, from a transfer model "
                                                   "(Table 8)")):
         p = stage(command, helptext)
-        p.add_argument("--experiment", dest="experiment_name", required=True, metavar="RUN",
+        p.add_argument("--run", "--experiment", dest="run_name", required=True, metavar="RUN",
                        help="a supervised run (a point of a supervised grid row)")
         p.add_argument("--task", required=True, choices=SUPERVISED_TASKS, help="the task it trains on")
         p.add_argument("--seed", type=int, required=True, help="one of the run's seeds")

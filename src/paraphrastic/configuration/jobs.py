@@ -63,7 +63,7 @@ def supervised_jobs(config: dict, all_runs: dict[str, dict] | None = None) -> di
 
 
 def siamese_jobs(config: dict) -> dict[str, dict]:
-    """One Siamese CBOW job per run of ``siamese_cbow.runs`` (DVC's foreach, Snakemake's {scbow_run})."""
+    """One Siamese CBOW job per run of ``siamese_cbow.runs`` (DVC's foreach, Snakemake's {run})."""
     return {name: {"run": name} for name in config["siamese_cbow"]["runs"]}
 
 

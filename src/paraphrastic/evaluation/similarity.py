@@ -141,6 +141,6 @@ def write_scores(model, vocab: Vocabulary, *, eval_path, out, name: str, meta: d
     frame = read_table(eval_path)
     results = score_sets(model, vocab, frame, batch_size=batch_size, device=device)
     summary = summarize(results, selection)
-    write_json(out, {"experiment": name, **meta, "seconds": time.time() - started, "summary": summary,
+    write_json(out, {"run": name, **meta, "seconds": time.time() - started, "summary": summary,
                      "datasets": results})
     return summary

@@ -30,8 +30,7 @@ CODE_DIGESTS = Stage("code_digests", f"code-digests --out-dir {CODE_DIGESTS_DIR}
                      deps=(CHECK_PARAMS.outs["checked"].path,),
                      outs={name: Output(f"{CODE_DIGESTS_DIR}/{name}.sha256") for name in STAGES}, params=())
 
-_DVC_PLACEHOLDERS = {"experiment": "${item.run}", "sup_run": "${item.run}", "task": "${item.task}",
-                     "scbow_run": "${item.run}", "pwim_run": "${item.run}", "pwim_task": "${item.task}",
+_DVC_PLACEHOLDERS = {"run": "${item.run}", "task": "${item.task}", "pwim_task": "${item.task}",
                      "seed": "${item.seed}", "train_set": "${item.train_set}", "vocab_dir": "${item.vocab_dir}",
                      "init_row": "${item.init}", "threads": "${threads}"}
 

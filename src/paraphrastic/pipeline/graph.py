@@ -7,10 +7,10 @@ params.yaml keys it depends on; the code it runs is derived, the import closure 
 here; dvc.yaml is generated from here by ``python -m paraphrastic dvc-yaml --write dvc.yaml``
 (a test fails when the committed file is stale), so the two tools cannot drift apart.
 
-Placeholders in commands and paths: ``{experiment}`` and ``{seed}`` are the wildcards of a
+Placeholders in commands and paths: ``{run}`` and ``{seed}`` are the wildcards of a
 per-job stage (a run and one of its seeds; DVC's ``${item.run}``/``${item.seed}``),
 ``{train_set}`` is the job's training set, ``{vocab_dir}`` the vocabulary folder of its starting word
-vectors and ``{threads}`` the torch threads of a job. A supervised job is a run (``{sup_run}``, DVC's
+vectors and ``{threads}`` the torch threads of a job. A supervised job is a run (``{run}``, DVC's
 ``${item.run}``), a task (``{task}``) and a seed; ``{init_row}`` is the transfer row a universal run starts
 from (DVC's ``${item.init}``).
 """
@@ -24,11 +24,11 @@ from paraphrastic.pipeline.code_deps import closure_files, digest, sha256sum
 
 _VOCAB = ("data/vocab/vocab.txt", "data/vocab/embeddings.npy")
 _DISTILLED = ("data/distilled/vocab.txt", "data/distilled/embeddings.npy")
-JOB_DIR = "{experiment}/seed{seed}"  # one training job: a run and one of its seeds
-SUP_DIR = "{task}/{sup_run}/seed{seed}"  # one supervised job: a task, a run and one of its seeds
+JOB_DIR = "{run}/seed{seed}"  # one training job: a run and one of its seeds
+SUP_DIR = "{task}/{run}/seed{seed}"  # one supervised job: a task, a run and one of its seeds
 _SIAMESE_CORPUS = "data/siamese/corpus"
 _SIAMESE_INPUTS = tuple(f"{_SIAMESE_CORPUS}/{name}" for name in ("corpus.parquet", "words.parquet", "embeddings.npy"))
-_PWIM_JOB = "{pwim_task}/{pwim_run}"  # one PWIM job: a run on a task
+_PWIM_JOB = "{pwim_task}/{run}"  # one PWIM job: a run on a task
 UNIVERSAL_INIT = "data/supervised/init/{init_row}.json"  # the model a universal row starts from (universal_init)
 
 
@@ -74,7 +74,7 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
     # Universal jobs sit in their own subfolder of the same models folder, which the report depends on.
     job = f"data/supervised/models/{'universal/' if universal else ''}{SUP_DIR}"
     checkpoints = f"data/supervised/checkpoints/{'universal/' if universal else ''}{SUP_DIR}"
-    command = (f"{'train-universal' if universal else 'train-supervised'} --experiment {{sup_run}} --task {{task}} "
+    command = (f"{'train-universal' if universal else 'train-supervised'} --run {{run}} --task {{task}} "
                f"--seed {{seed}} --supervised-dir data/supervised --vocab-dir data/vocab --out-dir {job} "
                f"--checkpoints {checkpoints} --threads {{threads}}"
                + (f" --init {UNIVERSAL_INIT}" if universal else ""))
@@ -84,7 +84,7 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
                        "history": Output(f"{job}/history.csv", "plot", {"x": "epoch", "y": "validation_pearson"}),
                        "history_json": Output(f"{job}/history.json"), "info": Output(f"{job}/train.json")},
                  params=("supervised.train", "seed", "device", "evaluation.batch_size"),
-                 foreach=foreach, checkpoints=(checkpoints,), run_settings="supervised_runs.{sup_run}")
+                 foreach=foreach, checkpoints=(checkpoints,), run_settings="supervised_runs.{run}")
 
 
 def _stanza_stage(*, compared: bool) -> Stage:
@@ -144,7 +144,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "coverage": Output("data/distilled/coverage.json")},
           params=("word_vectors.distilled", "device")),
     # {vocab_dir}: the job's starting vectors (its run's `word_vectors`), data/vocab or data/distilled.
-    Stage("train", f"train --experiment {{experiment}} --seed {{seed}} --corpus-dir data/corpus "
+    Stage("train", f"train --run {{run}} --seed {{seed}} --corpus-dir data/corpus "
                    f"--vocab-dir {{vocab_dir}} --eval data/corpus/eval.parquet --out-dir data/models/{JOB_DIR} "
                    f"--checkpoints data/checkpoints/{JOB_DIR} --threads {{threads}}",
           deps=("data/corpus/{train_set}.parquet", "{vocab_dir}/vocab.txt", "{vocab_dir}/embeddings.npy",
@@ -155,7 +155,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "history_json": Output(f"data/models/{JOB_DIR}/history.json"),
                 "info": Output(f"data/models/{JOB_DIR}/train.json")},
           params=("train", "seed", "device", "evaluation"),
-          foreach="jobs", checkpoints=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{experiment}"),
+          foreach="jobs", checkpoints=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{run}"),
     Stage("evaluate", f"evaluate --model data/models/{JOB_DIR}/model.pt --eval data/corpus/eval.parquet "
                       f"--out data/results/{JOB_DIR}.json --threads {{threads}}",
           deps=(f"data/models/{JOB_DIR}/model.pt", "data/corpus/eval.parquet"),
@@ -232,18 +232,18 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "embeddings": Output("data/siamese/corpus/embeddings.npy"),
                 "stats": Output("data/siamese/corpus/stats.json")},
           params=("data_profile", "profiles", "siamese_cbow.corpus", "siamese_cbow.max_sentences")),
-    Stage("train_siamese", f"train-siamese --run {{scbow_run}} --corpus-dir {_SIAMESE_CORPUS} "
-                           f"--eval data/corpus/eval.parquet --out-dir data/siamese/models/{{scbow_run}} "
-                           f"--checkpoints data/siamese/checkpoints/{{scbow_run}} --threads {{threads}}",
+    Stage("train_siamese", f"train-siamese --run {{run}} --corpus-dir {_SIAMESE_CORPUS} "
+                           f"--eval data/corpus/eval.parquet --out-dir data/siamese/models/{{run}} "
+                           f"--checkpoints data/siamese/checkpoints/{{run}} --threads {{threads}}",
           deps=(*_SIAMESE_INPUTS, "data/corpus/eval.parquet"),
-          outs={"model": Output("data/siamese/models/{scbow_run}/model.pt"),
-                "history": Output("data/siamese/models/{scbow_run}/history.csv", "plot",
+          outs={"model": Output("data/siamese/models/{run}/model.pt"),
+                "history": Output("data/siamese/models/{run}/history.csv", "plot",
                                   {"x": "epoch", "y": "mean_pearson"}),
-                "history_json": Output("data/siamese/models/{scbow_run}/history.json"),
-                "info": Output("data/siamese/models/{scbow_run}/train.json")},
+                "history_json": Output("data/siamese/models/{run}/history.json"),
+                "info": Output("data/siamese/models/{run}/train.json")},
           params=("siamese_cbow.train", "seed", "device", "evaluation.batch_size"),
     foreach="siamese_jobs",
-          checkpoints=("data/siamese/checkpoints/{scbow_run}",), run_settings="siamese_runs.{scbow_run}"),
+          checkpoints=("data/siamese/checkpoints/{run}",), run_settings="siamese_runs.{run}"),
     Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval data/corpus/eval.parquet "
                       "--out-dir data/siamese/word2vec --threads {threads}",
           deps=(f"{_SIAMESE_CORPUS}/corpus.parquet", "data/corpus/eval.parquet"),
@@ -259,7 +259,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "stats": Output("data/pwim/stats.json")},
           params=("data_profile", "profiles", "pwim.tasks", "pwim.validation_fraction", "pwim.split_seed",
                   "pwim.max_pairs")),
-    Stage("train_pwim", f"train-pwim --run {{pwim_run}} --task {{pwim_task}} --data-dir data/pwim "
+    Stage("train_pwim", f"train-pwim --run {{run}} --task {{pwim_task}} --data-dir data/pwim "
                         f"--out-dir data/pwim/models/{_PWIM_JOB} --checkpoints data/pwim/checkpoints/{_PWIM_JOB} "
                         "--threads {threads}",
           deps=("data/pwim/{pwim_task}.parquet", "data/pwim/vocab.txt", "data/pwim/embeddings.npy"),
@@ -270,7 +270,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "info": Output(f"data/pwim/models/{_PWIM_JOB}/train.json")},
           params=("seed", "device"),
           foreach="pwim_jobs", checkpoints=(f"data/pwim/checkpoints/{_PWIM_JOB}",),
-          run_settings="pwim_runs.{pwim_task}.{pwim_run}"),
+          run_settings="pwim_runs.{pwim_task}.{run}"),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
           deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",

@@ -149,7 +149,7 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
     if history is None:
         return {"stopped_after_epoch": run.stopped_after}
     best = run.restore_best(history, "validation_pearson")
-    info = {"experiment": settings.name, "task": task, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
+    info = {"run": settings.name, "task": task, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
             **{k: best[k] for k in best if k.startswith(("validation_", "test_"))},
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
             "init": str(init_path) if settings.init else None,

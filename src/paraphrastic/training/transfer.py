@@ -105,7 +105,7 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
         return {"stopped_after_epoch": run.stopped_after}
     # "test" model selection (Sec. 4.1.2): the epoch with the best mean Pearson on STS 2016.
     best = run.restore_best(history, "selection_pearson")
-    info = {"experiment": settings.name, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
+    info = {"run": settings.name, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
             "selection_pearson": best["selection_pearson"], "transfer_pearson": best["transfer_pearson"],
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
             "wall_seconds_this_call": time.time() - started,

@@ -10,9 +10,9 @@ from paraphrastic.configuration.settings import experiment
 from paraphrastic.training.transfer import train
 
 
-def run(config: dict, *, experiment_name, seed, corpus_dir, vocab_dir, eval, out_dir, checkpoints, device=None,
+def run(config: dict, *, run_name, seed, corpus_dir, vocab_dir, eval, out_dir, checkpoints, device=None,
         threads=None, progress=True) -> None:
-    settings = experiment(config, experiment_name, seed=seed)
+    settings = experiment(config, run_name, seed=seed)
     info = train(settings, train_path=Path(corpus_dir) / f"{settings.train_set}.parquet",
                  vocab_dir=vocab_dir or settings.vocab_dir,
                  eval_path=eval, selection=selection_ids(config), out_dir=out_dir, checkpoint_dir=checkpoints,

@@ -21,9 +21,9 @@ def train_job(config: dict, settings, *, task, supervised_dir, vocab_dir, out_di
           f"test r {info['test_pearson']:.2f}")
 
 
-def run(config: dict, *, experiment_name, task, seed, **job) -> None:
-    settings = supervised_experiment(config, experiment_name, task, seed)
+def run(config: dict, *, run_name, task, seed, **job) -> None:
+    settings = supervised_experiment(config, run_name, task, seed)
     if settings.init:
-        raise PipelineError(f"supervised run {experiment_name!r} starts from transfer row {settings.init!r}: train it "
+        raise PipelineError(f"supervised run {run_name!r} starts from transfer row {settings.init!r}: train it "
                             "with train-universal")
     train_job(config, settings, task=task, **job)

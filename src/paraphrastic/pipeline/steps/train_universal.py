@@ -12,17 +12,17 @@ from paraphrastic.evaluation.selection import universal_init_model
 from paraphrastic.pipeline.steps.train_supervised import train_job
 
 
-def run(config: dict, *, experiment_name, task, seed, init, **job) -> None:
-    settings = supervised_experiment(config, experiment_name, task, seed)
+def run(config: dict, *, run_name, task, seed, init, **job) -> None:
+    settings = supervised_experiment(config, run_name, task, seed)
     if not settings.init:
-        raise PipelineError(f"supervised run {experiment_name!r} has no `init` row: train it with train-supervised")
+        raise PipelineError(f"supervised run {run_name!r} has no `init` row: train it with train-supervised")
     try:
         record = json.loads(Path(init).read_text(encoding="utf-8"))
         row, models = record["row"], record["models"]
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
         raise PipelineError(f"{init}: not a record written by universal-init ({exc})") from exc
     if row != settings.init or not models:
-        raise PipelineError(f"{init}: the record of row {row!r}, but run {experiment_name!r} starts from row "
+        raise PipelineError(f"{init}: the record of row {row!r}, but run {run_name!r} starts from row "
                             f"{settings.init!r}")
     path = universal_init_model(record, seed, str(init))
     print(f"initialised from {path}")
