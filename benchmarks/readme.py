@@ -41,7 +41,9 @@ def test_suite() -> str:
                     f"{record['seconds'] / old['seconds']:.2f} of it now.")
     verdict = "within" if not record["over_budget"] else "over"
     slowest = [[f"`{row['test']}`", row["phase"], f"{row['seconds']:,.0f}"] for row in record["slowest"][:8]]
-    return (f"The whole suite took **{record['seconds']:,.0f} s ({record['seconds'] / 60:.1f} min)** of wall time on "
+    measured = f" (commit {record['commit']}, a fresh clone, `CI=true bash .ci/run`)" if record.get("commit") else ""
+    return (f"The whole suite{measured} took **{record['seconds']:,.0f} s ({record['seconds'] / 60:.1f} min)** of wall "
+            f"time on "
             f"{record['cpus']} CPUs: {record['setup_s']:,.0f} s of set-up and {record['tests_s']:,.0f} s for its "
             f"{record['tests']:,} tests ({record['failed']} failed"
             + (f"; the machine's CPUs worked {record['tests_cpu_s']:,.0f} s during them"

@@ -260,7 +260,7 @@ def supervised_job(config: dict, model: str, task: str) -> dict:
     tables = JobTables.of(config)
     for job in tables.supervised_jobs_of(universal=False).values():
         if job["task"] == task and tables.supervised_runs[job["run"]]["model"] == model:
-            return {"sup_run": job["run"], "task": task, "seed": job["seed"]}
+            return {"run": job["run"], "task": task, "seed": job["seed"]}
     raise SystemExit(f"the paper profile has no supervised {model} job on {task}")
 
 
@@ -312,14 +312,14 @@ def rehearse(work: Path, *, scale: float, batches: int, families: tuple[str, ...
             rows.append({"stage": name} | measure(command, run, env, log))
         for experiment in params["experiments"]:
             settings = params["experiments"][experiment]
-            job = {"experiment": experiment, "seed": params["seed"], "threads": threads,
+            job = {"run": experiment, "seed": params["seed"], "threads": threads,
                    "vocab_dir": vocab_dir(settings.get("word_vectors", "pretrained"))}
             words = STAGES["train"].command.format(**job).split()
             rows.append({"stage": f"train ({settings['model']} on {settings['train_set']}, d={DIM}, {batches} batches)",
                          "model": settings["model"], "train_set": settings["train_set"]}
                         | measure([sys.executable, "-m", "paraphrastic", *words], run, env, log)
                         | training_speed(run / job_folder("train", job)))
-        job = {"experiment": f"rehearsal-{families[-1]}", "seed": params["seed"], "threads": threads,
+        job = {"run": f"rehearsal-{families[-1]}", "seed": params["seed"], "threads": threads,
                "vocab_dir": vocab_dir("pretrained")}
         words = STAGES["evaluate"].command.format(**job).split()  # scoring the last family's model
         rows.append({"stage": f"evaluate ({families[-1]}, d={DIM})"}
