@@ -37,8 +37,7 @@ def batch(generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
 
 def step_by_step(model, tokens, mask) -> torch.Tensor:
     x = model.embed(tokens)
-    states = model.states(x, mask)
-    pre = torch.stack([gx(x) + gh(states) for gx, gh in zip(model.gate_x, model.gate_h, strict=True)], dim=2)
+    pre = model.gate_preactivations(x, model.states(x, mask))
     return gated_sum_autograd(x, pre, mask, model.weight_a()) / mask.sum(1, keepdim=True).clamp(min=1.0)
 
 

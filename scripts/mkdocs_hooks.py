@@ -9,8 +9,6 @@ Nothing here is typed twice: a key, a constraint or an option changes in its one
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 import sys
 from pathlib import Path
@@ -136,11 +134,7 @@ def cli_reference() -> str:
     for action in parser._subparsers._group_actions:  # argparse keeps its subcommands here
         for name, sub in action.choices.items():
             sections.append((f"paraphrastic {name} --help", sub.format_help()))
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        for title, help_text in sections:
-            print(f"### `{title}`\n\n```text\n{help_text.rstrip()}\n```\n")
-    return out.getvalue()
+    return "".join(f"### `{title}`\n\n```text\n{help_text.rstrip()}\n```\n\n" for title, help_text in sections)
 
 
 GENERATED = {"params reference": params_reference, "cli reference": cli_reference}

@@ -248,12 +248,16 @@ class GatedRecurrentAveraging(_Contextual):
         if self.variant in (1, 2):
             gate = torch.sigmoid(self.gate_x[0](x) + self.gate_h[0](states))
             return masked_mean((x if self.variant == 1 else states) * gate, mask)
-        pre = [gx(x) + gh(states) for gx, gh in zip(self.gate_x, self.gate_h, strict=True)]
+        pre = self.gate_preactivations(x, states)
         if self.variant == 5:
-            return masked_mean(x * torch.sigmoid(pre[0]) + states * torch.sigmoid(pre[1]), mask)
+            return masked_mean(x * torch.sigmoid(pre[:, :, 0]) + states * torch.sigmoid(pre[:, :, 1]), mask)
         # GRAN-3/4: a running gated sum of the words, read at each sequence's last token.
-        return FusedGatedSum.apply(x, torch.stack(pre, dim=2), mask.sum(1).long(), self.weight_a()) \
-            / mask.sum(1, keepdim=True).clamp(min=1.0)
+        lengths = mask.sum(1, keepdim=True)
+        return FusedGatedSum.apply(x, pre, lengths.squeeze(1).long(), self.weight_a()) / lengths.clamp(min=1.0)
+
+    def gate_preactivations(self, x: torch.Tensor, states: torch.Tensor) -> torch.Tensor:
+        """GRAN-3/4/5's two gates' W_x x_t + W_h h_t + b at every position, stacked: B x T x 2 x d."""
+        return torch.stack([gx(x) + gh(states) for gx, gh in zip(self.gate_x, self.gate_h, strict=True)], dim=2)
 
     def weight_a(self) -> torch.Tensor | None:
         """GRAN-4's W_a of both gates as one d x 2d matrix (a_{t-1} W_a gives both gates' terms); None otherwise."""

@@ -80,6 +80,18 @@ def _packing(lengths: torch.Tensor, steps: int) -> tuple[torch.Tensor, list[int]
     return (order[rank] * steps + step_index).to(lengths.device), counts, offsets
 
 
+def _previous_rows(counts: list[int], offsets: list[int], device) -> torch.Tensor:
+    """Each packed token's row one step earlier, same rank, as an index into the packed rows followed by one row of
+    zeros (index ``tokens``, the state before a sentence's first step)."""
+    tokens = sum(counts)
+    return torch.cat([torch.arange(offsets[t - 1], offsets[t - 1] + n) if t else torch.full((n,), tokens)
+                      for t, n in enumerate(counts) if n] or [torch.empty(0, dtype=torch.long)]).to(device)
+
+
+def _with_zero_row(values: torch.Tensor) -> torch.Tensor:
+    return torch.cat([values, values.new_zeros(1, *values.shape[1:])])
+
+
 class FusedPeepholeLSTM(torch.autograd.Function):
     """The peephole LSTM over a right-padded batch (B x T x d, with lengths) → B x T x h, hand-written backward.
 
@@ -138,12 +150,10 @@ class FusedPeepholeLSTM(torch.autograd.Function):
         batch, steps, counts, offsets = ctx.layout
         tokens, _, hidden_dim = gates.shape
         grad = grad_output.reshape(batch * steps, hidden_dim).index_select(0, index)
-        # c_{t-1} and h_{t-1} of every packed token (zero at t = 0): the step before, same rank.
-        previous = torch.cat([torch.arange(offsets[t - 1], offsets[t - 1] + n) if t else torch.full((n,), tokens)
-                              for t, n in enumerate(counts) if n] or [torch.empty(0, dtype=torch.long)])
-        previous = previous.to(index.device)
-        c_prev = torch.cat([cells, cells.new_zeros(1, hidden_dim)]).index_select(0, previous)
-        h_prev = torch.cat([states, states.new_zeros(1, hidden_dim)]).index_select(0, previous)
+        # c_{t-1} and h_{t-1} of every packed token (zero at t = 0)
+        previous = _previous_rows(counts, offsets, index.device)
+        c_prev = _with_zero_row(cells).index_select(0, previous)
+        h_prev = _with_zero_row(states).index_select(0, previous)
         i, f, z, o = gates.unbind(1)
         w_ci, w_cf, w_co = peephole
         # Gradient factors of every token, vectorised: pre-activation gradient = incoming gradient × factor.
@@ -245,25 +255,24 @@ class FusedGatedSum(torch.autograd.Function):
                 step.view(n, 2 * dim).addmm_(before, weight_a)
             step.sigmoid_()
             torch.mul(inputs[now], step[:, 0], out=sums[now]).addcmul_(before, step[:, 1])
-        ctx.save_for_backward(index, inputs, gates, sums, weight_a)
+        # each sentence's last token among the packed rows (-1 for a sentence with none)
+        position = torch.full((batch * steps,), -1, dtype=torch.long, device=index.device)
+        position[index] = torch.arange(index.shape[0], device=index.device)
+        last = position[torch.arange(batch, device=index.device) * steps + lengths.to(index.device).clamp(min=1) - 1]
+        ctx.save_for_backward(index, inputs, gates, sums, weight_a, last)
         ctx.layout = (batch, steps, counts, offsets)
-        # a sentence's last row: its rank in the running prefix at its last step
-        out = x.new_zeros(batch * steps, dim).index_copy_(0, index, sums).view(batch, steps, dim)
-        last = (lengths.clamp(min=1) - 1).to(x.device)
-        return out[torch.arange(batch, device=x.device), last]
+        out = x.new_zeros(batch, dim)
+        out[last >= 0] = sums[last[last >= 0]]
+        return out
 
     @staticmethod
     def backward(ctx, grad_output):
-        index, inputs, gates, sums, weight_a = ctx.saved_tensors
+        index, inputs, gates, sums, weight_a, last = ctx.saved_tensors
         batch, steps, counts, offsets = ctx.layout
         tokens, _, dim = gates.shape
-        # The output's gradient enters at each sentence's last token: spread over (B x T), then packed.
-        real = torch.zeros(batch * steps, dtype=torch.bool, device=grad_output.device)
-        real[index] = True
-        last = real.view(batch, steps).sum(1).clamp(min=1) - 1
-        spread = grad_output.new_zeros(batch, steps, dim)
-        spread[torch.arange(batch, device=spread.device), last] = grad_output  # an empty sentence's is dropped
-        grad = spread.reshape(batch * steps, dim).index_select(0, index)
+        # the output's gradient enters at each sentence's last token (an empty sentence's goes nowhere)
+        grad = grad_output.new_zeros(tokens, dim)
+        grad[last[last >= 0]] = grad_output[last >= 0]
         s0, s1 = gates.unbind(1)
         sigmoid_grad = torch.ops.aten.sigmoid_backward
         grad_gates = gates.new_zeros(tokens, 2, dim)
@@ -294,10 +303,8 @@ class FusedGatedSum(torch.autograd.Function):
             grad_pre = grad_gates.new_zeros(batch * steps, 2, dim).index_copy_(0, index, grad_gates)
             grad_pre = grad_pre.view(batch, steps, 2, dim)
         if weight_a is not None and ctx.needs_input_grad[3]:
-            # a_{t-1} of every packed token (zero at t = 0): the step before, same rank
-            previous = torch.cat([torch.arange(offsets[t - 1], offsets[t - 1] + n) if t else torch.full((n,), tokens)
-                                  for t, n in enumerate(counts) if n] or [torch.empty(0, dtype=torch.long)])
-            a_prev = torch.cat([sums, sums.new_zeros(1, dim)]).index_select(0, previous.to(sums.device))
+            # a_{t-1} of every packed token (zero at t = 0)
+            a_prev = _with_zero_row(sums).index_select(0, _previous_rows(counts, offsets, sums.device))
             grad_weight_a = a_prev.t() @ grad_gates.view(tokens, 2 * dim)
         return grad_x, grad_pre, None, grad_weight_a
 
