@@ -10,7 +10,8 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   compared;
 - ``rehearsal``, ``rehearsal on a GPU`` and ``cluster plan``: benchmarks/results/rehearsal.md,
   rehearsal_gpu.md and cluster_plan.md, which benchmarks/rehearsal.py and cluster_plan.py write;
-- ``gated sum``: benchmarks/results/gated_sum.md, which benchmarks/gated_sum.py writes.
+- ``gated sum`` and ``allocator``: benchmarks/results/gated_sum.md and allocator.md, which benchmarks/gated_sum.py
+  and allocator.py write.
 
 ``--check`` changes nothing and exits 1 naming each block that differs from its results (tests/test_readme.py).
 """
@@ -58,7 +59,8 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "rehearsal": lambda: (RESULTS / "rehearsal.md").read_text(),
           "rehearsal on a GPU": lambda: (RESULTS / "rehearsal_gpu.md").read_text(),
           "cluster plan": lambda: (RESULTS / "cluster_plan.md").read_text(),
-          "gated sum": lambda: (RESULTS / "gated_sum.md").read_text()}
+          "gated sum": lambda: (RESULTS / "gated_sum.md").read_text(),
+          "allocator": lambda: (RESULTS / "allocator.md").read_text()}
 
 
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:

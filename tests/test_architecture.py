@@ -9,8 +9,9 @@ PACKAGE_DIR = SOURCE_ROOT / "paraphrastic"
 
 # Bottom to top: a module may import its own layer and the layers below it, never one above.
 LAYERS = (
-    # foundations: exceptions, atomic writes, device and threads, a job's phase clock, the files shipped beside the code
-    ("errors", "atomic", "runtime", "phases", "resources", "version"),
+    # foundations: exceptions, atomic writes, device and threads, freed memory, a job's phase clock, the files shipped
+    # beside the code, where each artifact lives in the data folder
+    ("errors", "atomic", "runtime", "allocator", "phases", "resources", "version", "layout"),
     ("data",),  # files -> tables, vocabularies, batches
     ("models",),  # encoders, cells, heads, PWIM, model files
     ("losses",),  # objectives and penalties over model outputs

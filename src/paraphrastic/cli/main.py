@@ -10,6 +10,7 @@ import os
 import sys
 
 from paraphrastic import __version__
+from paraphrastic.allocator import keep_freed_memory
 from paraphrastic.cli import encode, stages, tools
 from paraphrastic.configuration import params as params
 from paraphrastic.errors import PipelineError
@@ -46,6 +47,7 @@ MODULES_LINE = "paraphrastic modules run:"
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    keep_freed_memory()
     try:
         args.func(args)
     except PipelineError as exc:

@@ -18,10 +18,13 @@ import json
 import sys
 from pathlib import Path
 
+from paraphrastic.allocator import keep_freed_memory
+
 BEGIN = "@@paraphrastic.stanza_trainers: "
 
 
 def main(argv: list[str] | None = None) -> None:
+    keep_freed_memory()  # the trainers' own process (see the function): bit-identical models, ~10% faster
     (plan,) = sys.argv[1:] if argv is None else argv
     for step in json.loads(Path(plan).read_text(encoding="utf-8")):
         print(f"{BEGIN}{step['module']}", flush=True)
