@@ -34,7 +34,7 @@ REPO = HERE.parent
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables  # noqa: E402
 from paraphrastic.configuration.settings import experiment, supervised_experiment  # noqa: E402
-from paraphrastic.data.supervised_tasks import build_task_table  # noqa: E402
+from paraphrastic.data.supervised_splits import build_task_table  # noqa: E402
 
 LOCAL = {"fetch"}  # the Snakefile's localrules among the measured stages: they run on the submit host
 # A model the rehearsal did not train takes its closest measured kin's speed.

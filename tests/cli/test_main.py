@@ -7,7 +7,7 @@ import pytest
 
 from paraphrastic.cli.main import build_parser, main
 from paraphrastic.pipeline.dvc import CHECK_PARAMS, CODE_DIGESTS
-from paraphrastic.pipeline.graph import STAGES
+from paraphrastic.pipeline.graph import STAGES, literal_options
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,6 +44,28 @@ def test_every_stage_command_names_every_path_it_reads_or_writes():
         for action in commands[words[0]]._actions:
             if action.option_strings and isinstance(action.default, str) and action.default != argparse.SUPPRESS:
                 assert action.option_strings[0] in given, (stage.name, action.option_strings[0])
+
+
+def test_a_commands_paths_default_to_those_its_stage_passes():
+    """Declared once: given only what it requires (a run, a seed, ...), a stage's command reads and writes the paths
+    the pipeline gives it (its stage of the same name; the installed manifest stands in for fetch's)."""
+    for stage in (CHECK_PARAMS, CODE_DIGESTS, *STAGES.values()):
+        words = stage.command.format(run="run", task="sick", seed=1, pwim_task="sick", init_row="row",
+                                     vocab_dir="data/vocab", threads=1).split()
+        full = vars(build_parser().parse_args(words))
+        if full["step"] != stage.name:
+            continue  # baseline_distilled, stanza_models_compared, parse_compared: a command's second stage
+        # what the command requires (baseline's --out) or leaves out by default (gates' --compared-parses)
+        chosen = {action.dest for action in subcommands()[words[0]]._actions
+                  if action.required or action.default is None}
+        literal = set(literal_options(stage)) - chosen
+        bare = [word for i, word in enumerate(words) if not {word.lstrip("-").replace("-", "_"),
+                                                              words[i - 1].lstrip("-").replace("-", "_")} & literal]
+        defaults = vars(build_parser().parse_args(bare))
+        if stage.name == "fetch":
+            assert Path(defaults.pop("manifest")).read_bytes() == (REPO / full.pop("manifest")).read_bytes()
+        del defaults["func"], full["func"]  # each parser's own closure
+        assert defaults == full and literal, stage.name
 
 
 def test_help_and_a_bad_command(capsys):

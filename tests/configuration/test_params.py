@@ -8,7 +8,7 @@ import yaml
 
 from paraphrastic.configuration import params as config
 from paraphrastic.data.corpus import TRAIN_SETS
-from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS
+from paraphrastic.data.similarity_tasks import PWIM_TASKS, SUPERVISED_TASKS
 from paraphrastic.data.vocab import TAGS
 from paraphrastic.errors import PipelineError
 from paraphrastic.losses.margin import NEGATIVE_SAMPLING

@@ -14,7 +14,7 @@ from paraphrastic.data import tokenize as tok
 from paraphrastic.data.corpus import build_eval_table
 from paraphrastic.data.datasets import EVAL_SETS
 from paraphrastic.data.siamese_corpus import read_documents
-from paraphrastic.data.tasks import SICK_SPLITS, TRAIN_2012
+from paraphrastic.data.similarity_tasks import SICK_SPLITS, TRAIN_2012
 from paraphrastic.data.tokenize import tokenize
 
 

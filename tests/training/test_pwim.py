@@ -12,7 +12,7 @@ import torch
 
 from paraphrastic.configuration.settings import PwimSettings
 from paraphrastic.data.corpus import write_table
-from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA
+from paraphrastic.data.supervised_splits import SUPERVISED_SCHEMA
 from paraphrastic.data.vocab import SPECIAL, Vocabulary, save_matrix
 from paraphrastic.training.pwim import padded, scores_with_sets, train_pwim
 

@@ -9,7 +9,7 @@ import torch
 
 from paraphrastic.configuration.settings import SupervisedSettings
 from paraphrastic.data.corpus import write_table
-from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA
+from paraphrastic.data.supervised_splits import SUPERVISED_SCHEMA
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.losses.regularization import regularization

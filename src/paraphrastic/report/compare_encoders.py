@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from paraphrastic.atomic import atomic_path  # noqa: E402
+from paraphrastic.layout import DataLayout
 from paraphrastic.report.document import Document, per_dataset_table, read_json, sets_scope  # noqa: E402
 
 PLOT = "accuracy_speed.png"
@@ -64,7 +65,7 @@ def reference_section(doc: Document, data_dir: Path, out_dir: Path | None = None
     """all-MiniLM-L6-v2 beside the Table 4 models and the untrained vectors: same sets, same scorer; encoding speed
     on the CPU, and (with ``out_dir``) the accuracy-speed plot. Returns the metrics.json entry (22-set r and
     sentences/s per model; empty without the stage's file)."""
-    path = data_dir / "results" / "encoders.json"
+    path = DataLayout(data_dir).results / "encoders.json"
     heading = "What a user would pick instead: all-MiniLM-L6-v2 on the same sets"
     if not path.exists():
         doc.heading(heading)

@@ -9,12 +9,20 @@ import pandas as pd
 
 from paraphrastic.configuration import grids
 from paraphrastic.evaluation.selection import Selection
+from paraphrastic.layout import DataLayout
 from paraphrastic.report.document import Document, read_json
 
 PAPER_SIMPWIKI_PAIRS = 167_689  # Sec. 4.1.2
 
 
 PAPER_PPDB_XL_PAIRS = 1_341_188  # footnote 3
+
+
+def _corpus_records(data_dir: Path) -> tuple[dict, dict, dict]:
+    """The training corpora's statistics, the token matching's summary and the vocabulary's coverage."""
+    layout = DataLayout(data_dir)
+    return (read_json(layout.train_stats), read_json(layout.match_summary),
+            read_json(layout.vocab / "coverage.json"))
 
 
 def paper_runs(runs: dict[str, dict]) -> dict[str, dict]:
@@ -28,9 +36,7 @@ def full_grid_size(config: dict) -> int:
 
 def deviations_section(doc: Document, config: dict, data_dir: Path, sel: Selection) -> None:
     """Data deviations from the paper: what the profile's data, the token matching and the thinned grids change."""
-    train_stats = read_json(data_dir / "corpus" / "train_stats.json")
-    match = read_json(data_dir / "corpus" / "match_summary.json")
-    vocab = read_json(data_dir / "vocab" / "coverage.json")
+    train_stats, match, vocab = _corpus_records(data_dir)
     profile_name = config["data_profile"]
     keep = (config.get("grid_thinning") or {}).get(profile_name) or {}
     doc.heading("Data deviations from the paper")
@@ -76,9 +82,7 @@ def deviations_section(doc: Document, config: dict, data_dir: Path, sel: Selecti
 
 def data_section(doc: Document, data_dir: Path) -> None:
     """The training corpora and their token-matched samples, and the vocabulary's coverage."""
-    train_stats = read_json(data_dir / "corpus" / "train_stats.json")
-    match = read_json(data_dir / "corpus" / "match_summary.json")
-    vocab = read_json(data_dir / "vocab" / "coverage.json")
+    train_stats, match, vocab = _corpus_records(data_dir)
     doc.heading("Data")
     rows = [{"corpus": name, "pairs": s["pairs"], "tokens": s["tokens"],
              "mean tokens/sentence": s["mean_sentence_tokens"]} for name, s in train_stats.items()]

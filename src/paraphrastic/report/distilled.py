@@ -12,6 +12,7 @@ import pandas as pd
 from paraphrastic.configuration.grids import distilled_rows, distilled_twin
 from paraphrastic.data.vocab import SPECIAL
 from paraphrastic.evaluation.selection import Selection
+from paraphrastic.layout import DataLayout
 from paraphrastic.report.document import Document, paper_rows, paper_table, per_dataset_table, read_json
 
 HEADING = "Beyond the paper: word vectors distilled from a sentence transformer"
@@ -39,8 +40,9 @@ def _paper_score(config: dict, row: str, label: dict) -> tuple[str, float]:
 
 
 def _vector_names(data_dir: Path) -> tuple[str, str, dict]:
-    pretrained = read_json(data_dir / "vocab" / "coverage.json")
-    distilled = read_json(data_dir / "distilled" / "coverage.json")
+    layout = DataLayout(data_dir)
+    pretrained = read_json(layout.vocab / "coverage.json")
+    distilled = read_json(layout.distilled / "coverage.json")
     return (f"{Path(pretrained['embeddings']).name}, {pretrained['dim']}-d",
             f"{distilled['teacher']}, {distilled['dim']}-d", distilled)
 

@@ -7,12 +7,13 @@ from pathlib import Path
 import pandas as pd
 
 from paraphrastic.data import datasets
+from paraphrastic.layout import DataLayout
 from paraphrastic.report.document import Document, label, paper_table, read_json
 
 
 def error_section(doc: Document, config: dict, data_dir: Path) -> None:
     """Table 7: pairs where avg or LSTMavg over- or underestimates gold relative to the other."""
-    folder = Path(data_dir) / "error_analysis"
+    folder = DataLayout(data_dir).error_analysis
     summary = read_json(folder / "summary.json")
     examples = pd.read_csv(folder / "examples.csv", keep_default_na=False)
     names = list(summary["models"])

@@ -9,6 +9,7 @@ import pandas as pd
 
 from paraphrastic.analysis.gates import paper_lists
 from paraphrastic.atomic import atomic_path
+from paraphrastic.layout import DataLayout
 from paraphrastic.report.document import Document, label, read_json
 
 
@@ -159,11 +160,12 @@ def _parser_comparison(doc: Document, summary: dict, stanza: dict, compared: dic
 
 def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> None:
     """Tables 9-11: the GRAN gate analysis beside the paper's lists."""
-    analysis = data_dir / "gates" / "analysis"
+    layout = DataLayout(data_dir)
+    analysis = layout.gates / "analysis"
     summary = read_json(analysis / "summary.json")
-    sentences = read_json(data_dir / "gates" / "sentences.json")
-    stanza = read_json(data_dir / "stanza" / "scores.json")
-    compared = read_json(data_dir / "stanza_compared" / "scores.json")  # the parser comparison's models
+    sentences = read_json(layout.gates / "sentences.json")
+    stanza = read_json(layout.stanza() / "scores.json")
+    compared = read_json(layout.stanza(compared=True) / "scores.json")  # the parser comparison's models
     by_pos = pd.read_csv(analysis / "by_pos.csv")
     by_label = pd.read_csv(analysis / "by_label.csv")
     by_pair = pd.read_csv(analysis / "by_pos_label.csv", keep_default_na=False)

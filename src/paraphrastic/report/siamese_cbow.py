@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from paraphrastic.configuration.jobs import siamese_jobs
-from paraphrastic.data.tasks import sts_sets
+from paraphrastic.data.similarity_tasks import sts_sets
+from paraphrastic.layout import DataLayout
 from paraphrastic.report.document import Document, capped_scope, format_r, paper_table, read_json
 
 W2V_LABELS = {"cbow": "word2vec CBOW", "skipgram": "word2vec skip-gram"}
@@ -24,10 +25,11 @@ def siamese_section(doc: Document, config: dict, data_dir: Path) -> dict:
     """Per-set Pearson (Spearman) on the STS 2012-2015 sets for every Siamese CBOW run, the starting vectors
     and the word2vec baselines; the timing of Table 3; returns the metrics."""
     sc = config["siamese_cbow"]
-    stats = read_json(data_dir / "siamese" / "corpus" / "stats.json")
-    infos = {run: read_json(data_dir / "siamese" / "models" / run / "train.json") for run in siamese_jobs(config)}
-    histories = {run: read_json(data_dir / "siamese" / "models" / run / "history.json") for run in infos}
-    w2v = read_json(data_dir / "siamese" / "word2vec" / "results.json")
+    siamese = DataLayout(data_dir).siamese
+    stats = read_json(siamese / "corpus" / "stats.json")
+    infos = {run: read_json(siamese / "models" / run / "train.json") for run in siamese_jobs(config)}
+    histories = {run: read_json(siamese / "models" / run / "history.json") for run in infos}
+    w2v = read_json(siamese / "word2vec" / "results.json")
     train = sc["train"]
     steps = max(math.ceil(info["centre_sentences"] / train["batch_size"]) for info in infos.values())
 

@@ -16,7 +16,7 @@ import torch
 
 from paraphrastic.configuration.settings import PwimSettings
 from paraphrastic.data.batching import pad
-from paraphrastic.data.pwim_tasks import SCORE_RANGE
+from paraphrastic.data.pwim_splits import SCORE_RANGE
 from paraphrastic.evaluation.similarity import per_set_correlations, split_scores
 from paraphrastic.losses.kl import kl_loss, target_distribution
 from paraphrastic.models.files import save_pwim
@@ -30,7 +30,7 @@ from paraphrastic.training.epochs import (
     seed_everything,
     write_run,
 )
-from paraphrastic.training.task_tables import load_task
+from paraphrastic.training.task_splits import load_task
 
 
 def padded(sequences: list[list[int]], limit: int, device) -> tuple[torch.Tensor, torch.Tensor]:

@@ -19,7 +19,7 @@ import torch
 
 from paraphrastic.configuration.settings import SupervisedSettings
 from paraphrastic.data.batching import pad
-from paraphrastic.data.supervised_tasks import SCORE_RANGE
+from paraphrastic.data.supervised_splits import SCORE_RANGE
 from paraphrastic.data.vocab import Vocabulary, add_tags
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.similarity import pair_embeddings, split_scores
@@ -40,7 +40,7 @@ from paraphrastic.training.epochs import (
     seed_everything,
     write_run,
 )
-from paraphrastic.training.task_tables import load_task
+from paraphrastic.training.task_splits import load_task
 
 
 @torch.no_grad()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from paraphrastic.configuration.params import eval_sets, gate_sentence_files, mirror_dir, profile, simpwiki_files
 from paraphrastic.data.fetch import fetch_all, load_manifest
-from paraphrastic.data.tasks import pwim_raw_files, supervised_raw_files
+from paraphrastic.data.similarity_tasks import pwim_raw_files, supervised_raw_files
 
 
 def required_raw_files(config: dict) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paraphrastic.configuration.params import profile
-from paraphrastic.data.pwim_tasks import prepare
+from paraphrastic.data.pwim_splits import prepare
 
 
 def run(config: dict, *, raw, out_dir) -> None:

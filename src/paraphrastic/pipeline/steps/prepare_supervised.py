@@ -7,7 +7,7 @@ from pathlib import Path
 
 from paraphrastic.atomic import write_json
 from paraphrastic.data.corpus import write_table
-from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA, TASKS, build_task_table, task_stats
+from paraphrastic.data.supervised_splits import SUPERVISED_SCHEMA, TASKS, build_task_table, task_stats
 
 
 def run(config: dict, *, raw, out_dir) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from paraphrastic.configuration.params import profile
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.siamese_corpus import prepare
-from paraphrastic.data.tasks import STS_2012_2015
+from paraphrastic.data.similarity_tasks import STS_2012_2015
 
 
 def run(config: dict, *, raw, eval, out_dir) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paraphrastic.configuration.settings import siamese_experiment
-from paraphrastic.data.tasks import STS_2012_2015
+from paraphrastic.data.similarity_tasks import STS_2012_2015
 from paraphrastic.training.siamese_cbow import train_siamese
 
 

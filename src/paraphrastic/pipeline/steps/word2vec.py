@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paraphrastic.data.tasks import STS_2012_2015
+from paraphrastic.data.similarity_tasks import STS_2012_2015
 from paraphrastic.training.word2vec import train_baselines
 
 

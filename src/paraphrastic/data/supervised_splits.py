@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 
 from paraphrastic.data.corpus import EVAL_SCHEMA, build_eval_table, token_stats
-from paraphrastic.data.tasks import SICK_SPLITS, SUPERVISED_TASKS, sts_sets
+from paraphrastic.data.similarity_tasks import SICK_SPLITS, SUPERVISED_TASKS, sts_sets
 from paraphrastic.errors import PipelineError
 
 TASKS = SUPERVISED_TASKS

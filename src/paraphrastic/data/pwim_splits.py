@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from paraphrastic.data.corpus import build_eval_table
-from paraphrastic.data.supervised_tasks import cap
-from paraphrastic.data.tasks import MSRVID, PWIM_TASKS, SICK_SPLITS, STS2014_TEST, STS2014_TRAIN
+from paraphrastic.data.similarity_tasks import MSRVID, PWIM_TASKS, SICK_SPLITS, STS2014_TEST, STS2014_TRAIN
+from paraphrastic.data.supervised_splits import cap
 from paraphrastic.errors import PipelineError
 
 TASKS = PWIM_TASKS
@@ -74,7 +74,7 @@ def prepare(settings: dict, raw_root, vectors_path, out_dir) -> dict:
     """{task}.parquet for each task, the vocabulary and frozen vectors of all their words, stats.json."""
     from paraphrastic.atomic import write_json
     from paraphrastic.data.corpus import token_stats, write_table
-    from paraphrastic.data.supervised_tasks import SUPERVISED_SCHEMA
+    from paraphrastic.data.supervised_splits import SUPERVISED_SCHEMA
     from paraphrastic.data.vocab import build, coverage, save_matrix
 
     out_dir = Path(out_dir)

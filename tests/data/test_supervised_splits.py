@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from paraphrastic.data.supervised_tasks import cap, split_per_set
+from paraphrastic.data.supervised_splits import cap, split_per_set
 from paraphrastic.errors import PipelineError
 
 
