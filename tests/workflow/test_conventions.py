@@ -24,15 +24,21 @@ CONDA_NAMES = {"torch": "pytorch", "matplotlib": "matplotlib-base"}
 
 
 def rule_blocks() -> dict[str, str]:
-    """Each rule's text, by name, from every rule file."""
+    """Each rule's text, by name, from every rule file: the rules written out, and those stages.smk makes in one
+    loop over GRAPH_RULES (each one's text is the loop's, with its name)."""
     text = "".join(p.read_text() for p in sorted((REPO / "workflow/rules").glob("*.smk")))
     parts = re.split(r"^rule (\w+):\n", text, flags=re.M)
-    return dict(zip(parts[1::2], parts[2::2], strict=True))
+    written = dict(zip(parts[1::2], parts[2::2], strict=True))
+    made = (REPO / "workflow/rules/stages.smk").read_text()
+    names = re.findall(r'^    "(\w+)": \{', made.split("GRAPH_RULES = {", 1)[1].split("\n}\n", 1)[0], flags=re.M)
+    loop = made.split("    rule:\n", 1)[1]
+    assert not set(names) & set(written), set(names) & set(written)
+    return written | {name: loop.replace("stage_name", f'"{name}"').replace("\n    ", "\n") for name in names}
 
 
 def test_every_rule_has_a_log_a_benchmark_and_the_conda_environment():
     rules = rule_blocks()
-    assert set(rules) == set(STAGES)
+    assert set(rules) == set(STAGES) and len(rules) == 28
     for name, block in rules.items():
         for directive in (f'log:\n        stage_log("{name}")', f'benchmark:\n        stage_benchmark("{name}")',
                           "conda:\n        ENV\n"):

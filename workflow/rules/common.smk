@@ -181,6 +181,13 @@ def _command_params(name):
     return [p for p in re.findall(r"\{(\w+)\}", STAGES[name].command) if p not in _wildcards(name) + ["threads"]]
 
 
+def stage_threads(name):
+    """The job's threads: its stage's threads key (`threads`, or `gates.stanza.threads`) where its command takes
+    {threads}, else one."""
+    stage = STAGES[name]
+    return params.param_value(config, stage.threads) if "{threads}" in stage.command else 1
+
+
 def stage_shell(name):
     command = STAGES[name].command
     for wildcard in _wildcards(name):

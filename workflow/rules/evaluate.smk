@@ -1,61 +1,7 @@
-# Evaluate phase: cosine similarity on the 22 transfer sets and STS 2016, for every seed of every
-# explicit experiment and for the untrained baselines (averaged initial word vectors, GloVe's and the
-# distilled ones); and the error
-# analysis of Sec. 5.1 (Table 7), avg against LSTMavg on the STS 2012-2015 pairs.
-
-
-rule evaluate:
-    input:
-        *stage_inputs("evaluate"),
-    output:
-        **stage_outputs("evaluate"),
-    log:
-        stage_log("evaluate"),
-    benchmark:
-        stage_benchmark("evaluate")
-    conda:
-        ENV
-    params:
-        **stage_params("evaluate"),
-    threads: config["threads"]
-    shell:
-        stage_shell("evaluate")
-
-
-rule baseline:
-    input:
-        *stage_inputs("baseline"),
-    output:
-        **stage_outputs("baseline"),
-    log:
-        stage_log("baseline"),
-    benchmark:
-        stage_benchmark("baseline")
-    conda:
-        ENV
-    params:
-        **stage_params("baseline"),
-    threads: config["threads"]
-    shell:
-        stage_shell("baseline")
-
-
-rule baseline_distilled:
-    input:
-        *stage_inputs("baseline_distilled"),
-    output:
-        **stage_outputs("baseline_distilled"),
-    log:
-        stage_log("baseline_distilled"),
-    benchmark:
-        stage_benchmark("baseline_distilled")
-    conda:
-        ENV
-    params:
-        **stage_params("baseline_distilled"),
-    threads: config["threads"]
-    shell:
-        stage_shell("baseline_distilled")
+# Evaluate phase: cosine similarity on the 22 transfer sets and STS 2016, for every seed of every explicit experiment
+# and for the untrained baselines (averaged initial word vectors, GloVe's and the distilled ones: `evaluate`,
+# `baseline`, `baseline_distilled`, in stages.smk); here the error analysis of Sec. 5.1 (Table 7), avg against
+# LSTMavg on the STS 2012-2015 pairs, and all-MiniLM-L6-v2 beside Table 4's models.
 
 
 rule error_analysis:
@@ -73,7 +19,7 @@ rule error_analysis:
         ENV
     params:
         **stage_params("error_analysis"),
-    threads: config["threads"]
+    threads: stage_threads("error_analysis")
     shell:
         stage_shell("error_analysis")
 
@@ -93,6 +39,6 @@ rule compare_encoders:
         ENV
     params:
         **stage_params("compare_encoders"),
-    threads: config["threads"]
+    threads: stage_threads("compare_encoders")
     shell:
         stage_shell("compare_encoders")

@@ -1,5 +1,6 @@
 # Gate analysis phase (Sec. 5.2, Tables 9-11): Stanza models -> sentences -> parses -> gate norms; the second
 # (compared) Stanza models parse the same sentences, and the analysis measures its agreement with both.
+# `gate_sentences`, `parse` and `parse_compared` are their stages' graph entries alone (stages.smk).
 
 
 rule stanza_models:
@@ -16,7 +17,7 @@ rule stanza_models:
         ENV
     params:
         **stage_params("stanza_models"),
-    threads: params.param_value(config, STAGES["stanza_models"].threads)
+    threads: stage_threads("stanza_models")
     resources:
         mem_mb=8000,
         runtime=240,
@@ -39,65 +40,12 @@ rule stanza_models_compared:
         ENV
     params:
         **stage_params("stanza_models_compared"),
-    threads: params.param_value(config, STAGES["stanza_models_compared"].threads)
+    threads: stage_threads("stanza_models_compared")
     resources:
         mem_mb=8000,
         runtime=240,
     shell:
         stage_shell("stanza_models_compared")
-
-
-rule gate_sentences:
-    input:
-        *stage_inputs("gate_sentences"),
-    output:
-        **stage_outputs("gate_sentences"),
-    log:
-        stage_log("gate_sentences"),
-    benchmark:
-        stage_benchmark("gate_sentences")
-    conda:
-        ENV
-    params:
-        **stage_params("gate_sentences"),
-    shell:
-        stage_shell("gate_sentences")
-
-
-rule parse:
-    input:
-        *stage_inputs("parse"),
-    output:
-        **stage_outputs("parse"),
-    log:
-        stage_log("parse"),
-    benchmark:
-        stage_benchmark("parse")
-    conda:
-        ENV
-    params:
-        **stage_params("parse"),
-    threads: config["threads"]
-    shell:
-        stage_shell("parse")
-
-
-rule parse_compared:
-    input:
-        *stage_inputs("parse_compared"),
-    output:
-        **stage_outputs("parse_compared"),
-    log:
-        stage_log("parse_compared"),
-    benchmark:
-        stage_benchmark("parse_compared")
-    conda:
-        ENV
-    params:
-        **stage_params("parse_compared"),
-    threads: config["threads"]
-    shell:
-        stage_shell("parse_compared")
 
 
 rule gates:
@@ -115,6 +63,6 @@ rule gates:
         ENV
     params:
         **stage_params("gates"),
-    threads: config["threads"]
+    threads: stage_threads("gates")
     shell:
         stage_shell("gates")

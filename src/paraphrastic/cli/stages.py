@@ -1,5 +1,6 @@
-"""One subcommand per pipeline stage. Each declares its paths and options and hands them, with the loaded
-params.yaml, to ``run`` in :mod:`paraphrastic.pipeline.steps.<command>`; nothing else happens here."""
+"""One subcommand per pipeline stage. Each declares its options (its paths' defaults are those the stage graph
+passes) and hands them, with the loaded params.yaml, to ``run`` in :mod:`paraphrastic.pipeline.steps.<command>`;
+nothing else happens here."""
 
 from __future__ import annotations
 

@@ -1,0 +1,60 @@
+# The rules that are their stage's entry in the graph and nothing more: inputs, outputs, params, log, benchmark,
+# software and command from the graph (common.smk's helpers), threads where the command takes them, and the
+# resources a job asks for without a profile (the workflow profile, profiles/default, sizes them for a cluster).
+# The phase files hold the rules that add something of their own: fetch, the Stanza models, the gate and error
+# analyses, the encoder comparison, universal_init and the report.
+#
+# Training jobs' checkpoints (data/checkpoints/<run>/seed<N> and the like) are not outputs on purpose: Snakemake
+# deletes the outputs of a failed or killed job, and the checkpoints must survive it so the resubmitted job
+# resumes (nor are they DVC outputs: see Stage.checkpoints).
+GRAPH_RULES = {
+    # data: tokenised tables -> token-matched sample -> vocabulary; the distilled word vectors
+    "prepare_eval": {},
+    "prepare_train": {},
+    "match": {},
+    "vocab": {},
+    "distill": {},
+    # one transfer training job per run and seed; scores of the explicit experiments and the untrained baselines
+    "train": {"mem_mb": 4000, "runtime": 240},
+    "evaluate": {},
+    "baseline": {},
+    "baseline_distilled": {},
+    # the gate analysis's sentences and their parses
+    "gate_sentences": {},
+    "parse": {},
+    "parse_compared": {},
+    # supervised (Tables 5, 6, 8): STS/SICK tables, one job per task, run and seed
+    "prepare_supervised": {},
+    "train_supervised": {"mem_mb": 4000, "runtime": 120},
+    "train_universal": {"mem_mb": 4000, "runtime": 120},
+    # the other seed systems (issue 8): Siamese CBOW with its word2vec baseline, and PWIM
+    "siamese_corpus": {},
+    "train_siamese": {"mem_mb": 4000, "runtime": 60},
+    "word2vec": {},
+    "prepare_pwim": {},
+    "train_pwim": {"mem_mb": 6000, "runtime": 240},
+}
+
+
+for stage_name, stage_resources in GRAPH_RULES.items():
+
+    rule:
+        name:
+            stage_name
+        input:
+            *stage_inputs(stage_name),
+        output:
+            **stage_outputs(stage_name),
+        log:
+            stage_log(stage_name),
+        benchmark:
+            stage_benchmark(stage_name)
+        conda:
+            ENV
+        params:
+            **stage_params(stage_name),
+        threads: stage_threads(stage_name)
+        resources:
+            **stage_resources,
+        shell:
+            stage_shell(stage_name)
