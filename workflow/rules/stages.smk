@@ -36,8 +36,9 @@ GRAPH_RULES = {
 }
 
 
-for stage_name, stage_resources in GRAPH_RULES.items():
-
+def graph_rule(stage_name, stage_resources):
+    # A function, not the loop's body: Snakemake evaluates the shell command again when the job runs, and in a
+    # loop `stage_name` would then be the last stage's.
     rule:
         name:
             stage_name
@@ -58,3 +59,7 @@ for stage_name, stage_resources in GRAPH_RULES.items():
             **stage_resources,
         shell:
             stage_shell(stage_name)
+
+
+for stage_name, stage_resources in GRAPH_RULES.items():
+    graph_rule(stage_name, stage_resources)
