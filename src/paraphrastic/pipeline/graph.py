@@ -41,7 +41,6 @@ _PWIM = str(_DATA.pwim)
 _VOCAB = (f"{_VOCAB_DIR}/vocab.txt", f"{_VOCAB_DIR}/embeddings.npy")
 _DISTILLED = (f"{_DISTILLED_DIR}/vocab.txt", f"{_DISTILLED_DIR}/embeddings.npy")
 JOB_DIR = "{run}/seed{seed}"  # a training job's scores and checkpoints are named as its folder
-SUP_DIR = "{task}/{run}/seed{seed}"  # one supervised job: a task, a run and one of its seeds
 _SIAMESE_CORPUS = f"{_SIAMESE}/corpus"
 _SIAMESE_INPUTS = tuple(f"{_SIAMESE_CORPUS}/{name}" for name in ("corpus.parquet", "words.parquet", "embeddings.npy"))
 _PWIM_JOB = "{pwim_task}/{run}"  # one PWIM job: a run on a task
@@ -98,7 +97,7 @@ _SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "word_vectors.dist
 def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> Stage:
     # Universal jobs sit in their own subfolder of the same models folder, which the report depends on.
     job = str(_DATA.supervised_job("{task}", "{run}", "{seed}", universal))
-    checkpoints = f"{_SUPERVISED}/checkpoints/{'universal/' if universal else ''}{SUP_DIR}"
+    checkpoints = job.replace(f"{_SUPERVISED}/models/", f"{_SUPERVISED}/checkpoints/", 1)  # the same tree
     command = (f"{'train-universal' if universal else 'train-supervised'} --run {{run}} --task {{task}} "
                f"--seed {{seed}} --supervised-dir {_SUPERVISED} --vocab-dir {_VOCAB_DIR} --out-dir {job} "
                f"--checkpoints {checkpoints} --threads {{threads}}"
