@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +32,19 @@ def mirror() -> Path:
             pytest.fail(f"offline data mirror not found at {path}")
         pytest.skip(f"offline data mirror not found at {path}")
     return path
+
+
+@contextlib.contextmanager
+def scratch_folder(request, tmp_path_factory, name: str) -> Iterator[Path]:
+    """A folder for a module-scoped fixture's scratch run, removed when the module's tests are done unless one of
+    them failed (or the fixture itself raised): each integration run writes 0.5-1 GB (checkpoints, the DVC
+    cache), pyproject's tmp_path_retention_policy only removes tmp_path folders, and the suite must fit a fresh
+    machine's disk."""
+    failed = request.session.testsfailed
+    folder = tmp_path_factory.mktemp(name)
+    yield folder
+    if request.session.testsfailed == failed:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 WORDS = ("the a man woman dog cat is are playing runs eating sleeping guitar piano food bed "

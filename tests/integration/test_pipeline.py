@@ -27,6 +27,7 @@ from paraphrastic.export import export
 from paraphrastic.models.files import load_model
 from paraphrastic.pipeline.code_deps import closure
 from paraphrastic.pipeline.graph import STAGES
+from tests.conftest import scratch_folder
 from tests.test_export import assert_same_vectors
 
 pytestmark = pytest.mark.integration
@@ -104,21 +105,24 @@ def dvc_started(request, tmp_path_factory, mirror):
     if not any("dvc_run" in item.fixturenames for item in request.session.items):
         yield None
         return
-    root, env = scratch_checkout(tmp_path_factory.mktemp("dvc") / "repo", mirror)
-    log = root / "dvc-repro.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(["dvc", "repro"], cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
-    yield root, env, proc, log
-    if proc.poll() is None:
-        proc.kill()
+    with scratch_folder(request, tmp_path_factory, "dvc") as folder:
+        root, env = scratch_checkout(folder / "repo", mirror)
+        log = root / "dvc-repro.log"
+        with open(log, "w") as out:
+            proc = subprocess.Popen(["dvc", "repro"], cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+        yield root, env, proc, log
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 @pytest.fixture(scope="module")
-def snakemake_run(tmp_path_factory, mirror, dvc_started):
-    root, env = scratch_checkout(tmp_path_factory.mktemp("snake") / "repo", mirror)
-    # Every job lists the modules it ran, in its log: test_every_job_logs_and_runs_only_its_stages_code
-    log = sh(SNAKEMAKE, root, dict(env, **{LIST_MODULES: "1"}))
-    return root, env, log
+def snakemake_run(request, tmp_path_factory, mirror, dvc_started):
+    with scratch_folder(request, tmp_path_factory, "snake") as folder:
+        root, env = scratch_checkout(folder / "repo", mirror)
+        # Every job lists the modules it ran, in its log: test_every_job_logs_and_runs_only_its_stages_code
+        log = sh(SNAKEMAKE, root, dict(env, **{LIST_MODULES: "1"}))
+        yield root, env, log
 
 
 @pytest.fixture(scope="module")

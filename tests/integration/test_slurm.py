@@ -30,6 +30,7 @@ import pytest
 import yaml
 
 from paraphrastic.configuration.jobs import JobTables
+from tests.conftest import scratch_folder
 from tests.integration.test_pipeline import SNAKEMAKE, scratch_checkout, sh, slurm_profile_home
 
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]
@@ -97,8 +98,14 @@ def early_in_training(checkpoints: Path) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def slurm_run(slurm, tmp_path_factory, mirror):
-    root, env = scratch_checkout(tmp_path_factory.mktemp("slurm") / "repo", mirror)
+def slurm_run(request, slurm, tmp_path_factory, mirror):
+    with scratch_folder(request, tmp_path_factory, "slurm") as folder:
+        yield slurm_pipeline(slurm, folder / "repo", mirror)
+
+
+def slurm_pipeline(slurm, root: Path, mirror: Path) -> tuple:
+    """The tiny pipeline under SLURM, with a training job and a group of supervised jobs cancelled mid-run."""
+    root, env = scratch_checkout(root, mirror)
     env.update({k: v for k, v in slurm.items() if k.startswith("SLURM")})
     shutil.copytree(REPO / "tests/slurm/profile", root / "tests/slurm/profile")
     config = yaml.safe_load((root / "params.yaml").read_text())
@@ -168,7 +175,7 @@ def test_the_tiny_pipeline_runs_through_slurm_with_the_real_profile(slurm_run):
 
 
 @pytest.mark.fault("interrupted training")
-def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics(slurm_run):
+def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics(slurm_run, tmp_path):
     root, env, log, cancelled, _, _ = slurm_run
     assert cancelled, "the training job finished before it could be cancelled"
     # SLURM's SIGTERM reached the training process, which saved its place before the SIGKILL: each attempt's
@@ -180,7 +187,7 @@ def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics
     rule_log = (root / f"logs/train/{VICTIM}.seed1.log").read_text(errors="replace")
     assert "resuming from" in rule_log and f"selected epoch {VICTIM_EPOCHS}" in rule_log, rule_log[-3000:]
     # the uninterrupted reference: the same job run directly, outside SLURM
-    reference = Path(tempfile.mkdtemp(prefix="reference-"))
+    reference = tmp_path
     sh([sys.executable, "-m", "paraphrastic", "train", "--run", VICTIM, "--seed", "1",
         "--out-dir", str(reference / "model"), "--checkpoints", str(reference / "ck"),
         "--threads", str(yaml.safe_load((root / "params.yaml").read_text())["threads"]),
@@ -190,7 +197,6 @@ def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_metrics
     assert len(got) == VICTIM_EPOCHS
     assert [h["loss"] for h in got] == [h["loss"] for h in ref]
     assert [h["per_dataset"] for h in got] == [h["per_dataset"] for h in ref]
-    shutil.rmtree(reference)
 
 
 def test_second_run_through_slurm_has_nothing_to_do(slurm_run):
@@ -228,7 +234,7 @@ def test_short_jobs_go_to_slurm_in_groups(slurm_run):
 
 
 @pytest.mark.fault("interrupted training")
-def test_a_cancelled_group_is_resubmitted_and_its_jobs_resume_to_the_same_metrics(slurm_run):
+def test_a_cancelled_group_is_resubmitted_and_its_jobs_resume_to_the_same_metrics(slurm_run, tmp_path):
     root, env, _, _, _, group = slurm_run
     assert group, "no group of supervised jobs was caught running"
     attempts = "".join(p.read_text(errors="replace") for p in slurm_logs(root) if "group_" in str(p))
@@ -241,7 +247,7 @@ def test_a_cancelled_group_is_resubmitted_and_its_jobs_resume_to_the_same_metric
         rule, job = log.parent.name, log.stem  # <task>.<sup_run>.seed<seed>
         task, sup_run, seed = job.split(".")
         folder = f"{'universal/' if rule == 'train_universal' else ''}{task}/{sup_run}/{seed}"
-        reference = Path(tempfile.mkdtemp(prefix="reference-"))
+        reference = tmp_path / log.stem
         sh([sys.executable, "-m", "paraphrastic", rule.replace("_", "-"), "--run", sup_run, "--task", task,
             "--seed", seed.removeprefix("seed"), "--supervised-dir", "data/supervised", "--vocab-dir", "data/vocab",
             "--out-dir", str(reference / "model"), "--checkpoints", str(reference / "ck"), "--threads", "1",
@@ -251,4 +257,3 @@ def test_a_cancelled_group_is_resubmitted_and_its_jobs_resume_to_the_same_metric
         got = json.loads((root / f"data/supervised/models/{folder}/history.json").read_text())
         assert len(got) == SUPERVISED_EPOCHS
         assert [h["loss"] for h in got] == [h["loss"] for h in ref], folder
-        shutil.rmtree(reference)
