@@ -145,6 +145,24 @@ def plan(config: dict, rehearsal: dict, mirror: Path, profiles: tuple[Path, Path
     return out
 
 
+def totals(rows: list[dict]) -> dict:
+    """What the plan costs: CPU-hours of work in all and in the rules the profile keeps on CPUs, submissions."""
+    return {"cpu_hours": sum(r["cpu_hours"] for r in rows),
+            "cpu_rules_hours": sum(r["cpu_hours"] for r in rows if not r["gpu"]),
+            "submissions": sum(r["submissions"] for r in rows)}
+
+
+def compared(now: list[dict], before: list[dict], rehearsal: dict, earlier: dict) -> str:
+    """The plan beside the same plan at an earlier rehearsal's speeds (the same jobs, profile and grouping)."""
+    new, old = totals(now), totals(before)
+    return (f"At the speeds of the rehearsal of commit {earlier.get('commit') or '(unrecorded)'} (before), against "
+            f"those of commit {rehearsal.get('commit') or '(unrecorded)'} (now), for the same jobs: "
+            f"{old['cpu_rules_hours']:,.0f} → {new['cpu_rules_hours']:,.0f} CPU-hours of work in the rules the "
+            f"profile runs on CPUs ({new['cpu_rules_hours'] / old['cpu_rules_hours']:.2f}×), "
+            f"{old['cpu_hours']:,.0f} → {new['cpu_hours']:,.0f} CPU-hours with the transfer jobs on CPUs too, "
+            f"{old['submissions']:,} → {new['submissions']:,} SLURM submissions.")
+
+
 def markdown(rows: list[dict], rehearsal: dict, gpu: dict | None = None) -> str:
     measured = gpu is not None
     lines = ["| rule | jobs | SLURM submissions | one job, 1 CPU thread (min, mean) | CPU-hours of work | "
@@ -186,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gpu-rehearsal", type=Path, default=HERE / "results/rehearsal_gpu.json",
                         help="a rehearsal whose training ran on a GPU (benchmarks/rehearsal.py --name rehearsal_gpu "
                              "on a GPU node); skipped where the file does not exist")
+    parser.add_argument("--before", type=Path, default=HERE / "results/rehearsal_before.json",
+                        help="an earlier rehearsal at the paper's sizes: its plan is compared (skipped where the "
+                             "file does not exist)")
     parser.add_argument("--profiles", type=Path, nargs=2, default=PROFILES, metavar=("WORKFLOW", "SITE"),
                         help="the workflow profile and the site's SLURM profile (default: profiles/default and "
                              "profiles/slurm)")
@@ -201,7 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     gpu = json.loads(args.gpu_rehearsal.read_text()) if args.gpu_rehearsal.exists() else None
     if gpu is not None and not gpu.get("device", "").startswith("cuda"):
         raise SystemExit(f"{args.gpu_rehearsal}: its training ran on {gpu.get('device', 'cpu')}, not a GPU")
-    text = markdown(plan(config, rehearsal, args.mirror, tuple(args.profiles), gpu), rehearsal, gpu)
+    rows = plan(config, rehearsal, args.mirror, tuple(args.profiles), gpu)
+    text = markdown(rows, rehearsal, gpu)
+    if args.before.exists():
+        earlier = json.loads(args.before.read_text())
+        text += "\n" + compared(rows, plan(config, earlier, args.mirror, tuple(args.profiles)), rehearsal,
+                                earlier) + "\n"
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / "cluster_plan.md").write_text(text)
     print(text)

@@ -18,8 +18,9 @@ is rehearsed against stand-ins. This script
    then one ``train`` job per model family at d=300 for ``--batches`` batches (an added experiment per
    family, with ``max_pairs`` = batches x batch size and one epoch) and one on the token-matched PPDB
    sample (the largest table), ``evaluate`` for the last family's model, and a supervised GRAN job on
-   SICK bounded the same way, measuring each command's wall time and peak memory (the child's maximum
-   resident set size) and each training job's own speed;
+   SICK for one epoch of its whole splits (``--supervised-batches`` bounds it instead), measuring each
+   command's wall time and peak memory (the child's maximum resident set size) and each training job's
+   own speed;
 4. checks what came out against what was generated: every pair and every injected malformed line
    accounted for, in the stats JSON the stages write.
 
@@ -35,6 +36,7 @@ import contextlib
 import gzip
 import io
 import json
+import math
 import os
 import platform
 import shutil
@@ -236,9 +238,12 @@ def paper_config(params: Path) -> dict:
     return config
 
 
-def write_params(work: Path, batches: int, families: tuple[str, ...], eval_sets) -> dict:
+def write_params(work: Path, batches: int, families: tuple[str, ...], eval_sets,
+                 supervised_batches: int | None = None) -> dict:
     """params.yaml, unchanged but for the profile, no mirror, one bounded experiment per family, and
-    supervised jobs bounded the same way (one epoch of ``batches`` batches per split)."""
+    supervised jobs of one epoch: over the tasks' whole splits, as a real job's epoch (its speed past the first
+    steps' one-time costs, its scoring of the full validation and test splits), or of ``supervised_batches``
+    batches per split."""
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params.update(data_profile="paper", mirror=None)
     batch = params["train"]["batch_size"]
@@ -247,7 +252,8 @@ def write_params(work: Path, batches: int, families: tuple[str, ...], eval_sets)
     # the largest training table (the token-matched PPDB sample: millions of short pairs) for its memory
     params["experiments"]["rehearsal-ppdb"] = {"model": families[0], "train_set": "ppdb_matched", "epochs": 1,
                                                "max_pairs": batches * batch}
-    params["supervised"]["max_pairs"] = batches * params["supervised"]["train"]["batch_size"]
+    if supervised_batches is not None:
+        params["supervised"]["max_pairs"] = supervised_batches * params["supervised"]["train"]["batch_size"]
     params["supervised"]["train"]["epochs"] = 1
     if eval_sets is not None:
         params["evaluation"]["sets"] = eval_sets
@@ -292,7 +298,7 @@ def measure(command: list[str], cwd: Path, env: dict, log: Path) -> dict:
 
 
 def rehearse(work: Path, *, scale: float, batches: int, families: tuple[str, ...], mirror: Path,
-             eval_sets=None, threads: int = 1) -> dict:
+             eval_sets=None, threads: int = 1, supervised_batches: int | None = None) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     upstream, run = work / "upstream", work / "run"
     started = time.perf_counter()
@@ -301,7 +307,7 @@ def rehearse(work: Path, *, scale: float, batches: int, families: tuple[str, ...
     run.mkdir(exist_ok=True)
     if not (run / "workflow").exists():
         (run / "workflow").symlink_to(REPO / "workflow")
-    params = write_params(run, batches, families, eval_sets)
+    params = write_params(run, batches, families, eval_sets, supervised_batches)
     log = work / "rehearsal.log"
     rows = []
     with UpstreamServer(upstream) as server:
@@ -326,13 +332,28 @@ def rehearse(work: Path, *, scale: float, batches: int, families: tuple[str, ...
                     | measure([sys.executable, "-m", "paraphrastic", *words], run, env, log))
         supervised = supervised_job(paper_config(run / "params.yaml"), *SUPERVISED) | {"threads": threads}
         words = STAGES["train_supervised"].command.format(**supervised).split()
-        rows.append({"stage": f"train_supervised ({' on '.join(SUPERVISED)}, d={DIM}, {batches} batches)",
-                     "model": SUPERVISED[0]}
-                    | measure([sys.executable, "-m", "paraphrastic", *words], run, env, log)
-                    | training_speed(run / job_folder("train_supervised", supervised)))
-    return {"scale": scale, "batches": batches, "generate_s": round(generate_s, 1), "generated": generated,
+        measured = measure([sys.executable, "-m", "paraphrastic", *words], run, env, log)
+        folder = run / job_folder("train_supervised", supervised)
+        pairs = json.loads((folder / "train.json").read_text())["train_pairs"]
+        steps = math.ceil(pairs / params["supervised"]["train"]["batch_size"])
+        rows.append({"stage": f"train_supervised ({' on '.join(SUPERVISED)}, d={DIM}, {steps} batches)",
+                     "model": SUPERVISED[0]} | measured | training_speed(folder))
+    return {"scale": scale, "batches": batches, "supervised_batches": supervised_batches, "commit": commit(),
+            "generate_s": round(generate_s, 1), "generated": generated,
             "stages": rows, "checks": check(run, generated), "machine": f"{platform.machine()}, "
             f"{os.cpu_count()} cores, Python {platform.python_version()}", "device": trained_on(run)}
+
+
+def commit() -> str | None:
+    """The commit of the code measured (``+`` where the working tree differs from it), or None outside git."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+" if dirty else "")
 
 
 def trained_on(run: Path) -> str:
@@ -371,7 +392,9 @@ def markdown(result: dict) -> str:
     g = result["generated"]
     lines = [f"Paper-profile rehearsal at scale {result['scale']} ({g['simpwiki']['lines']:,} SimpWiki pairs, "
              f"{g['ppdb']['lines']:,} PPDB lines, {g['vectors']['words']:,} 300-d vectors; "
-             f"{g['upstream_bytes'] / 2**20:,.0f} MiB served), {result['machine']}, training on "
+             f"{g['upstream_bytes'] / 2**20:,.0f} MiB served), "
+             + (f"commit {result['commit']}, " if result.get("commit") else "")
+             + f"{result['machine']}, training on "
              f"{result.get('device', 'cpu')}. Generating the files took "
              f"{result['generate_s']:,.0f} s.", "",
              "| stage | wall (s) | CPU (s) | peak memory (MiB) |", "|---|---:|---:|---:|"]
@@ -389,6 +412,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the paper's sizes (default: 1)")
     parser.add_argument("--batches", type=int, default=20, help="training batches per family (default: 20)")
+    parser.add_argument("--supervised-batches", type=int,
+                        help="batches of the supervised job (default: one epoch of its task's whole splits)")
     parser.add_argument("--families", nargs="+", default=list(FAMILIES), help="models to train (default: %(default)s)")
     parser.add_argument("--mirror", type=Path, default=REPO.parent / "shared" / "data",
                         help="the offline mirror the stand-ins are resampled from")
@@ -401,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     mirror = Path(os.environ.get("PARAPHRASTIC_MIRROR") or args.mirror)
     with tempfile.TemporaryDirectory() if args.work is None else contextlib.nullcontext(args.work) as work:
         result = rehearse(Path(work), scale=args.scale, batches=args.batches, families=tuple(args.families),
+                          supervised_batches=args.supervised_batches,
                           mirror=mirror, eval_sets=args.eval_sets)
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / f"{args.name}.json").write_text(json.dumps(result, indent=2) + "\n")

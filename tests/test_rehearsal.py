@@ -21,7 +21,8 @@ pytestmark = pytest.mark.integration
 
 
 def test_paper_profile_rehearsal_at_small_scale(tmp_path, mirror):
-    result = rehearsal.rehearse(tmp_path, scale=0.002, batches=2, families=("avg", "lstmavg", "gran"), mirror=mirror)
+    result = rehearsal.rehearse(tmp_path, scale=0.002, batches=2, families=("avg", "lstmavg", "gran"), mirror=mirror,
+                                supervised_batches=2)
     stages = [row["stage"] for row in result["stages"]]
     assert stages[:6] == list(rehearsal.DATA_STAGES) and len(stages) == 12  # + 3 families, PPDB, evaluate, supervised
     assert stages[-2:] == ["evaluate (gran, d=300)", "train_supervised (gran on sick, d=300, 2 batches)"]

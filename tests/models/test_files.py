@@ -176,3 +176,22 @@ def test_good_files_still_load_and_read_payload_takes_plain_values(files, tmp_pa
     torch.save(plain, tmp_path / "plain.pt")
     again = read_payload(tmp_path / "plain.pt")
     assert again["ints"] == [1, 2**100] and again["tuple"] == (1, "a") and torch.equal(again["tensor"], torch.arange(3))
+
+
+def test_a_file_holds_the_vectors_once_and_one_written_with_the_anchors_still_loads(files):
+    """The λ penalties' anchors (initial_embeddings, initial_<parameter>) are rebuilt by a job, not saved; files
+    written before that held them too, and still load to the same weights."""
+    for loader, path in (("load_model", files["load_model"]), ("load_scorer", files["load_scorer"])):
+        payload = _good_payload(files, loader)
+        assert not [key for key in payload["state_dict"] if key.rpartition(".")[2].startswith("initial_")]
+        vectors = "encoder.embedding.weight" if loader == "load_scorer" else "embedding.weight"
+        older = dict(payload, state_dict={**payload["state_dict"],
+                                          vectors.replace("embedding.weight", "initial_embeddings"):
+                                          torch.zeros_like(payload["state_dict"][vectors]),
+                                          vectors.replace("embedding.weight", "initial_gate_x_0_weight"):
+                                          torch.zeros(3, 3)})
+        torch.save(older, files["root"] / "older.pt")
+        new, _, _ = LOADERS[loader](path)
+        old, _, _ = LOADERS[loader](files["root"] / "older.pt")
+        assert all(torch.equal(a, b) for a, b in zip(new.state_dict().values(), old.state_dict().values(), strict=True))
+        assert torch.equal(old.state_dict()[vectors], payload["state_dict"][vectors])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -119,12 +121,24 @@ def test_universal_training_runs_and_reloads(workspace, supervised_table):
     info = run_supervised(workspace, supervised_table, "uni", model="gran", init="t3-gran", init_path=path,
                           lambda_w=1e-3, lambda_c=1e-3, epochs=2)
     assert info["init"] == str(path)
-    model, vocab, _ = load_scorer(workspace["root"] / "uni/out/model.pt")
-    assert any(name.startswith("initial_gate_x") for name, _ in model.encoder.named_buffers())
+    model, vocab, payload = load_scorer(workspace["root"] / "uni/out/model.pt")
+    # the anchors (the transfer model's values) are rebuilt from --init, not saved: the vectors are in the file once
+    assert not [key for key in payload["state_dict"] if ".initial_" in key]
     test = pd.read_parquet(supervised_table).query("split == 'test'")
     from scipy import stats
     r = 100 * stats.pearsonr(predict(model, vocab, test), test["score"]).statistic
     assert r == pytest.approx(info["test_pearson"], abs=1e-4)
+    # killed after its first epoch, it resumes from a checkpoint without anchors to the same result
+    assert run_supervised(workspace, supervised_table, "uni-part", model="gran", init="t3-gran", init_path=path,
+                          lambda_w=1e-3, lambda_c=1e-3, epochs=2, stop_after=1) == {"stopped_after_epoch": 1}
+    resumed = run_supervised(workspace, supervised_table, "uni-part", model="gran", init="t3-gran", init_path=path,
+                             lambda_w=1e-3, lambda_c=1e-3, epochs=2)
+    def scores(name):  # each epoch's loss and scores (not its timing)
+        return [{k: v for k, v in row.items() if k not in ("train_seconds", "pairs_per_second")}
+                for row in json.loads((workspace["root"] / name / "out/history.json").read_text())]
+
+    assert scores("uni-part") == scores("uni")
+    assert resumed["test_pearson"] == info["test_pearson"]
     with pytest.raises(PipelineError, match="--init"):
         run_supervised(workspace, supervised_table, "uni2", model="gran", init="t3-gran")
 

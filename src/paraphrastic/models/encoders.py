@@ -13,6 +13,19 @@ from torch import nn
 
 from paraphrastic.models.recurrent import ElmanRNN, FusedGatedSum, PeepholeLSTM, reverse_padded
 
+# The values the penalties pull parameters back to (initial_embeddings, and initial_<parameter> where λ_c regularises
+# towards initial values) are buffers whose names start with this. They are not saved: a job builds them again from
+# its inputs exactly as it first did (the vectors file, or a universal run's transfer model; the checkpoint's
+# fingerprint covers both), so a resumed job regularises identically, and a model file or checkpoint holds the
+# vocabulary's vectors once rather than twice. Files written before kept them: load_weights drops them.
+ANCHOR = "initial_"
+
+
+def load_weights(module: nn.Module, state: dict) -> None:
+    """``module.load_state_dict(state)``, strict, after dropping the anchors a file written before they stopped
+    being saved holds (``encoder.initial_embeddings``, ...): a model's own anchors are the ones it was built with."""
+    module.load_state_dict({k: v for k, v in state.items() if not k.rpartition(".")[2].startswith(ANCHOR)})
+
 
 class SentenceEncoder(nn.Module):
     """Word embeddings with the input regularisers of Sec. 4.2 (dropout and word dropout).
@@ -27,8 +40,8 @@ class SentenceEncoder(nn.Module):
                  tags: str = "none"):
         super().__init__()
         self.embedding = nn.Embedding.from_pretrained(embeddings.clone(), freeze=False, padding_idx=0)
-        # W_w,initial for the λ_w penalty; kept in checkpoints so a resumed job regularises identically.
-        self.register_buffer("initial_embeddings", embeddings.clone())
+        # W_w,initial for the λ_w penalty: an anchor (see ANCHOR), rebuilt with the model, never saved.
+        self.register_buffer("initial_embeddings", embeddings.clone(), persistent=False)
         self.dropout = dropout
         self.word_dropout = word_dropout
         self.tags = tags
@@ -59,10 +72,10 @@ class SentenceEncoder(nn.Module):
     def remember_initial_compositional(self) -> None:
         for name, p in self.named_parameters():
             if not name.startswith("embedding."):
-                self.register_buffer("initial_" + name.replace(".", "_"), p.detach().clone())
+                self.register_buffer(ANCHOR + name.replace(".", "_"), p.detach().clone(), persistent=False)
 
     def initial_compositional(self) -> list[torch.Tensor]:
-        return [getattr(self, "initial_" + name.replace(".", "_")) for name, _ in self.named_parameters()
+        return [getattr(self, ANCHOR + name.replace(".", "_")) for name, _ in self.named_parameters()
                 if not name.startswith("embedding.")]
 
 

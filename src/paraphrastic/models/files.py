@@ -22,7 +22,7 @@ import torch
 from paraphrastic.atomic import atomic_path
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
-from paraphrastic.models.encoders import SentenceEncoder, build_model
+from paraphrastic.models.encoders import SentenceEncoder, build_model, load_weights
 from paraphrastic.models.heads import PairScorer, SimilarityHead
 
 # What the weights-only unpickler names when it refuses a file: the global (a function or class, e.g.
@@ -131,7 +131,7 @@ def model_from_payload(payload: dict) -> SentenceEncoder:
     """The encoder a loaded model.pt describes (its architecture, options and weights)."""
     shape = payload["state_dict"]["embedding.weight"].shape
     model = build_model(payload["model"], torch.zeros(shape), **payload["options"])
-    model.load_state_dict(payload["state_dict"])
+    load_weights(model, payload["state_dict"])
     return model
 
 
@@ -157,10 +157,8 @@ def scorer_from_payload(payload: dict) -> PairScorer:
     """The encoder and head a loaded supervised model.pt describes."""
     shape = payload["state_dict"]["encoder.embedding.weight"].shape
     encoder = build_model(payload["model"], torch.zeros(shape), **payload["options"])
-    if payload["settings"].get("init"):
-        encoder.remember_initial_compositional()  # a universal run's anchors are part of its state
     model = PairScorer(encoder, SimilarityHead(**payload["head"]))
-    model.load_state_dict(payload["state_dict"])
+    load_weights(model, payload["state_dict"])
     return model
 
 

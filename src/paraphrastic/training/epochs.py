@@ -35,6 +35,7 @@ from tqdm import tqdm
 
 from paraphrastic.atomic import atomic_path, sha256_file, write_json, write_text
 from paraphrastic.errors import DamagedCheckpoint, TrainingDiverged, TrainingInterrupted
+from paraphrastic.models.encoders import load_weights
 from paraphrastic.models.files import brief_error, read_payload
 from paraphrastic.phases import phase
 
@@ -195,7 +196,7 @@ class Run:
             self._discard()
             return [], 1, None
         try:  # a checkpoint that does not fit: the model may be half-loaded, so the trainer must start again
-            self.model.load_state_dict(state["model"])
+            load_weights(self.model, state["model"])
             self.optimizer.load_state_dict(state["optimizer"])
             _set_rng_state(state["rng"])
             partial = state.get("partial")
@@ -309,7 +310,7 @@ class Run:
         with phase("loading"):
             weights = read_payload(path, "checkpoint", error=self._damaged)
         try:
-            self.model.load_state_dict(weights)
+            load_weights(self.model, weights)
         except Exception as exc:
             raise self._damaged(path, f"its weights do not fit the model ({brief_error(exc)})") from exc
         return best
