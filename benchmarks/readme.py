@@ -8,8 +8,9 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   (``PARAPHRASTIC_TEST_RECORD=benchmarks/results/test_suite.json bash scripts/test.sh``), and, where
   benchmarks/results/test_suite_before.json holds an older commit's record made back to back with it, the two
   compared;
-- ``rehearsal``, ``rehearsal on a GPU`` and ``cluster plan``: benchmarks/results/rehearsal.md,
-  rehearsal_gpu.md and cluster_plan.md, which benchmarks/rehearsal.py and cluster_plan.py write;
+- ``rehearsal``, ``rehearsal on a GPU``, ``cluster plan`` and ``paper profile cost``: benchmarks/results/rehearsal.md,
+  rehearsal_gpu.md, cluster_plan.md and cluster_plan_compared.md, which benchmarks/rehearsal.py and cluster_plan.py
+  write (the last from the plan at rehearsal_before.json's speeds);
 - ``gated sum`` and ``allocator``: benchmarks/results/gated_sum.md and allocator.md, which benchmarks/gated_sum.py
   and allocator.py write.
 
@@ -59,6 +60,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "rehearsal": lambda: (RESULTS / "rehearsal.md").read_text(),
           "rehearsal on a GPU": lambda: (RESULTS / "rehearsal_gpu.md").read_text(),
           "cluster plan": lambda: (RESULTS / "cluster_plan.md").read_text(),
+          "paper profile cost": lambda: (RESULTS / "cluster_plan_compared.md").read_text(),
           "gated sum": lambda: (RESULTS / "gated_sum.md").read_text(),
           "allocator": lambda: (RESULTS / "allocator.md").read_text()}
 
