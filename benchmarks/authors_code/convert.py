@@ -1,0 +1,152 @@
+"""The project's offline data in the formats the authors' code reads:
+python benchmarks/authors_code/convert.py OUT [--data data] [--train-set simpwiki] [--vectors vocab]
+
+Their ``train.py`` (run from their ``main/`` folder) reads ``../data/simple.aligned`` and ``../data/normal.aligned``
+(``title<TAB>paragraph<TAB>sentence`` lines, of which it keeps the last field, lowercased: ``get_lines``), a word
+vector file (``-wordfile``: ``word v1 ... vd`` lines, the vocabulary in file order, one word ``UUUNKKK`` for unknown
+words: ``utils.get_wordmap`` and ``lookupIDX``), and its ``evaluate.py`` scores ``s1<TAB>s2<TAB>score`` files in
+``../data/`` (``get_correlation``). So that both sides see the same data, OUT/data gets
+
+- ``simple.aligned`` and ``normal.aligned``: the training table's pairs (``tokens1`` and ``tokens2``, our
+  tokenisation, joined by spaces), line ``i`` of one aligned with line ``i`` of the other;
+- ``vectors.txt``: our vocabulary and its vectors, in our order, our unknown word written as ``UUUNKKK`` (its row
+  is ours: zeros for the pretrained vectors);
+- one file per evaluation set, named by its id (``sts12.MSRvid``...), with our tokens and gold scores;
+- ``conversion.json``: what was written (files, lines, sha256) and the tokens their lookup reads differently from
+  ours (``lookupIDX`` strips ``#`` from a token that starts with it), so a difference can be traced to them.
+
+Their code lowercases what it reads with Python 2's ``str.lower`` (ASCII letters only); our tokens are lowercased
+already, so nothing changes there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO / "src") not in sys.path:
+    sys.path.insert(0, str(REPO / "src"))
+
+from paraphrastic.atomic import atomic_path, write_json  # noqa: E402
+from paraphrastic.data.vocab import UNK, Vocabulary  # noqa: E402
+from paraphrastic.layout import DataLayout  # noqa: E402
+
+THEIR_UNKNOWN = "UUUNKKK"  # utils.lookupIDX's key for a word not in the vector file
+# What Python 2's str.split() and readlines() split a line of their files on (ASCII whitespace): a token holding one
+# would be read as two, or break its line.
+SEPARATORS = frozenset(" \t\n\r\x0b\x0c")
+
+
+def sentence(tokens, where: str) -> str:
+    """``tokens`` as one line's field of their files: joined by single spaces, as their readers split them."""
+    for token in tokens:
+        if not token or SEPARATORS.intersection(token):
+            raise SystemExit(f"{where}: token {token!r} cannot be written as one field of the authors' files")
+    return " ".join(tokens)
+
+
+def _write_lines(path: Path, lines) -> dict:
+    digest, count = hashlib.sha256(), 0
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as out:
+        for line in lines:
+            text = line + "\n"
+            out.write(text)
+            digest.update(text.encode("utf-8"))
+            count += 1
+    return {"file": path.name, "lines": count, "sha256": digest.hexdigest()}
+
+
+def write_training_pairs(table: Path, out: Path) -> list[dict]:
+    """simple.aligned and normal.aligned from a training table (our parquet of tokenised pairs)."""
+    frame = pd.read_parquet(table, columns=["source", "tokens1", "tokens2"])
+    sides = []
+    for name, column in (("simple.aligned", "tokens1"), ("normal.aligned", "tokens2")):
+        sides.append(_write_lines(out / name, (
+            f"paraphrastic\t{source}\t{sentence(tokens, f'{table}: {source}')}"
+            for source, tokens in zip(frame["source"], frame[column], strict=True))))
+    return sides
+
+
+def write_vectors(vocab_dir: Path, out: Path) -> dict:
+    """vectors.txt: our vocabulary and vectors in our order, our unknown word as theirs."""
+    vocab = Vocabulary.load(vocab_dir / "vocab.txt")
+    vectors = np.load(vocab_dir / "embeddings.npy")
+    if vectors.shape[0] != len(vocab):
+        raise SystemExit(f"{vocab_dir}: embeddings.npy has {vectors.shape[0]} rows for {len(vocab)} words")
+    if THEIR_UNKNOWN in vocab.words:
+        raise SystemExit(f"{vocab_dir}/vocab.txt holds {THEIR_UNKNOWN!r}, the authors' unknown word")
+
+    def lines():
+        for word, row in zip(vocab.words, vectors, strict=True):
+            name = THEIR_UNKNOWN if word == UNK else sentence([word], f"{vocab_dir}/vocab.txt")
+            # repr of a float32 as a float64 round-trips: their float() reads back the same float32 value
+            yield name + " " + " ".join(repr(float(v)) for v in row)
+
+    return _write_lines(out / "vectors.txt", lines()) | {"words": len(vocab), "dim": int(vectors.shape[1])}
+
+
+def write_eval_sets(table: Path, out: Path) -> list[dict]:
+    """One s1<TAB>s2<TAB>score file per evaluation set, our tokens."""
+    frame = pd.read_parquet(table, columns=["dataset", "line", "tokens1", "tokens2", "score"])
+    written = []
+    for dataset, rows in frame.groupby("dataset", sort=True):
+        written.append(_write_lines(out / dataset, (
+            f"{sentence(a, f'{table}: {dataset}:{line}')}\t{sentence(b, f'{table}: {dataset}:{line}')}\t{score!r}"
+            for line, a, b, score in zip(rows["line"], rows["tokens1"], rows["tokens2"], rows["score"],
+                                         strict=True))) | {"dataset": dataset})
+    return written
+
+
+def read_differently(*tables: Path) -> dict[str, int]:
+    """Tokens their ``lookupIDX`` reads as another word (a leading ``#`` is stripped), with their counts."""
+    counts: dict[str, int] = {}
+    for table in tables:
+        frame = pd.read_parquet(table, columns=["tokens1", "tokens2"])
+        for column in ("tokens1", "tokens2"):
+            for tokens in frame[column]:
+                for token in tokens:
+                    if len(token) > 1 and token.startswith("#"):
+                        counts[token] = counts.get(token, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def convert(out: Path, *, data: Path = Path("data"), train_set: str = "simpwiki", vectors: str = "vocab") -> dict:
+    """Write OUT/data for the authors' code from the project's DATA folder; returns what conversion.json holds."""
+    layout = DataLayout(data)
+    table, vocab_dir = layout.corpus / f"{train_set}.parquet", data / vectors
+    for needed in (table, layout.eval_table, vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy"):
+        if not needed.exists():
+            raise SystemExit(f"{needed} is missing: build it first (snakemake {needed})")
+    folder = out / "data"
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"train_set": train_set, "train_table": str(table), "vocab_dir": str(vocab_dir),
+              "eval_table": str(layout.eval_table), "training_pairs": write_training_pairs(table, folder),
+              "vectors": write_vectors(vocab_dir, folder), "eval_sets": write_eval_sets(layout.eval_table, folder),
+              "read_differently": read_differently(table, layout.eval_table)}
+    write_json(folder / "conversion.json", record)
+    return record
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help="the folder that gets data/ (their checkout's root, or a copy)")
+    parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder (default: data)")
+    parser.add_argument("--train-set", default="simpwiki", help="the training table (default: simpwiki)")
+    parser.add_argument("--vectors", default="vocab", help="the word vectors' folder under --data (default: vocab)")
+    args = parser.parse_args(argv)
+    record = convert(args.out, data=args.data, train_set=args.train_set, vectors=args.vectors)
+    pairs = record["training_pairs"][0]["lines"]
+    print(f"{args.out / 'data'}: {pairs:,} training pairs, {record['vectors']['words']:,} words, "
+          f"{len(record['eval_sets'])} evaluation sets; {sum(record['read_differently'].values()):,} tokens their "
+          "lookup reads differently (conversion.json)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""The authors' code on our data, beside ours (issue 32):
+python benchmarks/authors_code/run.py CHECKOUT [--rows ROW ...] [--seeds 1 2 3] [--work WORK] [--lasagne SOURCE]
+
+CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it). The harness
+
+1. installs their environment into WORK/py2-site: a ``python2.7`` (on PATH, or pyenv's) with numpy < 1.17,
+   scipy < 1.3 and Theano 1.0.5 from PyPI, and Lasagne from SOURCE (default: the GitHub archive of the Lasagne
+   commit below, the 0.2.dev1 their layers are written against: PyPI's only Lasagne, 0.1, lacks
+   ``only_return_final`` and ``shared_axes``; a local checkout's path works as SOURCE offline);
+2. copies their ``main/`` folder to WORK/main and writes our data beside it (convert.py: WORK/data);
+3. trains each run of each grid ROW (params.yaml's grids, thinned as the offline profile thins them) with each
+   seed through shim.py, their ``train.py`` unmodified but for the seed and the evaluation sets (shim.py says
+   how), and scores every evaluation point their code makes (before training, each quarter of an epoch, each
+   epoch's end) on our evaluation sets;
+4. selects, as our pipeline selects, the point with the best STS 2016 mean and reports its 22-set mean, beside
+   our own job of the same run and seed where ``--data`` holds it (data/models/RUN/seedK/history.json: ours
+   selects among epoch ends), in WORK/authors_code.{json,md}.
+
+Their code needs Python 2.7 and a C++ compiler (Theano compiles its kernels); it does not run in CI. What runs
+in CI: convert.py's tests (tests/test_authors_code.py) and the flags and selection below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import glob
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+if str(REPO / "src") not in sys.path:
+    sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(HERE.parent))
+
+from authors_code import convert  # noqa: E402
+from paraphrastic.configuration import params as cfg  # noqa: E402
+from paraphrastic.configuration.jobs import JobTables  # noqa: E402
+from paraphrastic.configuration.settings import TransferSettings, experiment  # noqa: E402
+from paraphrastic.data.datasets import EVAL_SETS  # noqa: E402
+from paraphrastic.evaluation.similarity import summarize  # noqa: E402
+
+LASAGNE_COMMIT = "5d3c63cb315a50b1cbd27a6bc8664b406f34dd99"  # Lasagne/Lasagne master, 2019-11-20 (0.2.dev1)
+LASAGNE = f"https://github.com/Lasagne/Lasagne/archive/{LASAGNE_COMMIT}.zip"
+PYTHON2_PACKAGES = ["numpy<1.17", "scipy<1.3", "Theano==1.0.5"]  # the last releases for Python 2.7
+THEANO_FLAGS = "mode=FAST_RUN,device=cpu,floatX=float32"  # their train.sh's
+ROWS = ("t2-avg-none", "t2-lstmavg-none", "t3-gran")  # avg, LSTMavg and GRAN of the offline grid
+MODELS = {"avg": ["-model", "wordaverage"], "lstm": ["-model", "lstm"], "lstmavg": ["-model", "lstmavg"],
+          "bilstm": ["-model", "bilstm"], "bilstmavg": ["-model", "bilstmavg"], "bigran": ["-model", "bigran"],
+          **{f"gran{k}" if k > 1 else "gran": ["-model", "gran", "-gran_type", str(k)] for k in range(1, 6)}}
+MARK = "AUTHORS_POINT "  # shim.py's evaluation lines
+
+
+def their_flags(settings: TransferSettings, dim: int) -> list[str]:
+    """Their train.py's command-line flags for one of our transfer runs; a setting their code has no flag for is
+    an error naming it, never dropped."""
+    if settings.model not in MODELS:
+        raise SystemExit(f"{settings.name}: the authors' code has no model {settings.model!r}")
+    unsupported = {"tags": settings.tags != "none", "length_buckets": settings.length_buckets is not None,
+                   "max_pairs": settings.max_pairs is not None, "hidden_dim": settings.hidden_dim not in (None, dim),
+                   "layers": settings.layers is not None, "activation": settings.activation is not None,
+                   "combine (their -sumlayer flag is never read as false: train.py:69)":
+                       settings.combine not in (None, "sum"),
+                   "word_vectors": settings.word_vectors != "pretrained"}
+    named = [key for key, differs in unsupported.items() if differs]
+    if named:
+        raise SystemExit(f"{settings.name}: the authors' train.py has no equivalent of {', '.join(named)}")
+    if settings.train_set != "simpwiki":
+        raise SystemExit(f"{settings.name}: the harness writes SimpWiki pairs only (train_set {settings.train_set!r})")
+    flags = [*MODELS[settings.model], "-wordfile", "../data/vectors.txt", "-dim", str(dim),
+             "-epochs", str(settings.epochs), "-batchsize", str(settings.batch_size),
+             "-eta", repr(settings.learning_rate), "-margin", repr(settings.margin),
+             "-LW", repr(settings.lambda_w), "-LC", repr(settings.lambda_c),
+             "-samplingtype", settings.sampling.upper(), "-scramble", repr(settings.scramble),
+             "-dropout", repr(settings.dropout), "-word_dropout", repr(settings.word_dropout)]
+    if settings.output_gate is False:
+        flags += ["-outgate", "False"]
+    return flags
+
+
+def points(log: str, selection: list[str]) -> list[dict]:
+    """The evaluation points shim.py printed, each with our summary (correlations x 100, as ours; ``selection``:
+    the STS 2016 sets whose mean selects)."""
+    found = []
+    for line in log.splitlines():
+        if line.startswith(MARK):
+            point = json.loads(line[len(MARK):])
+            results = {name: {"pearson": 100 * r, "spearman": math.nan} for name, r in point["pearson"].items()}
+            found.append({"point": point["point"], "per_dataset": {k: v["pearson"] for k, v in results.items()},
+                          **summarize(results, selection)})
+    return found
+
+
+def selected(history: list[dict]) -> dict:
+    """The point (or epoch) with the best STS 2016 mean: the pipeline's "test" selection."""
+    return max(history, key=lambda row: row["selection_pearson"])
+
+
+@functools.cache
+def python2() -> str:
+    """A Python 2.7 that runs: the one on PATH, else pyenv's (pyenv's shim on PATH fails where 2.7 is not the
+    selected version)."""
+    candidates = [shutil.which("python2.7"), *sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/2.7*/bin/"
+                                                                                  "python2.7")))]
+    for candidate in filter(None, candidates):
+        probe = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2] == (2, 7))"],
+                               capture_output=True, text=True)
+        if probe.returncode == 0 and probe.stdout.strip() == "True":
+            return candidate
+    raise SystemExit("no working python2.7 on PATH or under ~/.pyenv/versions/2.7*: the authors' code needs 2.7")
+
+
+def install(work: Path, lasagne: str) -> dict:
+    """WORK/py2-site: their libraries for python2.7; returns the versions installed."""
+    site, interpreter = work / "py2-site", python2()
+    if not (site / "lasagne").is_dir():
+        subprocess.run([interpreter, "-m", "pip", "install", "--quiet", "--target", str(site), *PYTHON2_PACKAGES,
+                        lasagne], check=True)
+    script = ("import json, sys, numpy, scipy, theano, lasagne; print(json.dumps({'python': sys.version.split()[0], "
+              "'numpy': numpy.__version__, 'scipy': scipy.__version__, 'theano': theano.__version__, "
+              "'lasagne': lasagne.__version__}))")
+    out = subprocess.run([interpreter, "-c", script], env=environment(work), capture_output=True, text=True,
+                         check=True).stdout
+    return json.loads(out.strip().splitlines()[-1]) | {"lasagne_source": lasagne}
+
+
+def environment(work: Path, **extra: str) -> dict:
+    return dict(os.environ, PYTHONPATH=str(work / "py2-site"), PYTHONDONTWRITEBYTECODE="1",
+                THEANO_FLAGS=f"{THEANO_FLAGS},base_compiledir={work / 'theano'}", **extra)
+
+
+def train_theirs(work: Path, settings: TransferSettings, seed: int, dim: int, sets: list[str],
+                 selection: list[str]) -> list[dict]:
+    """One run of theirs with one seed: its evaluation points (WORK/logs/RUN.seedK.log keeps the output)."""
+    log = work / "logs" / f"{settings.name}.seed{seed}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    command = [python2(), str(HERE / "shim.py"), *their_flags(settings, dim)]
+    proc = subprocess.run(command, cwd=work / "main", capture_output=True, text=True,
+                          env=environment(work, AUTHORS_SEED=str(seed), AUTHORS_EVAL_SETS=" ".join(sets)))
+    log.write_text(" ".join(command) + "\n" + proc.stdout + proc.stderr)
+    if proc.returncode:
+        raise SystemExit(f"their train.py failed for {settings.name} seed {seed}; see {log}:\n{proc.stderr[-2000:]}")
+    found = points(proc.stdout, selection)
+    if not found:
+        raise SystemExit(f"their train.py printed no evaluation point for {settings.name} seed {seed}; see {log}")
+    return found
+
+
+def ours(data: Path, run: str, seed: int) -> dict | None:
+    history = data / "models" / run / f"seed{seed}" / "history.json"
+    return selected(json.loads(history.read_text())) if history.exists() else None
+
+
+def markdown(rows: list[dict], versions: dict) -> str:
+    lines = [f"The authors' code (python {versions['python']}, Theano {versions['theano']}, Lasagne "
+             f"{versions['lasagne']}) and ours on the same data: each run's 22-set mean Pearson at its STS 2016-"
+             "selected point (theirs: among the start, each quarter of an epoch and each epoch's end; ours: among "
+             "epoch ends).", "",
+             "| row | run | seed | theirs: STS16 | theirs: 22-set | points | ours: STS16 | ours: 22-set |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        mine = r["ours"]
+        lines.append(f"| {r['row']} | {r['run']} | {r['seed']} | {r['theirs']['selection_pearson']:.2f} | "
+                     f"{r['theirs']['transfer_pearson']:.2f} | {r['points']} | "
+                     + (f"{mine['selection_pearson']:.2f} | {mine['transfer_pearson']:.2f} |" if mine else "– | – |"))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkout", type=Path, help="a checkout of jwieting/acl2017 (holds main/train.py)")
+    parser.add_argument("--rows", nargs="+", default=list(ROWS), help="grid rows (default: %(default)s)")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
+    parser.add_argument("--work", type=Path, default=Path("authors_code"), help="where everything goes")
+    parser.add_argument("--lasagne", default=LASAGNE, help="Lasagne to install: a pip source (default: %(default)s)")
+    args = parser.parse_args(argv)
+    if not (args.checkout / "main" / "train.py").is_file():
+        raise SystemExit(f"{args.checkout}: no main/train.py (a checkout of jwieting/acl2017 is needed)")
+    config = cfg.load(REPO / "params.yaml")
+    tables = JobTables.of(config)
+    unknown = [row for row in args.rows if row not in tables.rows]
+    if unknown:
+        raise SystemExit(f"--rows: no grid row {unknown[0]!r} in params.yaml")
+    work = args.work
+    work.mkdir(parents=True, exist_ok=True)
+    versions = install(work, args.lasagne)
+    shutil.copytree(args.checkout / "main", work / "main", dirs_exist_ok=True)
+    record = convert.convert(work, data=args.data)
+    dim = record["vectors"]["dim"]
+    sets = [spec.id for spec in EVAL_SETS if spec.id in {e["dataset"] for e in record["eval_sets"]}]
+    rows = []
+    for row in args.rows:
+        for run in tables.rows[row]:
+            for seed in args.seeds:
+                # any seed: theirs need not be among the seeds params.yaml trains ours with (ours is then "–")
+                settings = dataclasses.replace(experiment(config, run, tables.runs), seed=seed)
+                history = train_theirs(work, settings, seed, dim, sets, config["evaluation"]["selection"])
+                rows.append({"row": row, "run": run, "seed": seed, "points": len(history),
+                             "theirs": selected(history), "history": history, "ours": ours(args.data, run, seed)})
+                print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
+    (work / "authors_code.json").write_text(json.dumps({"versions": versions, "rows": rows}, indent=1) + "\n")
+    (work / "authors_code.md").write_text(markdown(rows, versions))
+    print(markdown(rows, versions))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+# Runs under the authors' Python 2.7 (benchmarks/authors_code/run.py starts it): written in the subset of Python
+# that both 2.7 and 3 read, and it imports nothing of this project.
+"""Their train.py, unmodified, with what the harness needs changed at run time:
+
+- the seed: train.py seeds ``random`` and ``numpy.random`` with 1 at its top; both calls get the
+  ``AUTHORS_SEED`` in the environment instead (Lasagne's initialisers draw from ``numpy.random``);
+- the evaluation: ``evaluate.evaluate_all`` (which scores two annotated-PPDB files, at the start, at each quarter
+  of an epoch and at its end) scores instead the evaluation sets named in ``AUTHORS_EVAL_SETS`` (files under
+  ``../data/``, written by convert.py), with their own ``get_correlation``, and prints one line per evaluation
+  point: ``AUTHORS_POINT {"point": n, "pearson": {set: r}}``.
+
+Usage (cwd: their ``main/`` folder): python2.7 shim.py TRAIN_ARGS...
+"""
+from __future__ import print_function  # noqa: UP010 (it runs under Python 2.7)
+
+import json
+import os
+import random
+import runpy
+import sys
+
+import numpy
+
+SEED = int(os.environ["AUTHORS_SEED"])
+SETS = os.environ["AUTHORS_EVAL_SETS"].split()
+MARK = "AUTHORS_POINT "
+
+_seed_random, _seed_numpy = random.seed, numpy.random.seed
+random.seed = lambda *_args, **_kwargs: _seed_random(SEED)
+numpy.random.seed = lambda *_args, **_kwargs: _seed_numpy(SEED)
+
+sys.path.insert(0, os.getcwd())
+import evaluate  # noqa: E402  (theirs, from their main/ folder)
+
+_points = [0]
+
+
+def evaluate_all(model, words):
+    scores = {}
+    for name in SETS:
+        pearson, _ = evaluate.get_correlation(model, words, os.path.join("..", "data", name))
+        scores[name] = float(pearson)
+    print(MARK + json.dumps({"point": _points[0], "pearson": scores}, sort_keys=True))
+    sys.stdout.flush()
+    _points[0] += 1
+
+
+evaluate.evaluate_all = evaluate_all  # before train.py imports models, which binds the name
+sys.argv = ["train.py"] + sys.argv[1:]
+runpy.run_path("train.py", run_name="__main__")

@@ -1,0 +1,133 @@
+"""The differential harness's data conversion (benchmarks/authors_code/convert.py): what the authors' code reads
+from the files it writes, read here as their Python 2 readers read them (train.get_lines, utils.get_wordmap and
+lookupIDX, evaluate.get_correlation), is our data: the same pairs, tokens, vectors and scores."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paraphrastic.data.corpus import TRAIN_SCHEMA, write_table
+from paraphrastic.data.vocab import UNK, Vocabulary
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from authors_code import convert  # noqa: E402
+
+
+def their_lines(path: Path) -> list[str]:
+    """train.get_lines: the last tab-separated field of each line, stripped and lowercased."""
+    return [line.split("\t")[-1].strip().lower() for line in path.read_text(encoding="utf-8").splitlines(True)]
+
+
+def their_wordmap(path: Path) -> tuple[dict[str, int], np.ndarray]:
+    """utils.get_wordmap: word -> row, and the rows as floats."""
+    words, rows = {}, []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(True)):
+        fields = line.split()
+        words[fields[0]] = n
+        rows.append([float(v) for v in fields[1:]])
+    return words, np.array(rows)
+
+
+def their_lookup(words: dict[str, int], word: str) -> int:
+    """utils.lookupIDX."""
+    word = word.lower()
+    if len(word) > 1 and word[0] == "#":
+        word = word.replace("#", "")
+    return words.get(word, words["UUUNKKK"])
+
+
+@pytest.fixture
+def data(workspace, tmp_path) -> Path:
+    """The workspace's tables and vocabulary where the project's layout puts them."""
+    folder = tmp_path / "data"
+    (folder / "corpus").mkdir(parents=True)
+    shutil.copy(workspace["train"], folder / "corpus/simpwiki.parquet")
+    shutil.copy(workspace["eval"], folder / "corpus/eval.parquet")
+    shutil.copytree(workspace["vocab_dir"], folder / "vocab")
+    return folder
+
+
+def test_their_readers_get_our_pairs_vectors_and_scores(data, workspace, tmp_path):
+    record = convert.convert(tmp_path / "theirs", data=data)
+    out = tmp_path / "theirs/data"
+    train = pd.read_parquet(workspace["train"])
+    assert their_lines(out / "simple.aligned") == [" ".join(t) for t in train["tokens1"]]
+    assert their_lines(out / "normal.aligned") == [" ".join(t) for t in train["tokens2"]]
+    vocab = Vocabulary.load(workspace["vocab_dir"] / "vocab.txt")
+    vectors = np.load(workspace["vocab_dir"] / "embeddings.npy")
+    words, rows = their_wordmap(out / "vectors.txt")
+    assert rows.shape == vectors.shape and np.array_equal(rows.astype(np.float32), vectors)  # exact, as float32
+    # every token maps to the row of our vectors it maps to in our vocabulary, unknown words to our unknown row
+    for tokens in (*train["tokens1"], *train["tokens2"], ["unseen", "never-seen-word"]):
+        for token in tokens:
+            assert np.array_equal(rows[their_lookup(words, token)].astype(np.float32), vectors[vocab.ids([token])[0]])
+    assert their_lookup(words, "never-seen-word") == vocab.words.index(UNK)
+    evaluation = pd.read_parquet(workspace["eval"])
+    assert [e["dataset"] for e in record["eval_sets"]] == sorted(evaluation["dataset"].unique())
+    for dataset, rows_ in evaluation.groupby("dataset"):
+        lines = [line.split("\t") for line in (out / dataset).read_text(encoding="utf-8").splitlines()]
+        assert [(a, b) for a, b, _ in lines] == [(" ".join(x), " ".join(y))
+                                                  for x, y in zip(rows_["tokens1"], rows_["tokens2"], strict=True)]
+        assert [float(score) for *_, score in lines] == list(rows_["score"])
+    written = json.loads((out / "conversion.json").read_text())
+    assert written["training_pairs"][0]["lines"] == len(train) and written["vectors"]["words"] == len(vocab)
+    assert written["read_differently"] == {}
+
+
+def test_tokens_their_lookup_reads_otherwise_are_counted_and_unwritable_ones_named(data, tmp_path):
+    table = pd.read_parquet(data / "corpus/simpwiki.parquet")
+    table.at[0, "tokens1"] = ["#hashtag", "man", "#hashtag"]
+    write_table(table, TRAIN_SCHEMA, data / "corpus/simpwiki.parquet")
+    record = convert.convert(tmp_path / "theirs", data=data)
+    assert record["read_differently"] == {"#hashtag": 2}
+    table.at[1, "tokens2"] = ["a\tb"]
+    write_table(table, TRAIN_SCHEMA, data / "corpus/simpwiki.parquet")
+    source = table.at[1, "source"]
+    with pytest.raises(SystemExit, match=rf"simpwiki.parquet: {source}: token 'a\\tb' cannot be written"):
+        convert.convert(tmp_path / "again", data=data)
+    shutil.rmtree(data / "vocab")
+    with pytest.raises(SystemExit, match=r"vocab/vocab.txt is missing"):
+        convert.convert(tmp_path / "again", data=data)
+
+
+def test_our_settings_become_their_flags_and_what_they_cannot_express_is_named():
+    from authors_code import run
+
+    from paraphrastic.configuration.settings import TransferSettings
+
+    base = {"name": "r", "seed": 1, "model": "gran3", "train_set": "simpwiki", "epochs": 3, "batch_size": 100,
+            "learning_rate": 0.001, "margin": 0.4, "lambda_w": 1e-05, "lambda_c": 0.0, "scramble": 0.5,
+            "dropout": 0.2}
+    flags = run.their_flags(TransferSettings(**base), dim=50)
+    pairs = dict(zip(flags[::2], flags[1::2], strict=True))
+    assert pairs == {"-model": "gran", "-gran_type": "3", "-wordfile": "../data/vectors.txt", "-dim": "50",
+                     "-epochs": "3", "-batchsize": "100", "-eta": "0.001", "-margin": "0.4", "-LW": "1e-05",
+                     "-LC": "0.0", "-samplingtype": "MAX", "-scramble": "0.5", "-dropout": "0.2",
+                     "-word_dropout": "0.0"}
+    assert run.their_flags(TransferSettings(**base | {"model": "avg"}), dim=50)[:2] == ["-model", "wordaverage"]
+    with pytest.raises(SystemExit, match="no equivalent of tags"):
+        run.their_flags(TransferSettings(**base | {"tags": "both"}), dim=50)
+    with pytest.raises(SystemExit, match="SimpWiki pairs only"):
+        run.their_flags(TransferSettings(**base | {"train_set": "ppdb_matched"}), dim=50)
+
+
+def test_their_evaluation_points_are_summarised_and_selected_as_ours_are():
+    from authors_code import run
+
+    selection = ["sts16.headlines"]
+    log = "\n".join(["Num examples: 3"] + [
+        run.MARK + json.dumps({"point": n, "pearson": {"sts12.MSRvid": a, "sts16.headlines": b}})
+        for n, (a, b) in enumerate([(0.5, 0.4), (0.7, 0.6), (0.9, 0.5)])])
+    history = run.points(log, selection)
+    assert [round(p["selection_pearson"], 6) for p in history] == [40.0, 60.0, 50.0]
+    assert [round(p["transfer_pearson"], 6) for p in history] == [50.0, 70.0, 90.0]  # the transfer sets present
+    assert run.selected(history)["point"] == 1
