@@ -1,6 +1,7 @@
-"""The differential harness's data conversion (benchmarks/authors_code/convert.py): what the authors' code reads
-from the files it writes, read here as their Python 2 readers read them (train.get_lines, utils.get_wordmap and
-lookupIDX, evaluate.get_correlation), is our data: the same pairs, tokens, vectors and scores."""
+"""The differential harness (benchmarks/authors_code/) without the authors' code: what their code reads from the
+files convert.py writes, read here as their Python 2 readers read them (train.get_lines, utils.get_wordmap and
+lookupIDX, evaluate.get_correlation), is our data: the same pairs, tokens, vectors and scores; our settings become
+their flags (or a named error); their evaluation points are selected as ours are; a finished run is kept."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.data.corpus import TRAIN_SCHEMA, write_table
 from paraphrastic.data.vocab import UNK, Vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from authors_code import convert  # noqa: E402
+from authors_code import convert, run  # noqa: E402
 
 
 def their_lines(path: Path) -> list[str]:
@@ -100,9 +102,6 @@ def test_tokens_their_lookup_reads_otherwise_are_counted_and_unwritable_ones_nam
 
 
 def test_our_settings_become_their_flags_and_what_they_cannot_express_is_named():
-    from authors_code import run
-
-    from paraphrastic.configuration.settings import TransferSettings
 
     base = {"name": "r", "seed": 1, "model": "gran3", "train_set": "simpwiki", "epochs": 3, "batch_size": 100,
             "learning_rate": 0.001, "margin": 0.4, "lambda_w": 1e-05, "lambda_c": 0.0, "scramble": 0.5,
@@ -121,7 +120,6 @@ def test_our_settings_become_their_flags_and_what_they_cannot_express_is_named()
 
 
 def test_their_evaluation_points_are_summarised_and_selected_as_ours_are():
-    from authors_code import run
 
     selection = ["sts16.headlines"]
     log = "\n".join(["Num examples: 3"] + [
@@ -131,3 +129,22 @@ def test_their_evaluation_points_are_summarised_and_selected_as_ours_are():
     assert [round(p["selection_pearson"], 6) for p in history] == [40.0, 60.0, 50.0]
     assert [round(p["transfer_pearson"], 6) for p in history] == [50.0, 70.0, 90.0]  # the transfer sets present
     assert run.selected(history)["point"] == 1
+
+
+def test_a_run_the_harness_finished_is_not_trained_again_unless_its_flags_changed(tmp_path, monkeypatch):
+
+    settings = TransferSettings(name="r", seed=1, model="avg", train_set="simpwiki", epochs=1, batch_size=100,
+                                learning_rate=0.001, margin=0.4, lambda_w=0.0, lambda_c=0.0)
+    kept = [{"point": 0, "selection_pearson": 1.0}]
+    (tmp_path / "points").mkdir()
+    (tmp_path / "points/r.seed1.json").write_text(json.dumps(
+        {"flags": run.their_flags(settings, 50), "sets": ["a"], "points": kept}))
+    assert run.train_theirs(tmp_path, settings, 1, 50, ["a"], ["a"]) == kept
+
+    def no_python(*_args, **_kwargs):
+        raise AssertionError("trained again")
+
+    monkeypatch.setattr(run.subprocess, "run", no_python)
+    monkeypatch.setattr(run, "python2", lambda: "python2.7")
+    with pytest.raises(AssertionError, match="trained again"):  # another margin: the kept points are not its
+        run.train_theirs(tmp_path, TransferSettings(**{**settings.as_dict(), "margin": 0.6}), 1, 50, ["a"], ["a"])

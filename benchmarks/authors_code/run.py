@@ -41,6 +41,7 @@ if str(REPO / "src") not in sys.path:
 sys.path.insert(0, str(HERE.parent))
 
 from authors_code import convert  # noqa: E402
+from paraphrastic.atomic import write_json  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables  # noqa: E402
 from paraphrastic.configuration.settings import TransferSettings, experiment  # noqa: E402
@@ -138,10 +139,17 @@ def environment(work: Path, **extra: str) -> dict:
 
 def train_theirs(work: Path, settings: TransferSettings, seed: int, dim: int, sets: list[str],
                  selection: list[str]) -> list[dict]:
-    """One run of theirs with one seed: its evaluation points (WORK/logs/RUN.seedK.log keeps the output)."""
+    """One run of theirs with one seed: its evaluation points (WORK/logs/RUN.seedK.log keeps the output, and
+    WORK/points/RUN.seedK.json the points, so a harness stopped midway trains only what it had not finished)."""
+    done = work / "points" / f"{settings.name}.seed{seed}.json"
+    flags = their_flags(settings, dim)
+    if done.exists():
+        kept = json.loads(done.read_text())
+        if kept["flags"] == flags and kept["sets"] == sets:
+            return kept["points"]
     log = work / "logs" / f"{settings.name}.seed{seed}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    command = [python2(), str(HERE / "shim.py"), *their_flags(settings, dim)]
+    command = [python2(), str(HERE / "shim.py"), *flags]
     proc = subprocess.run(command, cwd=work / "main", capture_output=True, text=True,
                           env=environment(work, AUTHORS_SEED=str(seed), AUTHORS_EVAL_SETS=" ".join(sets)))
     log.write_text(" ".join(command) + "\n" + proc.stdout + proc.stderr)
@@ -150,6 +158,8 @@ def train_theirs(work: Path, settings: TransferSettings, seed: int, dim: int, se
     found = points(proc.stdout, selection)
     if not found:
         raise SystemExit(f"their train.py printed no evaluation point for {settings.name} seed {seed}; see {log}")
+    done.parent.mkdir(parents=True, exist_ok=True)
+    write_json(done, {"flags": flags, "sets": sets, "points": found})
     return found
 
 
@@ -206,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append({"row": row, "run": run, "seed": seed, "points": len(history),
                              "theirs": selected(history), "history": history, "ours": ours(args.data, run, seed)})
                 print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
-    (work / "authors_code.json").write_text(json.dumps({"versions": versions, "rows": rows}, indent=1) + "\n")
+    write_json(work / "authors_code.json", {"versions": versions, "rows": rows})
     (work / "authors_code.md").write_text(markdown(rows, versions))
     print(markdown(rows, versions))
     return 0
