@@ -28,6 +28,9 @@ from paraphrastic.pipeline.code_deps import closure_files, digest, sha256sum
 # The data layout's folders (declared once, in paraphrastic.layout), as the commands and outputs name them.
 _DATA = DataLayout()
 _CORPUS = str(_DATA.corpus)
+_EVAL = str(_DATA.eval_table)
+_TRAIN_STATS = str(_DATA.train_stats)
+_MATCH_SUMMARY = str(_DATA.match_summary)
 _VOCAB_DIR = str(_DATA.vocab)
 _DISTILLED_DIR = str(_DATA.distilled)
 _MODELS = str(_DATA.models)
@@ -141,38 +144,38 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           params=("data_profile", "profiles", "evaluation.sets", "evaluation.selection", "data.simpwiki_extra",
                   "gates.extra_sentences")),
     Stage("prepare_eval",
-          f"prepare-eval --raw data/raw --out {_CORPUS}/eval.parquet --stats {_CORPUS}/eval_stats.json",
+          f"prepare-eval --raw data/raw --out {_EVAL} --stats {_CORPUS}/eval_stats.json",
           deps=("data/raw",),
-          outs={"table": Output(f"{_CORPUS}/eval.parquet"), "stats": Output(f"{_CORPUS}/eval_stats.json")},
+          outs={"table": Output(_EVAL), "stats": Output(f"{_CORPUS}/eval_stats.json")},
           params=("evaluation",)),
     Stage("prepare_train", f"prepare-train --raw data/raw --out-dir {_CORPUS}",
           deps=("data/raw",),
           outs={"simpwiki": Output(f"{_CORPUS}/simpwiki.parquet"), "ppdb": Output(f"{_CORPUS}/ppdb.parquet"),
-                "stats": Output(f"{_CORPUS}/train_stats.json")},
+                "stats": Output(_TRAIN_STATS)},
           params=("data_profile", "profiles", "data", "seed")),
     Stage("match", f"match --corpus {_CORPUS}",
           deps=(f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet"),
           outs={"simpwiki": Output(f"{_CORPUS}/simpwiki_matched.parquet"),
                 "ppdb": Output(f"{_CORPUS}/ppdb_matched.parquet"),
-                "summary": Output(f"{_CORPUS}/match_summary.json")},
+                "summary": Output(_MATCH_SUMMARY)},
           params=("data",)),
     Stage("vocab", f"vocab --raw data/raw --corpus {_CORPUS} --out-dir {_VOCAB_DIR}",
-          deps=("data/raw", f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", f"{_CORPUS}/eval.parquet"),
+          deps=("data/raw", f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", _EVAL),
           outs={"words": Output(f"{_VOCAB_DIR}/vocab.txt"), "embeddings": Output(f"{_VOCAB_DIR}/embeddings.npy"),
                 "coverage": Output(f"{_VOCAB_DIR}/coverage.json")},
           params=("data_profile", "profiles")),
     # Word vectors distilled from a sentence transformer (beyond the paper): a vocabulary folder like vocab's.
     Stage("distill", f"distill --corpus {_CORPUS} --out-dir {_DISTILLED_DIR} --threads {{threads}}",
-          deps=(f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", f"{_CORPUS}/eval.parquet"),
+          deps=(f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", _EVAL),
           outs={"words": Output(_DISTILLED[0]), "embeddings": Output(_DISTILLED[1]),
                 "coverage": Output(f"{_DISTILLED_DIR}/coverage.json")},
           params=("word_vectors.distilled", "device")),
     # {vocab_dir}: the job's starting vectors (its run's `word_vectors`), data/vocab or data/distilled.
     Stage("train", f"train --run {{run}} --seed {{seed}} --corpus-dir {_CORPUS} "
-                   f"--vocab-dir {{vocab_dir}} --eval {_CORPUS}/eval.parquet --out-dir {_JOB} "
+                   f"--vocab-dir {{vocab_dir}} --eval {_EVAL} --out-dir {_JOB} "
                    f"--checkpoints data/checkpoints/{JOB_DIR} --threads {{threads}}",
           deps=(f"{_CORPUS}/{{train_set}}.parquet", "{vocab_dir}/vocab.txt", "{vocab_dir}/embeddings.npy",
-                f"{_CORPUS}/eval.parquet"),
+                _EVAL),
           outs={"model": Output(f"{_JOB}/model.pt"),
                 "history": Output(f"{_JOB}/history.csv", "plot",
                                   {"x": "epoch", "y": "selection_pearson"}),
@@ -180,20 +183,20 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "info": Output(f"{_JOB}/train.json")},
           params=("train", "seed", "device", "evaluation"),
           foreach="jobs", checkpoints=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{run}"),
-    Stage("evaluate", f"evaluate --model {_JOB}/model.pt --eval {_CORPUS}/eval.parquet "
+    Stage("evaluate", f"evaluate --model {_JOB}/model.pt --eval {_EVAL} "
                       f"--out {_RESULTS}/{JOB_DIR}.json --threads {{threads}}",
-          deps=(f"{_JOB}/model.pt", f"{_CORPUS}/eval.parquet"),
+          deps=(f"{_JOB}/model.pt", _EVAL),
           outs={"results": Output(f"{_RESULTS}/{JOB_DIR}.json")},
           params=("evaluation",),
     foreach="experiment_jobs"),
-    Stage("baseline", f"baseline --vocab-dir {_VOCAB_DIR} --eval {_CORPUS}/eval.parquet "
+    Stage("baseline", f"baseline --vocab-dir {_VOCAB_DIR} --eval {_EVAL} "
                       f"--out {_RESULTS}/baseline.json --threads {{threads}}",
-          deps=(*_VOCAB, f"{_CORPUS}/eval.parquet"),
+          deps=(*_VOCAB, _EVAL),
           outs={"results": Output(f"{_RESULTS}/baseline.json")},
           params=("evaluation",)),
-    Stage("baseline_distilled", f"baseline --vocab-dir {_DISTILLED_DIR} --eval {_CORPUS}/eval.parquet "
+    Stage("baseline_distilled", f"baseline --vocab-dir {_DISTILLED_DIR} --eval {_EVAL} "
                                 f"--out {_RESULTS}/baseline_distilled.json --threads {{threads}}",
-          deps=(*_DISTILLED, f"{_CORPUS}/eval.parquet"),
+          deps=(*_DISTILLED, _EVAL),
           outs={"results": Output(f"{_RESULTS}/baseline_distilled.json")},
           params=("evaluation",)),
     # Gate analysis (Sec. 5.2): Stanza models, sentences, parses (cached: the analysis never re-parses), norms.
@@ -202,7 +205,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     _stanza_stage(compared=True),
     Stage("gate_sentences", f"gate-sentences --raw data/raw --corpus {_CORPUS} --out {_GATES}/sentences.parquet "
                             f"--stats {_GATES}/sentences.json",
-          deps=("data/raw", f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/eval.parquet"),
+          deps=("data/raw", f"{_CORPUS}/simpwiki.parquet", _EVAL),
           outs={"sentences": Output(f"{_GATES}/sentences.parquet"), "stats": Output(f"{_GATES}/sentences.json")},
           params=("gates.sentences", "gates.max_tokens", "gates.seed", "gates.extra_sentences", "evaluation.selection",
                   "data_profile", "profiles")),
@@ -237,29 +240,29 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     _supervised_stage("train_universal", "universal_jobs", universal=True),
     # Error analysis (Sec. 5.1, Table 7): avg and LSTMavg cosines against gold on the STS 2012-2015 sets.
     Stage("error_analysis", f"error-analysis --data-dir data --out-dir {_ERROR_ANALYSIS} --threads {{threads}}",
-          deps=(f"{_CORPUS}/eval.parquet", _MODELS),
+          deps=(_EVAL, _MODELS),
           outs={"pairs": Output(f"{_ERROR_ANALYSIS}/pairs.parquet"),
                 "examples": Output(f"{_ERROR_ANALYSIS}/examples.csv"),
                 "summary": Output(f"{_ERROR_ANALYSIS}/summary.json")},
           params=("error_analysis", *_SELECTION_PARAMS, "device")),
     # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
     Stage("compare_encoders", f"compare-encoders --data-dir data --out {_RESULTS}/encoders.json --threads {{threads}}",
-          deps=(f"{_CORPUS}/eval.parquet", _MODELS, *_VOCAB, *_DISTILLED),
+          deps=(_EVAL, _MODELS, *_VOCAB, *_DISTILLED),
           outs={"results": Output(f"{_RESULTS}/encoders.json")},
           params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS)),
     # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
     Stage("siamese_corpus",
-          f"siamese-corpus --raw data/raw --eval {_CORPUS}/eval.parquet --out-dir {_SIAMESE_CORPUS}",
-          deps=("data/raw", f"{_CORPUS}/eval.parquet"),
+          f"siamese-corpus --raw data/raw --eval {_EVAL} --out-dir {_SIAMESE_CORPUS}",
+          deps=("data/raw", _EVAL),
           outs={"corpus": Output(f"{_SIAMESE}/corpus/corpus.parquet"),
                 "words": Output(f"{_SIAMESE}/corpus/words.parquet"),
                 "embeddings": Output(f"{_SIAMESE}/corpus/embeddings.npy"),
                 "stats": Output(f"{_SIAMESE}/corpus/stats.json")},
           params=("data_profile", "profiles", "siamese_cbow.corpus", "siamese_cbow.max_sentences")),
     Stage("train_siamese", f"train-siamese --run {{run}} --corpus-dir {_SIAMESE_CORPUS} "
-                           f"--eval {_CORPUS}/eval.parquet --out-dir {_SIAMESE}/models/{{run}} "
+                           f"--eval {_EVAL} --out-dir {_SIAMESE}/models/{{run}} "
                            f"--checkpoints {_SIAMESE}/checkpoints/{{run}} --threads {{threads}}",
-          deps=(*_SIAMESE_INPUTS, f"{_CORPUS}/eval.parquet"),
+          deps=(*_SIAMESE_INPUTS, _EVAL),
           outs={"model": Output(f"{_SIAMESE}/models/{{run}}/model.pt"),
                 "history": Output(f"{_SIAMESE}/models/{{run}}/history.csv", "plot",
                                   {"x": "epoch", "y": "mean_pearson"}),
@@ -268,9 +271,9 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           params=("siamese_cbow.train", "seed", "device", "evaluation.batch_size"),
     foreach="siamese_jobs",
           checkpoints=(f"{_SIAMESE}/checkpoints/{{run}}",), run_settings="siamese_runs.{run}"),
-    Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval {_CORPUS}/eval.parquet "
+    Stage("word2vec", f"word2vec --corpus-dir {_SIAMESE_CORPUS} --eval {_EVAL} "
                       f"--out-dir {_SIAMESE}/word2vec --threads {{threads}}",
-          deps=(f"{_SIAMESE_CORPUS}/corpus.parquet", f"{_CORPUS}/eval.parquet"),
+          deps=(f"{_SIAMESE_CORPUS}/corpus.parquet", _EVAL),
           outs={"cbow": Output(f"{_SIAMESE}/word2vec/cbow/model.pt"),
                 "skipgram": Output(f"{_SIAMESE}/word2vec/skipgram/model.pt"),
                 "results": Output(f"{_SIAMESE}/word2vec/results.json")},
@@ -297,7 +300,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           run_settings="pwim_runs.{pwim_task}.{run}"),
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
-          deps=(_RESULTS, _MODELS, f"{_CORPUS}/train_stats.json", f"{_CORPUS}/match_summary.json",
+          deps=(_RESULTS, _MODELS, _TRAIN_STATS, _MATCH_SUMMARY,
                 f"{_VOCAB_DIR}/coverage.json", f"{_DISTILLED_DIR}/coverage.json", f"{_GATES}/analysis",
                 f"{_GATES}/sentences.json", *(f"{_DATA.stanza(compared)}/scores.json" for compared in (False, True)),
                 f"{_SUPERVISED}/stats.json",
