@@ -181,13 +181,13 @@ def markdown(rows: list[dict], rehearsal: dict, gpu: dict | None = None) -> str:
                      f"{r['cpu_hours']:,.0f} | {allocated} | {gpu_cell} | "
                      f"{r['mem_request_mb']:,} / {r['peak_mb']:,.0f} | "
                      f"{r['runtime_request_min'] / 60:g} |")
-    total = sum(r["submissions"] for r in rows)
-    lines += ["", f"{sum(r['jobs'] for r in rows):,} jobs in {total:,} SLURM submissions; "
-              f"{sum(r['cpu_hours'] for r in rows):,.0f} CPU-hours of work on one thread each, "
+    total = totals(rows)
+    lines += ["", f"{sum(r['jobs'] for r in rows):,} jobs in {total['submissions']:,} SLURM submissions; "
+              f"{total['cpu_hours']:,.0f} CPU-hours of work on one thread each, "
               f"{sum(r['cpu_hours_allocated'] or 0 for r in rows):,.0f} CPU-hours allocated to the CPU jobs "
               f"(speeds measured at scale {rehearsal['scale']}, {rehearsal['machine']})."]
     if measured:
-        cpu_rules = sum(r["cpu_hours"] for r in rows if not r["gpu"])
+        cpu_rules = total["cpu_rules_hours"]
         gpu_rules = sum(r["gpu_hours_measured"] or 0 for r in rows if r["gpu"])
         reserved = sum(r["gpu_hours_reserved"] or 0 for r in rows)
         lines += ["", f"As the SLURM profile sends them (the GPU rules to the GPU partition): {cpu_rules:,.0f} "

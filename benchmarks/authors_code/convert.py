@@ -1,5 +1,5 @@
 """The project's offline data in the formats the authors' code reads:
-python benchmarks/authors_code/convert.py OUT [--data data] [--train-set simpwiki] [--vectors vocab]
+python benchmarks/authors_code/convert.py OUT [--data data] [--train-set simpwiki] [--word-vectors pretrained]
 
 Their ``train.py`` (run from their ``main/`` folder) reads ``../data/simple.aligned`` and ``../data/normal.aligned``
 (``title<TAB>paragraph<TAB>sentence`` lines, of which it keeps the last field, lowercased: ``get_lines``), a word
@@ -34,6 +34,7 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
 from paraphrastic.atomic import atomic_path, write_json  # noqa: E402
+from paraphrastic.configuration.jobs import vocab_dir  # noqa: E402
 from paraphrastic.data.vocab import UNK, Vocabulary  # noqa: E402
 from paraphrastic.layout import DataLayout  # noqa: E402
 
@@ -62,9 +63,8 @@ def _write_lines(path: Path, lines) -> dict:
     return {"file": path.name, "lines": count, "sha256": digest.hexdigest()}
 
 
-def write_training_pairs(table: Path, out: Path) -> list[dict]:
-    """simple.aligned and normal.aligned from a training table (our parquet of tokenised pairs)."""
-    frame = pd.read_parquet(table, columns=["source", "tokens1", "tokens2"])
+def write_training_pairs(frame: pd.DataFrame, table: Path, out: Path) -> list[dict]:
+    """simple.aligned and normal.aligned from a training table (``frame``, read from ``table``)."""
     sides = []
     for name, column in (("simple.aligned", "tokens1"), ("normal.aligned", "tokens2")):
         sides.append(_write_lines(out / name, (
@@ -73,27 +73,26 @@ def write_training_pairs(table: Path, out: Path) -> list[dict]:
     return sides
 
 
-def write_vectors(vocab_dir: Path, out: Path) -> dict:
+def write_vectors(folder: Path, out: Path) -> dict:
     """vectors.txt: our vocabulary and vectors in our order, our unknown word as theirs."""
-    vocab = Vocabulary.load(vocab_dir / "vocab.txt")
-    vectors = np.load(vocab_dir / "embeddings.npy")
+    vocab = Vocabulary.load(folder / "vocab.txt")
+    vectors = np.load(folder / "embeddings.npy")
     if vectors.shape[0] != len(vocab):
-        raise SystemExit(f"{vocab_dir}: embeddings.npy has {vectors.shape[0]} rows for {len(vocab)} words")
+        raise SystemExit(f"{folder}: embeddings.npy has {vectors.shape[0]} rows for {len(vocab)} words")
     if THEIR_UNKNOWN in vocab.words:
-        raise SystemExit(f"{vocab_dir}/vocab.txt holds {THEIR_UNKNOWN!r}, the authors' unknown word")
+        raise SystemExit(f"{folder}/vocab.txt holds {THEIR_UNKNOWN!r}, the authors' unknown word")
 
     def lines():
         for word, row in zip(vocab.words, vectors, strict=True):
-            name = THEIR_UNKNOWN if word == UNK else sentence([word], f"{vocab_dir}/vocab.txt")
+            name = THEIR_UNKNOWN if word == UNK else sentence([word], f"{folder}/vocab.txt")
             # repr of a float32 as a float64 round-trips: their float() reads back the same float32 value
             yield name + " " + " ".join(repr(float(v)) for v in row)
 
     return _write_lines(out / "vectors.txt", lines()) | {"words": len(vocab), "dim": int(vectors.shape[1])}
 
 
-def write_eval_sets(table: Path, out: Path) -> list[dict]:
-    """One s1<TAB>s2<TAB>score file per evaluation set, our tokens."""
-    frame = pd.read_parquet(table, columns=["dataset", "line", "tokens1", "tokens2", "score"])
+def write_eval_sets(frame: pd.DataFrame, table: Path, out: Path) -> list[dict]:
+    """One s1<TAB>s2<TAB>score file per evaluation set (``frame``, read from ``table``), our tokens."""
     written = []
     for dataset, rows in frame.groupby("dataset", sort=True):
         written.append(_write_lines(out / dataset, (
@@ -103,11 +102,10 @@ def write_eval_sets(table: Path, out: Path) -> list[dict]:
     return written
 
 
-def read_differently(*tables: Path) -> dict[str, int]:
+def read_differently(*frames: pd.DataFrame) -> dict[str, int]:
     """Tokens their ``lookupIDX`` reads as another word (a leading ``#`` is stripped), with their counts."""
     counts: dict[str, int] = {}
-    for table in tables:
-        frame = pd.read_parquet(table, columns=["tokens1", "tokens2"])
+    for frame in frames:
         for column in ("tokens1", "tokens2"):
             for tokens in frame[column]:
                 for token in tokens:
@@ -116,19 +114,23 @@ def read_differently(*tables: Path) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def convert(out: Path, *, data: Path = Path("data"), train_set: str = "simpwiki", vectors: str = "vocab") -> dict:
+def convert(out: Path, *, data: Path = Path("data"), train_set: str = "simpwiki",
+            word_vectors: str = "pretrained") -> dict:
     """Write OUT/data for the authors' code from the project's DATA folder; returns what conversion.json holds."""
     layout = DataLayout(data)
-    table, vocab_dir = layout.corpus / f"{train_set}.parquet", data / vectors
-    for needed in (table, layout.eval_table, vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy"):
+    table, vectors = layout.corpus / f"{train_set}.parquet", Path(vocab_dir(word_vectors, str(data)))
+    for needed in (table, layout.eval_table, vectors / "vocab.txt", vectors / "embeddings.npy"):
         if not needed.exists():
             raise SystemExit(f"{needed} is missing: build it first (snakemake {needed})")
     folder = out / "data"
     folder.mkdir(parents=True, exist_ok=True)
-    record = {"train_set": train_set, "train_table": str(table), "vocab_dir": str(vocab_dir),
-              "eval_table": str(layout.eval_table), "training_pairs": write_training_pairs(table, folder),
-              "vectors": write_vectors(vocab_dir, folder), "eval_sets": write_eval_sets(layout.eval_table, folder),
-              "read_differently": read_differently(table, layout.eval_table)}
+    pairs = pd.read_parquet(table, columns=["source", "tokens1", "tokens2"])
+    evaluation = pd.read_parquet(layout.eval_table, columns=["dataset", "line", "tokens1", "tokens2", "score"])
+    record = {"train_set": train_set, "train_table": str(table), "vocab_dir": str(vectors),
+              "eval_table": str(layout.eval_table), "training_pairs": write_training_pairs(pairs, table, folder),
+              "vectors": write_vectors(vectors, folder),
+              "eval_sets": write_eval_sets(evaluation, layout.eval_table, folder),
+              "read_differently": read_differently(pairs, evaluation)}
     write_json(folder / "conversion.json", record)
     return record
 
@@ -138,9 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, help="the folder that gets data/ (their checkout's root, or a copy)")
     parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder (default: data)")
     parser.add_argument("--train-set", default="simpwiki", help="the training table (default: simpwiki)")
-    parser.add_argument("--vectors", default="vocab", help="the word vectors' folder under --data (default: vocab)")
+    parser.add_argument("--word-vectors", default="pretrained", choices=("pretrained", "distilled"),
+                        help="the starting vectors, as a run's `word_vectors` names them (default: pretrained)")
     args = parser.parse_args(argv)
-    record = convert(args.out, data=args.data, train_set=args.train_set, vectors=args.vectors)
+    record = convert(args.out, data=args.data, train_set=args.train_set, word_vectors=args.word_vectors)
     pairs = record["training_pairs"][0]["lines"]
     print(f"{args.out / 'data'}: {pairs:,} training pairs, {record['vectors']['words']:,} words, "
           f"{len(record['eval_sets'])} evaluation sets; {sum(record['read_differently'].values()):,} tokens their "

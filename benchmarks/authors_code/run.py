@@ -13,8 +13,8 @@ CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it).
    how), and scores every evaluation point their code makes (before training, each quarter of an epoch, each
    epoch's end) on our evaluation sets;
 4. selects, as our pipeline selects, the point with the best STS 2016 mean and reports its 22-set mean, beside
-   our own job of the same run and seed where ``--data`` holds it (data/models/RUN/seedK/history.json: ours
-   selects among epoch ends), in WORK/authors_code.{json,md}.
+   our own job of the same run and seed where ``--data`` holds it (its train.json: ours selects among epoch
+   ends), in WORK/authors_code.{json,md}.
 
 Their code needs Python 2.7 and a C++ compiler (Theano compiles its kernels); it does not run in CI. What runs
 in CI: convert.py's tests (tests/test_authors_code.py) and the flags and selection below.
@@ -47,6 +47,8 @@ from paraphrastic.configuration.jobs import JobTables  # noqa: E402
 from paraphrastic.configuration.settings import TransferSettings, experiment  # noqa: E402
 from paraphrastic.data.datasets import EVAL_SETS  # noqa: E402
 from paraphrastic.evaluation.similarity import summarize  # noqa: E402
+from paraphrastic.layout import DataLayout  # noqa: E402
+from paraphrastic.training.epochs import best_of  # noqa: E402
 
 LASAGNE_COMMIT = "5d3c63cb315a50b1cbd27a6bc8664b406f34dd99"  # Lasagne/Lasagne master, 2019-11-20 (0.2.dev1)
 LASAGNE = f"https://github.com/Lasagne/Lasagne/archive/{LASAGNE_COMMIT}.zip"
@@ -100,8 +102,8 @@ def points(log: str, selection: list[str]) -> list[dict]:
 
 
 def selected(history: list[dict]) -> dict:
-    """The point (or epoch) with the best STS 2016 mean: the pipeline's "test" selection."""
-    return max(history, key=lambda row: row["selection_pearson"])
+    """The point with the best STS 2016 mean, by the rule a job of ours selects its epoch with."""
+    return best_of(history, "selection_pearson")
 
 
 @functools.cache
@@ -164,8 +166,9 @@ def train_theirs(work: Path, settings: TransferSettings, seed: int, dim: int, se
 
 
 def ours(data: Path, run: str, seed: int) -> dict | None:
-    history = data / "models" / run / f"seed{seed}" / "history.json"
-    return selected(json.loads(history.read_text())) if history.exists() else None
+    """Our job's selected epoch, as its train.json records it (None where DATA does not hold the job)."""
+    info = DataLayout(data).job(run, seed) / "train.json"
+    return json.loads(info.read_text()) if info.exists() else None
 
 
 def markdown(rows: list[dict], versions: dict) -> str:

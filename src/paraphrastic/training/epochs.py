@@ -304,8 +304,7 @@ class Run:
 
         A missing or damaged epoch checkpoint is a :class:`DamagedCheckpoint` naming it (the checkpoints are
         discarded: :func:`recover_damaged_checkpoints` trains again)."""
-        scores = [h[key] for h in history]
-        best = history[int(np.nanargmax(scores))] if not all(map(math.isnan, scores)) else history[-1]
+        best = best_of(history, key)
         path = self.checkpoint_dir / f"epoch-{best['epoch']}.pt"
         with phase("loading"):
             weights = read_payload(path, "checkpoint", error=self._damaged)
@@ -314,6 +313,13 @@ class Run:
         except Exception as exc:
             raise self._damaged(path, f"its weights do not fit the model ({brief_error(exc)})") from exc
         return best
+
+
+def best_of(history: list[dict], key: str) -> dict:
+    """The row of ``history`` with the highest ``key`` (the first of equals), the last row if none is scored: how a
+    job selects its epoch."""
+    scores = [h[key] for h in history]
+    return history[int(np.nanargmax(scores))] if not all(map(math.isnan, scores)) else history[-1]
 
 
 def recover_damaged_checkpoints(trainer: Callable[..., dict]) -> Callable[..., dict]:
