@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from paraphrastic.errors import PipelineError
-from paraphrastic.runtime import resolve_device
+from paraphrastic.runtime import prepare_job, resolve_device
 from tests.test_encoder import model_file  # noqa: F401  (a fixture)
 
 
@@ -41,6 +41,17 @@ def test_auto_and_cpu(monkeypatch):
     assert resolve_device("auto") == resolve_device("cpu") == torch.device("cpu")
     one_gpu(monkeypatch)
     assert resolve_device("auto") == torch.device("cuda") and resolve_device("cuda:0") == torch.device("cuda:0")
+
+
+def test_a_job_on_a_gpu_asks_for_deterministic_kernels_and_one_on_the_cpu_changes_nothing(monkeypatch):
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    calls = []
+    monkeypatch.setattr(torch, "use_deterministic_algorithms", lambda *a, **kw: calls.append((a, kw)))
+    no_cuda(monkeypatch)
+    assert prepare_job("cpu") == torch.device("cpu") and calls == [] and "CUBLAS_WORKSPACE_CONFIG" not in os.environ
+    one_gpu(monkeypatch)
+    assert prepare_job("auto") == torch.device("cuda")
+    assert calls == [((True,), {"warn_only": True})] and os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"
 
 
 @pytest.mark.fault("device")

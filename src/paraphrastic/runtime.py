@@ -53,7 +53,21 @@ def set_threads(threads: int | None) -> None:
         threadpool_limits(threads)
 
 
+def deterministic_cuda() -> None:
+    """Training on a GPU gives the same floats run after run, as on the CPU, so a killed job that resumes (or a
+    damaged checkpoint trained again) reaches the uninterrupted result. CUDA's atomic additions (a sparse
+    gradient's SGD step, ``index_add_``) sum in whatever order the threads arrive: torch's deterministic kernels
+    are asked for instead (an operation that has none warns rather than stops the job), and cuBLAS reads its
+    workspace setting for them when it first starts."""
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.use_deterministic_algorithms(True, warn_only=True)
+
+
 def prepare_job(device: str = "auto", threads: int | None = None) -> torch.device:
-    """A job's torch threads set (see :func:`set_threads`) and its device resolved."""
+    """A job's torch threads set (see :func:`set_threads`) and its device resolved; on a GPU, deterministic
+    (see :func:`deterministic_cuda`)."""
     set_threads(threads)
-    return resolve_device(device)
+    resolved = resolve_device(device)
+    if resolved.type == "cuda":
+        deterministic_cuda()
+    return resolved
