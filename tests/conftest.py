@@ -89,7 +89,9 @@ def workspace(tmp_path) -> dict:
 
 def settings(**overrides) -> TransferSettings:
     base = {"name": "toy", "model": "avg", "train_set": "simpwiki", "epochs": 2, "batch_size": 16,
-            "learning_rate": 0.01, "margin": 0.4, "lambda_w": 0.0, "lambda_c": 0.0, "hidden_dim": None, "seed": 3}
+            "learning_rate": 0.01, "margin": 0.4, "lambda_w": 0.0, "lambda_c": 0.0, "hidden_dim": None, "seed": 3,
+            # the epoch mechanics most tests check; tests/training/test_transfer.py checks the quarters (the default)
+            "evaluate_every": "epoch"}
     return TransferSettings(**{**base, **overrides})
 
 

@@ -1,7 +1,8 @@
 """The differential harness (benchmarks/authors_code/) without the authors' code: what their code reads from the
 files convert.py writes, read here as their Python 2 readers read them (train.get_lines, utils.get_wordmap and
 lookupIDX, evaluate.get_correlation), is our data: the same pairs, tokens, vectors and scores; our settings become
-their flags (or a named error); their evaluation points are selected as ours are; a finished run is kept."""
+their flags (or a named error); their evaluation points are selected as ours are; a finished run is kept; a detail's
+measured effect compares the same jobs trained without and with it, and nothing else."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from paraphrastic.data.vocab import UNK, Vocabulary
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from authors_code import convert, run  # noqa: E402
+from authors_code import convert, effects, run  # noqa: E402
 
 
 def their_lines(path: Path) -> list[str]:
@@ -117,6 +118,8 @@ def test_our_settings_become_their_flags_and_what_they_cannot_express_is_named()
         run.their_flags(TransferSettings(**base | {"tags": "both"}), dim=50)
     with pytest.raises(SystemExit, match="SimpWiki pairs only"):
         run.their_flags(TransferSettings(**base | {"train_set": "ppdb_matched"}), dim=50)
+    with pytest.raises(SystemExit, match="no equivalent of negative_pass"):
+        run.their_flags(TransferSettings(**base | {"negative_pass": "training"}), dim=50)
 
 
 def test_their_evaluation_points_are_summarised_and_selected_as_ours_are():
@@ -124,11 +127,12 @@ def test_their_evaluation_points_are_summarised_and_selected_as_ours_are():
     selection = ["sts16.headlines"]
     log = "\n".join(["Num examples: 3"] + [
         run.MARK + json.dumps({"point": n, "pearson": {"sts12.MSRvid": a, "sts16.headlines": b}})
-        for n, (a, b) in enumerate([(0.5, 0.4), (0.7, 0.6), (0.9, 0.5)])])
+        for n, (a, b) in enumerate([(0.5, 0.7), (0.7, 0.6), (0.9, 0.5), (0.5, 0.3), (0.5, 0.4)])])
     history = run.points(log, selection)
-    assert [round(p["selection_pearson"], 6) for p in history] == [40.0, 60.0, 50.0]
-    assert [round(p["transfer_pearson"], 6) for p in history] == [50.0, 70.0, 90.0]  # the transfer sets present
-    assert run.selected(history)["point"] == 1
+    assert [round(p["selection_pearson"], 6) for p in history] == [70.0, 60.0, 50.0, 30.0, 40.0]
+    assert [round(p["transfer_pearson"], 6) for p in history] == [50.0, 70.0, 90.0, 50.0, 50.0]  # the sets present
+    # the start (point 0, before training) is never selected; point 4 is the first epoch's end
+    assert run.selected(history)["point"] == 1 and run.selected(history, "epoch")["point"] == 4
 
 
 def test_a_run_the_harness_finished_is_not_trained_again_unless_its_flags_changed(tmp_path, monkeypatch):
@@ -148,3 +152,29 @@ def test_a_run_the_harness_finished_is_not_trained_again_unless_its_flags_change
     monkeypatch.setattr(run, "python2", lambda: "python2.7")
     with pytest.raises(AssertionError, match="trained again"):  # another margin: the kept points are not its
         run.train_theirs(tmp_path, TransferSettings(**{**settings.as_dict(), "margin": 0.6}), 1, 50, ["a"], ["a"])
+
+
+def _jobs(models: Path, scores: list[float], **settings) -> None:
+    for seed, score in enumerate(scores, 1):
+        folder = models / "t3-gran__x" / f"seed{seed}"
+        folder.mkdir(parents=True)
+        (folder / "train.json").write_text(json.dumps({
+            "settings": {"model": "gran", "dropout": 0.2, "seed": seed, **settings}, "selected_epoch": 3,
+            "selection_pearson": score + 5, "transfer_pearson": score}))
+
+
+def test_a_details_effect_is_the_difference_of_the_seeds_means_with_its_spread(tmp_path):
+    _jobs(tmp_path / "before", [57.0, 58.0, 59.0])  # written before the setting existed
+    _jobs(tmp_path / "after", [58.0, 58.5, 59.5], negative_pass="deterministic")
+    out = tmp_path / "effects"
+    common = ["--before", str(tmp_path / "before"), "--after", str(tmp_path / "after"), "--runs", "t3-gran__x",
+              "--out", str(out)]
+    assert effects.main(["negative_pass", *common]) == 0
+    entry = json.loads(out.with_suffix(".json").read_text())["negative_pass"]
+    assert entry["rows"][0]["difference"] == pytest.approx(2 / 3)
+    line = next(x for x in out.with_suffix(".md").read_text().splitlines() if x.startswith("| negative_pass"))
+    assert "(none: before the setting) | deterministic | 3 |" in line
+    assert "58.00 ± 1.00 | 58.67 ± 0.76 | +0.67 |" in line
+    _jobs(tmp_path / "other", [58.0, 58.5, 59.5], negative_pass="deterministic", dropout=0.1)
+    with pytest.raises(SystemExit, match=r"differ in \['dropout'\] too"):
+        effects.main(["negative_pass", *common[:2], "--after", str(tmp_path / "other"), *common[4:]])

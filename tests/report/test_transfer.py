@@ -84,3 +84,15 @@ def test_metrics_hold_every_rows_scores_and_the_seeds_spread(results):
     assert metrics["avg-ppdb"] == {"test": 39.1, "oracle": 40.1}
     assert metrics["t-lstmavg-reg"]["seeds"] == 2 and math.isclose(metrics["t-lstmavg-reg"]["test"], 51.15)
     assert metrics["baseline"] == {"test": BASELINE, "oracle": BASELINE}
+
+
+def test_the_selection_section_says_which_pass_chooses_the_negatives_and_where_runs_are_evaluated(results):
+    config, folder = results
+    for negatives, every, words in (("deterministic", "quarter", ["embedded without dropout", "each quarter"]),
+                                    ("training", "epoch", ["the loss's own dropout pass", "each epoch's end"])):
+        doc = Document()
+        train = {**config["train"], "negative_pass": negatives, "evaluate_every": every}
+        transfer.selection_section(doc, Selection(config, folder), {**config, "train": train})
+        text = texts(doc)
+        assert all(w in text for w in words), text
+        assert f"train.negative_pass: {negatives}" in text and f"train.evaluate_every: {every}" in text

@@ -85,6 +85,127 @@ def test_scrambling_shuffles_both_sentences_of_chosen_pairs():
     assert scramble_pairs(first, second, 0.0, np.random.default_rng(0)) == (first, second)
 
 
+def test_an_epoch_is_evaluated_at_its_quarters_as_the_authors_round_them():
+    from paraphrastic.training.epochs import inner_points, point_label
+
+    # 269 batches (the offline SimpWiki slice): Python 2's round takes 134.5 to 135, where Python 3's gives 134
+    assert inner_points(269, 4) == {67: 0.25, 135: 0.5, 202: 0.75}
+    assert inner_points(4, 4) == {1: 0.25, 2: 0.5, 3: 0.75} and inner_points(269, 1) == {}
+    assert inner_points(2, 4) == {1: 0.5} and inner_points(1, 4) == {}  # two quarters after batch 1; none inside
+    assert point_label(3, 0.25) == 2.25 and point_label(3) == 3 and isinstance(point_label(3), int)
+
+
+QUARTERS = {"model": "lstmavg", "epochs": 3, "evaluate_every": "quarter", **REGULARISED}
+
+
+def test_a_run_selects_among_its_quarters_and_keeps_only_the_selected_points_weights(workspace):
+    info = run(workspace, "q", **QUARTERS)
+    history = json.loads((workspace["root"] / "q" / "history.json").read_text())
+    assert [h["epoch"] for h in history] == [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3]
+    best = max(history, key=lambda h: h["selection_pearson"])
+    assert info["selected_epoch"] == best["epoch"]
+    assert [p.name for p in (workspace["root"] / "ck-q").glob("epoch-*.pt")] == [f"epoch-{best['epoch']}.pt"]
+    loaded, vocab, payload = load_model(workspace["root"] / "q" / "model.pt")
+    assert payload["epoch"] == best["epoch"]
+    results = similarity.score_sets(loaded, vocab, read_table(workspace["eval"]))
+    assert results["sts16.headlines"]["pearson"] == pytest.approx(best["per_dataset"]["sts16.headlines"], abs=1e-4)
+    # an epoch's training seconds are its end row's (a quarter's row holds the epoch's seconds so far)
+    assert info["train_seconds_total"] == pytest.approx(sum(h["train_seconds"] for h in history[3::4]))
+    assert history[1]["train_seconds"] < history[3]["train_seconds"]
+
+
+@pytest.mark.fault("interrupted training")
+def test_a_run_evaluated_at_quarters_resumes_exactly_after_an_epoch_or_a_sigterm_between_quarters(workspace,
+                                                                                                  monkeypatch):
+    run(workspace, "full", **QUARTERS)
+    assert run(workspace, "part", stop_after=1, **QUARTERS) == {"stopped_after_epoch": 1}
+    run(workspace, "part", **QUARTERS)
+    _same_result(workspace, "full", "part")
+    calls = {"n": 0}
+    real_loss = train_module.margin_loss_deterministic_negatives
+
+    def loss_then_sigterm(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 7:  # in epoch 2's third batch: the job stops after it, its quarter scored
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_loss(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "margin_loss_deterministic_negatives", loss_then_sigterm)
+    with pytest.raises(TrainingInterrupted, match="in epoch 2 at pair 48"):
+        run(workspace, "term", **QUARTERS)
+    kept = torch.load(workspace["root"] / "ck-term" / "last.pt", weights_only=True)["history"]
+    assert [h["epoch"] for h in kept] == [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75]
+    monkeypatch.setattr(train_module, "margin_loss_deterministic_negatives", real_loss)
+    run(workspace, "term", **QUARTERS)
+    _same_result(workspace, "full", "term")
+
+
+def _gran(dropout: float) -> torch.nn.Module:
+    from paraphrastic.models.encoders import build_model
+
+    torch.manual_seed(0)
+    return build_model("gran", torch.randn(30, 6), dropout=dropout).train()
+
+
+def _batch(size: int = 8) -> tuple[torch.Tensor, torch.Tensor]:
+    from paraphrastic.data.batching import pad
+
+    rng = np.random.default_rng(1)
+    return pad([list(rng.integers(2, 30, rng.integers(2, 7))) for _ in range(2 * size)], torch.device("cpu"))
+
+
+def test_negatives_are_chosen_without_dropout_and_embedded_in_a_pass_of_their_own(monkeypatch):
+    from paraphrastic.losses import margin
+
+    model, (tokens, mask) = _gran(dropout=0.5), _batch()
+    chosen = {}
+    real = train_module.choose_negatives
+    monkeypatch.setattr(train_module, "choose_negatives",
+                        lambda g1, g2, **kw: chosen.setdefault("pairs", real(g1, g2, **kw)))
+    torch.manual_seed(5)
+    loss = train_module.margin_loss_deterministic_negatives(model, tokens, mask, 0.4)
+    assert model.training
+    with torch.no_grad():
+        clean = model.eval()(tokens, mask)
+    model.train()
+    n1, n2 = margin.hardest_negatives(clean[:8], clean[8:])
+    assert torch.equal(chosen["pairs"][0], n1) and torch.equal(chosen["pairs"][1], n2)
+    # the same draws again: the pairs' pass, then the negatives' own (fresh dropout masks)
+    torch.manual_seed(5)
+    embedded = model(tokens, mask)
+    picked = torch.cat([n1, n2])
+    negatives = model(tokens[picked], mask[picked])
+    assert not torch.equal(negatives, torch.cat([embedded, embedded])[torch.cat([n1, n2])])
+    assert torch.equal(loss, margin.hinge(embedded[:8], embedded[8:], negatives[:8], negatives[8:], 0.4))
+
+
+def test_without_dropout_the_negatives_own_pass_changes_no_loss_or_gradient():
+    # what lets the trainer skip the extra passes of negative_pass: deterministic when nothing drops out
+    from paraphrastic.losses.margin import margin_loss
+
+    (tokens, mask) = _batch()
+    apart, shared = _gran(dropout=0.0), _gran(dropout=0.0)
+    a = train_module.margin_loss_deterministic_negatives(apart, tokens, mask, 0.4)
+    embedded = shared(tokens, mask)
+    b = margin_loss(embedded[:8], embedded[8:], 0.4)
+    a.backward(), b.backward()
+    torch.testing.assert_close(a, b)
+    for (name, x), y in zip(apart.named_parameters(), shared.parameters(), strict=True):
+        torch.testing.assert_close(x.grad, y.grad, msg=name)
+
+
+def test_the_negative_pass_setting_chooses_the_loss(workspace, monkeypatch):
+    called = []
+    real = train_module.margin_loss_deterministic_negatives
+    monkeypatch.setattr(train_module, "margin_loss_deterministic_negatives",
+                        lambda *a, **kw: called.append(1) or real(*a, **kw))
+    run(workspace, "none", epochs=1)  # no dropout: the shared pass
+    run(workspace, "training", epochs=1, dropout=0.2, negative_pass="training")
+    assert called == []
+    run(workspace, "deterministic", epochs=1, dropout=0.2)  # the default
+    assert len(called) == 4  # 64 pairs, batches of 16
+
+
 @pytest.mark.fault("interrupted training")
 def test_stale_checkpoint_from_other_settings_is_not_resumed(workspace):
     run(workspace, "x", epochs=2, stop_after=1)
@@ -140,7 +261,7 @@ def test_sigterm_mid_epoch_saves_there_and_the_rerun_resumes_exactly(workspace, 
     extra = dict(model="lstmavg", epochs=2, batch_size=8, length_buckets=3, **REGULARISED)
     run(workspace, "full", **extra)
     calls = {"n": 0}
-    real_loss = train_module.margin_loss
+    real_loss = train_module.margin_loss_deterministic_negatives  # the loss of a run with dropout
 
     def loss_then_sigterm(*args, **kwargs):
         calls["n"] += 1
@@ -148,14 +269,14 @@ def test_sigterm_mid_epoch_saves_there_and_the_rerun_resumes_exactly(workspace, 
             os.kill(os.getpid(), signal.SIGTERM)
         return real_loss(*args, **kwargs)
 
-    monkeypatch.setattr(train_module, "margin_loss", loss_then_sigterm)
+    monkeypatch.setattr(train_module, "margin_loss_deterministic_negatives", loss_then_sigterm)
     with pytest.raises(TrainingInterrupted, match="stopped by signal 15 in epoch 1 at pair 40"):
         run(workspace, "term", **extra)
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handler restored
     state = torch.load(workspace["root"] / "ck-term" / "last.pt", weights_only=True)
     assert state["epoch"] == 0 and state["partial"]["epoch"] == 1 and state["partial"]["next"] == 40
     assert not (workspace["root"] / "term" / "model.pt").exists()
-    monkeypatch.setattr(train_module, "margin_loss", real_loss)
+    monkeypatch.setattr(train_module, "margin_loss_deterministic_negatives", real_loss)
     run(workspace, "term", **extra)
     _same_result(workspace, "full", "term")
 

@@ -101,6 +101,12 @@ class TransferSettings(EncoderSettings):
     lambda_w: float
     lambda_c: float
     sampling: str = "max"  # in-batch negatives: MAX, MIX or RAND
+    # the pass MAX chooses negatives on: `deterministic` (the authors' code: no dropout, and the loss embeds the
+    # negatives in a training pass of their own) or `training` (the loss's own dropout pass); same without dropout
+    negative_pass: str = "deterministic"
+    # the points a run is evaluated at, and selects among: `quarter` (each quarter of an epoch and its end, as the
+    # authors' code) or `epoch` (each epoch's end)
+    evaluate_every: str = "quarter"
     max_pairs: int | None = None  # train on the first N pairs only (tests)
     length_buckets: int | None = None  # batch by length within windows of N batches
     # the vectors it starts from and λ_w regularises to: the data profile's file, or those `distill` makes

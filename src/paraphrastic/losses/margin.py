@@ -40,25 +40,34 @@ def random_negatives(g1: torch.Tensor, generator: torch.Generator | None = None)
     return pick[:batch], pick[batch:]
 
 
-def margin_loss(g1: torch.Tensor, g2: torch.Tensor, margin: float, *, sampling: str = "max",
-                generator: torch.Generator | None = None) -> torch.Tensor:
-    """mean over pairs of max(0, δ − cos(g1,g2) + cos(g1,t1)) + max(0, δ − cos(g1,g2) + cos(g2,t2)).
-
-    ``sampling``: "max" (hardest negatives), "rand", or "mix" (MAX with probability 0.5 for the
-    mini-batch, RAND otherwise). ``generator`` makes RAND/MIX draws reproducible across a resume.
-    """
+def choose_negatives(g1: torch.Tensor, g2: torch.Tensor, *, sampling: str = "max",
+                     generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each pair's negatives t1 (for g1) and t2 (for g2), as indices into cat[g1, g2] (see :func:`margin_loss`)."""
     if g1.shape[0] < 2:
         raise ValueError("in-batch negatives need at least 2 pairs in a batch")
     if sampling not in NEGATIVE_SAMPLING:
         raise ValueError(f"sampling must be one of {NEGATIVE_SAMPLING}")
     if sampling == "mix":
         sampling = "max" if torch.rand((), generator=generator).item() < 0.5 else "rand"
-    n1, n2 = hardest_negatives(g1, g2) if sampling == "max" else random_negatives(g1, generator)
-    pool = torch.cat([g1, g2])
+    return hardest_negatives(g1, g2) if sampling == "max" else random_negatives(g1, generator)
+
+
+def hinge(g1: torch.Tensor, g2: torch.Tensor, t1: torch.Tensor, t2: torch.Tensor, margin: float) -> torch.Tensor:
+    """mean over pairs of max(0, δ − cos(g1,g2) + cos(g1,t1)) + max(0, δ − cos(g1,g2) + cos(g2,t2)) (Eq. 2)."""
     positive = F.cosine_similarity(g1, g2)
-    loss = F.relu(margin - positive + F.cosine_similarity(g1, pool[n1])) + F.relu(
-        margin - positive + F.cosine_similarity(g2, pool[n2])
+    loss = F.relu(margin - positive + F.cosine_similarity(g1, t1)) + F.relu(
+        margin - positive + F.cosine_similarity(g2, t2)
     )
     return loss.mean()
 
 
+def margin_loss(g1: torch.Tensor, g2: torch.Tensor, margin: float, *, sampling: str = "max",
+                generator: torch.Generator | None = None) -> torch.Tensor:
+    """The :func:`hinge` with each pair's negatives chosen from the same embeddings, g1 and g2.
+
+    ``sampling``: "max" (hardest negatives), "rand", or "mix" (MAX with probability 0.5 for the
+    mini-batch, RAND otherwise). ``generator`` makes RAND/MIX draws reproducible across a resume.
+    """
+    n1, n2 = choose_negatives(g1, g2, sampling=sampling, generator=generator)
+    pool = torch.cat([g1, g2])
+    return hinge(g1, g2, pool[n1], pool[n2], margin)

@@ -14,6 +14,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from paraphrastic.atomic import atomic_path, write_text  # noqa: E402
+from paraphrastic.configuration.settings import TransferSettings  # noqa: E402
 from paraphrastic.evaluation.selection import Selection  # noqa: E402
 from paraphrastic.report.document import (  # noqa: E402
     Document,
@@ -96,6 +97,27 @@ def tables_section(doc: Document, config: dict, sel: Selection, baseline_results
     return True
 
 
+NEGATIVE_PASSES = {
+    "deterministic": "on the batch embedded without dropout, and the loss embeds them in a training pass of their own, "
+                     "as the authors' code does",
+    "training": "on the loss's own dropout pass (the authors' code chooses them on a pass without dropout)"}
+
+
+EVALUATION_POINTS = {"quarter": "each quarter of an epoch and its end, as the authors' code evaluates",
+                     "epoch": "each epoch's end (the authors' code also evaluates at each quarter)"}
+
+
+def training_choices(config: dict) -> str:
+    """Where the training follows the authors' code or not, as ``train`` sets it: the pass a run with dropout
+    chooses its hardest negatives on (``negative_pass``), and the points a run selects among (``evaluate_every``)."""
+    negatives = config["train"].get("negative_pass", TransferSettings.negative_pass)
+    every = config["train"].get("evaluate_every", TransferSettings.evaluate_every)
+    return (f"In a run with dropout or word dropout, each pair's hardest negatives are chosen "
+            f"{NEGATIVE_PASSES[negatives]} (`train.negative_pass: {negatives}`; without dropout the two are the "
+            f"same). A run's epoch is selected among {EVALUATION_POINTS[every]} (`train.evaluate_every: {every}`; "
+            "a fractional epoch is a point inside one). A row may set either itself.")
+
+
 def selection_section(doc: Document, sel: Selection, config: dict | None = None) -> None:
     """Which run and epoch each row selected, on STS 2016 and on the oracle, and the seeds' spread."""
     doc.heading("Model selection per row", scope=transfer_scope(config, sel) if config else "")
@@ -110,6 +132,8 @@ def selection_section(doc: Document, sel: Selection, config: dict | None = None)
                      "22-set (oracle)": sel.shown(row, "oracle")})
     doc.para("With several seeds a run is scored by its seeds' mean (each seed at its own selected epoch; "
              "`epoch` lists them by seed) and shown as mean ± sample sd.")
+    if config:
+        doc.para(training_choices(config))
     doc.table(pd.DataFrame(rows), caption="STS16, 22-set: mean Pearson's r × 100 over the STS 2016 and the "
               "transfer sets.")
     replicated = [row for row in sel.rows if len(sel.scores(row)) > 1]

@@ -134,6 +134,26 @@ def _place(epoch: int, next_item: int, losses: list[float], seconds: float, stre
             "scrambler": streams.scrambler.bit_generator.state, "negatives": streams.negatives.get_state()}
 
 
+def inner_points(batches: int, points: int) -> dict[int, float]:
+    """{batch number (from 1) after which an epoch of ``batches`` batches is evaluated: the fraction of the epoch}
+    for ``points`` points an epoch, its end left out. The batch is rounded as the authors' check_quarter rounds
+    (Python 2's round: halves away from zero); a point that falls on the epoch's start or end is none, and of two
+    that fall after the same batch (an epoch of few batches) the later names it."""
+    found: dict[int, float] = {}
+    for k in range(1, points):
+        after = math.floor(batches * k / points + 0.5)
+        if 0 < after < batches:
+            found[after] = k / points
+    return found
+
+
+def point_label(epoch: int, fraction: float = 1.0) -> int | float:
+    """An evaluation point's ``epoch`` in the history: the epochs trained, an integer at an epoch's end (2.25: a
+    quarter into the third epoch). Its checkpoint is ``epoch-<label>.pt``."""
+    label = epoch - 1 + fraction
+    return int(label) if float(label).is_integer() else label
+
+
 @dataclass
 class Run:
     """One training job's loop: what it trains, where it checkpoints, and how long."""
@@ -153,6 +173,11 @@ class Run:
     # with the same arguments an uninterrupted one does, so the schedule resumes too)
     schedule: Callable[[int, int], None] | None = None
     stopped_after: int | None = None  # the last epoch done when ``stop_after`` ended the loop
+    # evaluation points an epoch, its end included: 4 = each quarter, as the authors' code (check_quarter); 1 = the end
+    points_per_epoch: int = 1
+    # the history key the job selects on: when set, only the best point's weights are kept (epoch-<point>.pt), so
+    # more points an epoch do not mean more files; None keeps every point's
+    select_on: str | None = None
 
     @property
     def last(self) -> Path:
@@ -217,7 +242,8 @@ class Run:
     def epochs_loop(self, items: int, batch_loss: Callable[[np.ndarray, Streams], torch.Tensor],
                     score_epoch: Callable[[], dict], describe: Callable[[dict], str], *, progress: bool = True,
                     stop_after: int | None = None) -> list[dict] | None:
-        """Train (or resume) up to ``epochs``; the history, one row per epoch, or None when ``stop_after``
+        """Train (or resume) up to ``epochs``; the history, a row per evaluation point (each epoch's end and, with
+        ``points_per_epoch``, the points inside it), or None when ``stop_after``
         epochs ran in this call (for resume tests: as if the job had been killed after its checkpoint;
         ``stopped_after`` says after which epoch).
 
@@ -244,6 +270,7 @@ class Run:
                     streams.scrambler.bit_generator.state = partial["scrambler"]
                     streams.negatives.set_state(partial["negatives"])
                 partial = None
+                points = inner_points(math.ceil(items / self.batch_size), self.points_per_epoch)
                 bar = tqdm(total=items, initial=first_item, unit="pair",
                            desc=f"{self.name} epoch {epoch}/{self.epochs}", disable=not progress, leave=False,
                            # In a batch log (SLURM, CI) a redraw per batch floods the file: update rarely.
@@ -274,6 +301,16 @@ class Run:
                         losses.append(loss.item())
                         bar.update(len(batch))
                         bar.set_postfix(loss=f"{np.mean(losses[-50:]):.4f}", refresh=False)  # redraws: mininterval
+                        after = start // self.batch_size + 1
+                        if after in points:
+                            # No last.pt here: a job killed later goes back to the last one written and trains to
+                            # this point again (deterministic); SIGTERM's save at the next batch keeps this row.
+                            began = time.time()
+                            seconds = seconds_before + began - epoch_start
+                            self._evaluate(point_label(epoch, points[after]), history, losses, seconds,
+                                           after * self.batch_size, score_epoch, describe, print_fn)
+                            self.model.train()
+                            epoch_start += time.time() - began  # scoring is not training time
                     bar.close()
                 if first_item < items:
                     # The epoch's training is done: keep it even if the job dies during evaluation (SLURM's
@@ -281,16 +318,7 @@ class Run:
                     seconds = seconds_before + time.time() - epoch_start
                     self.save_resume_state(epoch - 1, history, _place(epoch, items, losses, seconds, streams))
                 train_seconds = seconds_before + time.time() - epoch_start
-                with phase("evaluation"):
-                    scores = score_epoch()
-                row = {"epoch": epoch, "loss": float(np.mean(losses)) if losses else math.nan,
-                       "train_seconds": train_seconds, "pairs_per_second": items / max(train_seconds, 1e-9),
-                       **scores}
-                history.append(row)
-                print_fn(f"[{self.name}] epoch {epoch}: loss {row['loss']:.4f}, {describe(row)}, "
-                         f"{row['pairs_per_second']:.0f} pairs/s")
-                with phase("writing"), atomic_path(self.checkpoint_dir / f"epoch-{epoch}.pt") as tmp:
-                    torch.save({k: v.cpu() for k, v in self.model.state_dict().items()}, tmp)
+                self._evaluate(epoch, history, losses, train_seconds, items, score_epoch, describe, print_fn)
                 self.save_resume_state(epoch, history)
                 if stop.received:  # arrived during evaluation: stop now rather than at the next batch
                     raise TrainingInterrupted(
@@ -298,6 +326,31 @@ class Run:
                         f"saved {self.last}: rerun the same command to resume there")
         # A finished run whose `epochs` was lowered afterwards: select among the configured epochs only.
         return [h for h in history if h["epoch"] <= self.epochs]
+
+    def _evaluate(self, label: int | float, history: list[dict], losses: list[float], seconds: float, done: int,
+                  score_epoch: Callable[[], dict], describe: Callable[[dict], str], print_fn) -> None:
+        """Score the model at an evaluation point (``label``: :func:`point_label`) after ``done`` items of its
+        epoch, add the history's row and keep the point's weights (:meth:`_keep_weights`)."""
+        with phase("evaluation"):
+            scores = score_epoch()
+        row = {"epoch": label, "loss": float(np.mean(losses)) if losses else math.nan, "train_seconds": seconds,
+               "pairs_per_second": done / max(seconds, 1e-9), **scores}
+        history.append(row)
+        print_fn(f"[{self.name}] epoch {label}: loss {row['loss']:.4f}, {describe(row)}, "
+                 f"{row['pairs_per_second']:.0f} pairs/s")
+        self._keep_weights(row, history)
+
+    def _keep_weights(self, row: dict, history: list[dict]) -> None:
+        """epoch-<point>.pt: every point's weights, or (``select_on``) the best point's only, the others removed."""
+        if self.select_on is not None and best_of(history, self.select_on) is not row:
+            return
+        path = self.checkpoint_dir / f"epoch-{row['epoch']}.pt"
+        with phase("writing"), atomic_path(path) as tmp:
+            torch.save({k: v.cpu() for k, v in self.model.state_dict().items()}, tmp)
+        if self.select_on is not None:
+            for other in self.checkpoint_dir.glob("epoch-*.pt"):
+                if other != path:
+                    other.unlink(missing_ok=True)
 
     def restore_best(self, history: list[dict], key: str) -> dict:
         """Load the weights of the epoch with the highest ``key`` (the last epoch if none scored).
@@ -313,6 +366,11 @@ class Run:
         except Exception as exc:
             raise self._damaged(path, f"its weights do not fit the model ({brief_error(exc)})") from exc
         return best
+
+
+def epoch_ends(history: list[dict]) -> list[dict]:
+    """The rows of ``history`` at an epoch's end (each epoch's training seconds are in its end's row)."""
+    return [h for h in history if float(h["epoch"]).is_integer()]
 
 
 def best_of(history: list[dict], key: str) -> dict:

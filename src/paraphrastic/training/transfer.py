@@ -14,7 +14,7 @@ from paraphrastic.data.batching import length_bucketed, pad
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.vocab import Vocabulary, add_tags, load_matrix
 from paraphrastic.evaluation import similarity
-from paraphrastic.losses.margin import margin_loss
+from paraphrastic.losses.margin import choose_negatives, hinge, margin_loss
 from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
@@ -25,11 +25,33 @@ from paraphrastic.training.epochs import (
     Run,
     Streams,
     adam,
+    epoch_ends,
     fingerprint,
     recover_damaged_checkpoints,
     seed_everything,
     write_run,
 )
+
+POINTS_PER_EPOCH = {"quarter": 4, "epoch": 1}  # settings.evaluate_every
+
+
+def margin_loss_deterministic_negatives(model: torch.nn.Module, tokens: torch.Tensor, mask: torch.Tensor,
+                                       margin: float, *, sampling: str = "max",
+                                       generator: torch.Generator | None = None) -> torch.Tensor:
+    """The margin loss of a batch as the authors' code computes it (models.py, utils.get_pairs_fast): each pair's
+    negatives are chosen on the sentences embedded without dropout, and the loss embeds the pairs and, in a training
+    pass of their own (with their own dropout masks), the chosen negatives. ``tokens``: the batch's first sentences,
+    then their paraphrases. Consumes the ``generator`` as :func:`margin_loss` does."""
+    size = tokens.shape[0] // 2
+    with torch.no_grad():
+        model.eval()
+        clean = model(tokens, mask)
+        model.train()
+    n1, n2 = choose_negatives(clean[:size], clean[size:], sampling=sampling, generator=generator)
+    embedded = model(tokens, mask)
+    picked = torch.cat([n1, n2])
+    negatives = model(tokens[picked], mask[picked])
+    return hinge(embedded[:size], embedded[size:], negatives[:size], negatives[size:], margin)
 
 
 @recover_damaged_checkpoints
@@ -76,17 +98,25 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
                                    np.random.default_rng([seed, epoch, 3]))
 
     run = Run(settings.name, model, optimizer, checkpoint_dir, stamp, seed, settings.epochs,
-              batch_size, min_batch=2, arrange=arrange)  # a lone pair has no in-batch negative
-
+              batch_size, min_batch=2, arrange=arrange,  # a lone pair has no in-batch negative
+              points_per_epoch=POINTS_PER_EPOCH[settings.evaluate_every], select_on="selection_pearson")
+    # Without dropout the deterministic pass is the training pass, and a negative's own pass repeats its
+    # embedding: the shared pass gives the same loss and gradients at less than half the cost.
+    dropped = settings.dropout > 0 or settings.word_dropout > 0
+    separate_negative_pass = settings.negative_pass == "deterministic" and dropped
 
     def batch_loss(batch: np.ndarray, streams: Streams) -> torch.Tensor:
         first, second = [left[i] for i in batch], [right[i] for i in batch]
         if settings.scramble:
             first, second = scramble_pairs(first, second, settings.scramble, streams.scrambler)
         tokens, mask = pad([add_tags(s, settings.tags) for s in first + second], device)
-        embedded = model(tokens, mask)
-        loss = margin_loss(embedded[: len(batch)], embedded[len(batch):], settings.margin,
-                           sampling=settings.sampling, generator=streams.negatives)
+        if not separate_negative_pass:
+            embedded = model(tokens, mask)
+            loss = margin_loss(embedded[: len(batch)], embedded[len(batch):], settings.margin,
+                               sampling=settings.sampling, generator=streams.negatives)
+        else:
+            loss = margin_loss_deterministic_negatives(model, tokens, mask, settings.margin,
+                                                       sampling=settings.sampling, generator=streams.negatives)
         return loss + regularization(model, settings.lambda_c, settings.lambda_w)
 
     def score_epoch() -> dict:
@@ -103,12 +133,12 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
                               stop_after=stop_after)
     if history is None:
         return {"stopped_after_epoch": run.stopped_after}
-    # "test" model selection (Sec. 4.1.2): the epoch with the best mean Pearson on STS 2016.
+    # "test" model selection (Sec. 4.1.2): the point with the best mean Pearson on STS 2016.
     best = run.restore_best(history, "selection_pearson")
     info = {"run": settings.name, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
             "selection_pearson": best["selection_pearson"], "transfer_pearson": best["transfer_pearson"],
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
             "wall_seconds_this_call": time.time() - started,
-            "train_seconds_total": float(sum(h["train_seconds"] for h in history))}
+            "train_seconds_total": float(sum(h["train_seconds"] for h in epoch_ends(history)))}
     return write_run(out_dir, history, info, lambda path: save_model(
         path, model, settings.model, options, vocab, {"settings": settings.as_dict(), "epoch": best["epoch"]}))
