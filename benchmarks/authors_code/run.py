@@ -72,7 +72,9 @@ def their_flags(settings: TransferSettings, dim: int) -> list[str]:
                    "combine (their -sumlayer flag is never read as false: train.py:69)":
                        settings.combine not in (None, "sum"),
                    "word_vectors": settings.word_vectors != "pretrained",
-                   "negative_pass (theirs chooses on a deterministic pass)": settings.negative_pass != "deterministic"}
+                   "negative_pass (theirs chooses on a deterministic pass)": settings.negative_pass != "deterministic",
+                   "word_dropout_rescale (Lasagne's rescales)": not settings.word_dropout_rescale,
+                   "gate_init (their GRAN layer's is normal)": settings.gate_init != "normal"}
     named = [key for key, differs in unsupported.items() if differs]
     if named:
         raise SystemExit(f"{settings.name}: the authors' train.py has no equivalent of {', '.join(named)}")

@@ -143,16 +143,33 @@ def test_lstm_uses_the_last_real_state_and_lstmavg_the_mean():
     torch.testing.assert_close(lstmavg(tokens, mask)[1], states[1, :2].mean(0))
 
 
-def test_word_dropout_drops_whole_vectors_and_only_in_training():
+@pytest.mark.parametrize("rescale, scale", [(True, 1 / (1 - 0.4)), (False, 1.0)])
+def test_word_dropout_drops_whole_vectors_scales_the_kept_ones_and_only_in_training(rescale, scale):
+    # Lasagne's DropoutLayer (the authors' code) scales the kept words by 1/(1 - p); word_dropout_rescale=False does not
     torch.manual_seed(7)
-    model = build_model("avg", embeddings(), word_dropout=0.5)
+    model = build_model("avg", embeddings(), word_dropout=0.4, word_dropout_rescale=rescale)
     tokens = torch.tensor([[2, 3, 4, 5, 6, 7, 8, 9, 10, 11]])
     dropped = model.embed(tokens)
     zero_rows = (dropped == 0).all(-1)
     assert 0 < zero_rows.sum() < 10
-    assert torch.equal(dropped[~zero_rows], model.embedding(tokens)[~zero_rows])
+    torch.testing.assert_close(dropped[~zero_rows], model.embedding(tokens)[~zero_rows] * scale, rtol=0, atol=1e-6)
     model.eval()
     assert torch.equal(model.embed(tokens), model.embedding(tokens))
+
+
+@pytest.mark.parametrize("name", ["gran", "gran4", "bigran"])
+def test_gran_gates_start_as_the_authors_layer_or_as_nn_linear(name):
+    gates = lambda m: [*m.gate_x, *m.gate_h, *getattr(m, "gate_a", [])]  # noqa: E731
+    torch.manual_seed(0)
+    normal = build_model(name, embeddings(vocab=400, dim=200))  # gate_init="normal": N(0, 0.1²), zero bias
+    weights = torch.cat([g.weight.flatten() for g in gates(normal)])
+    assert abs(float(weights.std()) - 0.1) < 0.005 and all(not g.bias.any() for g in normal.gate_x)
+    torch.manual_seed(0)
+    uniform = build_model(name, embeddings(vocab=400, dim=200), gate_init="uniform")
+    bound = 1 / 200 ** 0.5  # nn.Linear's U(±1/√fan-in)
+    assert all(float(g.weight.abs().max()) <= bound for g in gates(uniform)) and uniform.gate_x[0].bias.any()
+    with pytest.raises(ValueError, match="gate_init must be one of"):
+        build_model(name, embeddings(), gate_init="zeros")
 
 
 def test_unknown_options_are_rejected():

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.evaluation.selection import Selection
 from paraphrastic.report import transfer
 from paraphrastic.report.document import Document, read_json
@@ -86,13 +87,17 @@ def test_metrics_hold_every_rows_scores_and_the_seeds_spread(results):
     assert metrics["baseline"] == {"test": BASELINE, "oracle": BASELINE}
 
 
-def test_the_selection_section_says_which_pass_chooses_the_negatives_and_where_runs_are_evaluated(results):
+def test_the_selection_section_says_where_training_follows_the_authors_code_and_where_not(results):
     config, folder = results
-    for negatives, every, words in (("deterministic", "quarter", ["embedded without dropout", "each quarter"]),
-                                    ("training", "epoch", ["the loss's own dropout pass", "each epoch's end"])):
+    ours = {"negative_pass": "training", "evaluate_every": "epoch", "word_dropout_rescale": False,
+            "gate_init": "uniform"}
+    for train, words in (({}, ["embedded without dropout", "each quarter", "scales the kept words", "N(0, 0.1²) with"]),
+                         (ours, ["the loss's own dropout pass", "each epoch's end", "does not scale",
+                                 "nn.Linear's uniform default"])):
         doc = Document()
-        train = {**config["train"], "negative_pass": negatives, "evaluate_every": every}
-        transfer.selection_section(doc, Selection(config, folder), {**config, "train": train})
+        given = {k: v for k, v in config["train"].items() if k not in ours} | train  # {}: the settings' defaults
+        transfer.selection_section(doc, Selection(config, folder), {**config, "train": given})
         text = texts(doc)
         assert all(w in text for w in words), text
-        assert f"train.negative_pass: {negatives}" in text and f"train.evaluate_every: {every}" in text
+        for key, value in (train or {k: getattr(TransferSettings, k) for k in ours}).items():
+            assert f"train.{key}: {str(value).lower() if isinstance(value, bool) else value}" in text

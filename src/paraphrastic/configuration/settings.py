@@ -75,6 +75,10 @@ class EncoderSettings(_Settings):
     tags: str = "none"
     dropout: float = 0.0
     word_dropout: float = 0.0
+    # kept words scaled by 1/(1 − word_dropout), as the authors' Lasagne layer does; false: not scaled
+    word_dropout_rescale: bool = True
+    # GRAN's gates: `normal` (N(0, 0.1²), zero bias: the authors' layer) or `uniform` (nn.Linear's default)
+    gate_init: str = "normal"
     scramble: float = 0.0
 
     def model_options(self) -> dict:

@@ -37,13 +37,14 @@ class SentenceEncoder(nn.Module):
     regularize_to_initial = False
 
     def __init__(self, embeddings: torch.Tensor, *, dropout: float = 0.0, word_dropout: float = 0.0,
-                 tags: str = "none"):
+                 word_dropout_rescale: bool = True, tags: str = "none"):
         super().__init__()
         self.embedding = nn.Embedding.from_pretrained(embeddings.clone(), freeze=False, padding_idx=0)
         # W_w,initial for the λ_w penalty: an anchor (see ANCHOR), rebuilt with the model, never saved.
         self.register_buffer("initial_embeddings", embeddings.clone(), persistent=False)
         self.dropout = dropout
         self.word_dropout = word_dropout
+        self.word_dropout_rescale = word_dropout_rescale
         self.tags = tags
 
     @property
@@ -59,9 +60,10 @@ class SentenceEncoder(nn.Module):
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         x = self.embedding(tokens)
         if self.training and self.word_dropout:
-            # Word dropout (Iyyer et al., 2015): drop whole word vectors.
-            keep = torch.rand(tokens.shape, device=x.device) >= self.word_dropout
-            x = x * keep.unsqueeze(-1)
+            # Word dropout (Iyyer et al., 2015): drop whole word vectors. The authors' Lasagne DropoutLayer scales
+            # the kept ones by 1/(1 − p) (rescale=True, lasagne/noise.py); word_dropout_rescale=False does not.
+            keep = (torch.rand(tokens.shape, device=x.device) >= self.word_dropout).unsqueeze(-1)
+            x = x * (keep / (1.0 - self.word_dropout)) if self.word_dropout_rescale else x * keep
         if self.training and self.dropout:
             x = F.dropout(x, self.dropout, training=True)
         return x
@@ -216,6 +218,10 @@ class LSTMEncoder(_Contextual):
         return masked_mean(states, mask) if self.average else last_state(states, mask)
 
 
+# GRAN's gate weights: N(0, 0.1²) and a zero bias (the authors' layer), or nn.Linear's uniform default
+GATE_INITS = ("normal", "uniform")
+
+
 class GatedRecurrentAveraging(_Contextual):
     """GRAN and its variants (Sec. 3.1); h_t comes from a peephole LSTM over the same words.
 
@@ -227,7 +233,7 @@ class GatedRecurrentAveraging(_Contextual):
     bigran: variant 1 over bidirectional states.
     """
 
-    def __init__(self, embeddings: torch.Tensor, *, variant: int = 1, **kw):
+    def __init__(self, embeddings: torch.Tensor, *, variant: int = 1, gate_init: str = "normal", **kw):
         super().__init__(embeddings, **kw)
         if variant not in (1, 2, 3, 4, 5):
             raise ValueError("GRAN variants are 1-5")
@@ -241,6 +247,13 @@ class GatedRecurrentAveraging(_Contextual):
         self.gate_h = nn.ModuleList(nn.Linear(self.hidden_dim, self.dim, bias=False) for _ in range(gates))
         if variant == 4:
             self.gate_a = nn.ModuleList(nn.Linear(self.dim, self.dim, bias=False) for _ in range(gates))
+        if gate_init not in GATE_INITS:
+            raise ValueError(f"gate_init must be one of {GATE_INITS}")
+        if gate_init == "normal":  # the authors' layer (lasagne_gran_layer.py:119-137): Normal(0.1), zero bias
+            for layer in (*self.gate_x, *self.gate_h, *getattr(self, "gate_a", ())):
+                nn.init.normal_(layer.weight, 0.0, 0.1)
+                if layer.bias is not None:
+                    nn.init.zeros_(layer.bias)
 
     @property
     def output_dim(self) -> int:
@@ -279,8 +292,9 @@ class GatedRecurrentAveraging(_Contextual):
         return torch.cat([ga.weight.t() for ga in self.gate_a], dim=1)
 
 
-MODEL_OPTIONS = {"hidden_dim", "output_gate", "combine", "layers", "activation", "dropout", "word_dropout", "tags"}
-_COMMON = ("dropout", "word_dropout", "tags")
+MODEL_OPTIONS = {"hidden_dim", "output_gate", "combine", "layers", "activation", "dropout", "word_dropout",
+                 "word_dropout_rescale", "gate_init", "tags"}
+_COMMON = ("dropout", "word_dropout", "word_dropout_rescale", "tags")
 
 MODELS = {
     "avg": (WordAveraging, {}, ()),
@@ -291,12 +305,13 @@ MODELS = {
     "lstm": (LSTMEncoder, {"average": False}, ("hidden_dim", "output_gate")),
     "lstmavg": (LSTMEncoder, {"average": True}, ("hidden_dim", "output_gate")),
     "bilstmavg": (LSTMEncoder, {"average": True, "bidirectional": True}, ("hidden_dim", "output_gate", "combine")),
-    "gran": (GatedRecurrentAveraging, {"variant": 1}, ("hidden_dim",)),
-    "gran2": (GatedRecurrentAveraging, {"variant": 2}, ()),
-    "gran3": (GatedRecurrentAveraging, {"variant": 3}, ("hidden_dim",)),
-    "gran4": (GatedRecurrentAveraging, {"variant": 4}, ("hidden_dim",)),
-    "gran5": (GatedRecurrentAveraging, {"variant": 5}, ()),
-    "bigran": (GatedRecurrentAveraging, {"variant": 1, "bidirectional": True}, ("hidden_dim", "combine")),
+    "gran": (GatedRecurrentAveraging, {"variant": 1}, ("hidden_dim", "gate_init")),
+    "gran2": (GatedRecurrentAveraging, {"variant": 2}, ("gate_init",)),
+    "gran3": (GatedRecurrentAveraging, {"variant": 3}, ("hidden_dim", "gate_init")),
+    "gran4": (GatedRecurrentAveraging, {"variant": 4}, ("hidden_dim", "gate_init")),
+    "gran5": (GatedRecurrentAveraging, {"variant": 5}, ("gate_init",)),
+    "bigran": (GatedRecurrentAveraging, {"variant": 1, "bidirectional": True}, ("hidden_dim", "combine",
+                                                                                 "gate_init")),
 }
 
 

@@ -107,15 +107,25 @@ EVALUATION_POINTS = {"quarter": "each quarter of an epoch and its end, as the au
                      "epoch": "each epoch's end (the authors' code also evaluates at each quarter)"}
 
 
+WORD_DROPOUT_SCALES = {True: "scales the kept words by 1/(1 − p), as the authors' code does",
+                       False: "does not scale the kept words (the authors' code scales them by 1/(1 − p))"}
+GATE_STARTS = {"normal": "N(0, 0.1²) with a zero bias, as the authors' code's do",
+               "uniform": "nn.Linear's uniform default (the authors' code's: N(0, 0.1²), a zero bias)"}
+
+
 def training_choices(config: dict) -> str:
     """Where the training follows the authors' code or not, as ``train`` sets it: the pass a run with dropout
-    chooses its hardest negatives on (``negative_pass``), and the points a run selects among (``evaluate_every``)."""
-    negatives = config["train"].get("negative_pass", TransferSettings.negative_pass)
-    every = config["train"].get("evaluate_every", TransferSettings.evaluate_every)
+    chooses its hardest negatives on (``negative_pass``), the points a run selects among (``evaluate_every``),
+    word dropout's scale (``word_dropout_rescale``) and GRAN's initial gates (``gate_init``)."""
+    train = {key: config["train"].get(key, getattr(TransferSettings, key))
+             for key in ("negative_pass", "evaluate_every", "word_dropout_rescale", "gate_init")}
+    negatives, every, rescale, gates = train.values()
     return (f"In a run with dropout or word dropout, each pair's hardest negatives are chosen "
             f"{NEGATIVE_PASSES[negatives]} (`train.negative_pass: {negatives}`; without dropout the two are the "
             f"same). A run's epoch is selected among {EVALUATION_POINTS[every]} (`train.evaluate_every: {every}`; "
-            "a fractional epoch is a point inside one). A row may set either itself.")
+            f"a fractional epoch is a point inside one). Word dropout {WORD_DROPOUT_SCALES[rescale]} "
+            f"(`train.word_dropout_rescale: {str(rescale).lower()}`), and GRAN's gates start at {GATE_STARTS[gates]} "
+            f"(`train.gate_init: {gates}`). A row may set any of these itself.")
 
 
 def selection_section(doc: Document, sel: Selection, config: dict | None = None) -> None:
