@@ -91,7 +91,8 @@ def test_numbers_take_their_fields_type():
 
 def test_model_options_are_the_architecture_and_input_settings():
     s = experiment(tiny(), "gran-simpwiki")
-    assert s.model_options() == {"dropout": 0.0, "gate_init": "normal", "tags": "none", "word_dropout": 0.0,
+    assert s.model_options() == {"dropout": 0.0, "gate_init": "normal", "gate_per_direction": True,
+                                 "gran5_readout": "last", "tags": "none", "word_dropout": 0.0,
                                  "word_dropout_rescale": True}  # hidden_dim null: not set
     assert dataclasses.replace(s, hidden_dim=8).model_options()["hidden_dim"] == 8
 

@@ -53,6 +53,39 @@ def test_gran5_reduces_to_avg_or_to_lstmavg():
     torch.testing.assert_close(gran5(tokens, mask), lstmavg(tokens, mask))
 
 
+def test_gran5_reads_the_last_token_as_the_authors_code_or_averages_as_the_paper_says():
+    emb = embeddings()
+    torch.manual_seed(5)
+    gran5 = build_model("gran5", emb, gran5_readout="last")
+    for gate in (*gran5.gate_h, *gran5.gate_x):
+        _open(gate)
+    with torch.no_grad():
+        gran5.gate_x[1].bias.fill_(-100.0)  # first gate open, second shut: the words themselves
+    tokens, mask = pad([[2, 3, 4], [5, 6]])
+    torch.testing.assert_close(gran5(tokens, mask), emb[[4, 6]])  # each sentence's last word
+    assert build_model("gran5", emb).gran5_readout == "mean"  # a model file without the option: the average
+    with pytest.raises(ValueError, match="gran5_readout must be"):
+        build_model("gran5", emb, gran5_readout="first")
+
+
+@pytest.mark.parametrize("per_direction, scale", [(True, 2.0), (False, 1.0)])
+def test_bigran_gates_each_direction_as_the_authors_code_or_the_combined_states(per_direction, scale):
+    # gates forced open: a gate per direction sums the word twice (x_t + x_t), one gate over the states passes it once
+    emb = embeddings()
+    torch.manual_seed(3)
+    bigran = build_model("bigran", emb, gate_per_direction=per_direction)
+    assert len(bigran.gate_x) == (2 if per_direction else 1)
+    for gate in (*bigran.gate_h, *bigran.gate_x):
+        _open(gate)
+    tokens, mask = pad([[2, 3, 4], [5, 6]])
+    torch.testing.assert_close(bigran(tokens, mask), scale * build_model("avg", emb)(tokens, mask))
+    ff = build_model("bigran", emb, gate_per_direction=per_direction, combine="ff")
+    assert ff(tokens, mask).shape == (2, emb.shape[1])
+    if per_direction:
+        with pytest.raises(ValueError, match="one gate a token"):
+            bigran.gates(tokens)
+
+
 def test_gran3_open_gates_sum_the_words_then_divide_by_length():
     emb = embeddings()
     gran3 = build_model("gran3", emb)

@@ -195,3 +195,21 @@ def test_a_file_holds_the_vectors_once_and_one_written_with_the_anchors_still_lo
         old, _, _ = LOADERS[loader](files["root"] / "older.pt")
         assert all(torch.equal(a, b) for a, b in zip(new.state_dict().values(), old.state_dict().values(), strict=True))
         assert torch.equal(old.state_dict()[vectors], payload["state_dict"][vectors])
+
+
+@pytest.mark.parametrize("name, option, value", [("bigran", "gate_per_direction", True),
+                                                 ("gran5", "gran5_readout", "last")])
+def test_a_file_written_before_an_architecture_option_loads_as_the_architecture_it_was(tmp_path, name, option, value):
+    from paraphrastic.data.vocab import SPECIAL
+
+    vocab = Vocabulary([*SPECIAL, "a", "b", "c"])
+    weights = torch.randn(len(vocab.words), 4)
+    older = build_model(name, weights)  # before the option: no key in the file, the older architecture
+    save_model(tmp_path / "older.pt", older, name, {}, vocab, {})
+    loaded, _, payload = load_model(tmp_path / "older.pt")
+    assert option not in payload["options"] and getattr(loaded, option) != value
+    before, after = older.state_dict(), loaded.state_dict()
+    assert before.keys() == after.keys() and all(torch.equal(before[k], after[k]) for k in before)
+    newer = build_model(name, weights, **{option: value})  # the authors' architecture, as training now chooses
+    save_model(tmp_path / "newer.pt", newer, name, {option: value}, vocab, {})
+    assert getattr(load_model(tmp_path / "newer.pt")[0], option) == value

@@ -90,14 +90,14 @@ def test_metrics_hold_every_rows_scores_and_the_seeds_spread(results):
 def test_the_selection_section_says_where_training_follows_the_authors_code_and_where_not(results):
     config, folder = results
     ours = {"negative_pass": "training", "evaluate_every": "epoch", "word_dropout_rescale": False,
-            "gate_init": "uniform"}
-    for train, words in (({}, ["embedded without dropout", "each quarter", "scales the kept words", "N(0, 0.1²) with"]),
-                         (ours, ["the loss's own dropout pass", "each epoch's end", "does not scale",
-                                 "nn.Linear's uniform default"])):
+            "gate_init": "uniform", "gran5_readout": "mean", "gate_per_direction": False}
+    defaults = {key: getattr(TransferSettings, key) for key in ours}
+    assert set(transfer.TRAINING_CHOICES) == set(ours)
+    for train in (defaults, ours):
         doc = Document()
-        given = {k: v for k, v in config["train"].items() if k not in ours} | train  # {}: the settings' defaults
+        given = {k: v for k, v in config["train"].items() if k not in ours} | (train if train is ours else {})
         transfer.selection_section(doc, Selection(config, folder), {**config, "train": given})
         text = texts(doc)
-        assert all(w in text for w in words), text
-        for key, value in (train or {k: getattr(TransferSettings, k) for k in ours}).items():
+        for key, value in train.items():
+            assert transfer.TRAINING_CHOICES[key][value] in text
             assert f"train.{key}: {str(value).lower() if isinstance(value, bool) else value}" in text

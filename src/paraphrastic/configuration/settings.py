@@ -79,6 +79,11 @@ class EncoderSettings(_Settings):
     word_dropout_rescale: bool = True
     # GRAN's gates: `normal` (N(0, 0.1²), zero bias: the authors' layer) or `uniform` (nn.Linear's default)
     gate_init: str = "normal"
+    # GRAN-5's sentence: its `last` token's gated sum (the authors' code) or the `mean` over tokens (the paper's text)
+    gran5_readout: str = "last"
+    # BiGRAN: a gate for each direction's states, the gated words combined (the authors' code), or one gate over
+    # the combined states
+    gate_per_direction: bool = True
     scramble: float = 0.0
 
     def model_options(self) -> dict:

@@ -193,10 +193,16 @@ class _Contextual(SentenceEncoder):
         return self.lstm.hidden_dim
 
     def states(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        forward = self.lstm(x, mask)
         if not self.bidirectional:
-            return forward
-        backward = reverse_padded(self.backward_lstm(reverse_padded(x, mask), mask), mask)
+            return self.lstm(x, mask)
+        return self.combined(*self.directional_states(x, mask))
+
+    def directional_states(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """A Bi-model's forward and backward LSTM states, each at its own position."""
+        return self.lstm(x, mask), reverse_padded(self.backward_lstm(reverse_padded(x, mask), mask), mask)
+
+    def combined(self, forward: torch.Tensor, backward: torch.Tensor) -> torch.Tensor:
+        """The two directions' values at each step: their sum, or a tanh layer over their concatenation."""
         if self.combine == "sum":
             return forward + backward
         return torch.tanh(self.combiner(torch.cat([forward, backward], dim=-1)))
@@ -229,12 +235,27 @@ class GatedRecurrentAveraging(_Contextual):
     2: a_t = h_t ⊙ σ(W_x x_t + W_h h_t + b), averaged.
     3: a_t = x_t ⊙ σ(W_x1 x_t + W_h1 h_t + b_1) + a_{t-1} ⊙ σ(W_x2 x_t + W_h2 h_t + b_2); a_{-1} / length.
     4: as 3, with W_a a_{t-1} inside both gates.
-    5: a_t = x_t ⊙ σ(W_x1 x_t + W_h1 h_t + b_1) + h_t ⊙ σ(W_x2 x_t + W_h2 h_t + b_2), averaged.
-    bigran: variant 1 over bidirectional states.
+    5: a_t = x_t ⊙ σ(W_x1 x_t + W_h1 h_t + b_1) + h_t ⊙ σ(W_x2 x_t + W_h2 h_t + b_2), averaged (``gran5_readout:
+       mean``, the paper's "reduced to word averaging or averaging LSTM states") or the last token's (``last``, the
+       authors' code: models.py:182-185).
+    bigran: variant 1 over bidirectional states. ``gate_per_direction``: each direction's GRAN has its own gate,
+       a_t = x_t ⊙ σ(W_xf x_t + W_hf h_t^f + b_f) combined with x_t ⊙ σ(W_xb x_t + W_hb h_t^b + b_b) as the states
+       are (the authors' code: two GRAN layers, models.py:187-205); else one gate over the combined states.
+
+    The two options' defaults here are the older architectures, which model files written before them hold; the
+    training settings choose the authors' (configuration/settings.py).
     """
 
-    def __init__(self, embeddings: torch.Tensor, *, variant: int = 1, gate_init: str = "normal", **kw):
+    def __init__(self, embeddings: torch.Tensor, *, variant: int = 1, gate_init: str = "normal",
+                 gran5_readout: str = "mean", gate_per_direction: bool = False, **kw):
         super().__init__(embeddings, **kw)
+        if gran5_readout not in ("mean", "last"):
+            raise ValueError("gran5_readout must be mean or last")
+        self.gran5_readout = gran5_readout
+        self.gate_per_direction = self.bidirectional and gate_per_direction
+        if self.gate_per_direction and self.combine == "ff":
+            # the combination is of the gated words (d each), not of the LSTM states
+            self.combiner = _glorot(nn.Linear(2 * self.dim, self.dim))
         if variant not in (1, 2, 3, 4, 5):
             raise ValueError("GRAN variants are 1-5")
         if variant == 2 and self.hidden_dim != self.dim:
@@ -242,7 +263,7 @@ class GatedRecurrentAveraging(_Contextual):
         if variant == 5 and self.hidden_dim != self.dim:
             raise ValueError("GRAN-5 sums gated x_t and h_t: hidden_dim must equal the vector size")
         self.variant = variant
-        gates = 1 if variant in (1, 2) else 2
+        gates = 1 if variant in (1, 2) and not self.gate_per_direction else 2
         self.gate_x = nn.ModuleList(nn.Linear(self.dim, self.dim, bias=True) for _ in range(gates))
         self.gate_h = nn.ModuleList(nn.Linear(self.hidden_dim, self.dim, bias=False) for _ in range(gates))
         if variant == 4:
@@ -261,8 +282,8 @@ class GatedRecurrentAveraging(_Contextual):
 
     def gates(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(x, σ(W_x x_t + W_h h_t + b)) at every position for GRAN-1/2; used by the gate analysis."""
-        if self.variant not in (1, 2):
-            raise ValueError("per-token gates are defined for GRAN-1 and GRAN-2")
+        if self.variant not in (1, 2) or self.gate_per_direction:
+            raise ValueError("per-token gates are defined for GRAN-1 and GRAN-2 (one gate a token)")
         mask = torch.ones(tokens.shape, device=tokens.device) if mask is None else mask
         x = self.embed(tokens)
         states = self.states(x, mask)
@@ -270,13 +291,18 @@ class GatedRecurrentAveraging(_Contextual):
 
     def forward(self, tokens, mask):
         x = self.embed(tokens)
+        if self.gate_per_direction:
+            gated = [x * torch.sigmoid(gx(x) + gh(h)) for gx, gh, h in
+                     zip(self.gate_x, self.gate_h, self.directional_states(x, mask), strict=True)]
+            return masked_mean(self.combined(*gated), mask)
         states = self.states(x, mask)
         if self.variant in (1, 2):
             gate = torch.sigmoid(self.gate_x[0](x) + self.gate_h[0](states))
             return masked_mean((x if self.variant == 1 else states) * gate, mask)
         pre = self.gate_preactivations(x, states)
         if self.variant == 5:
-            return masked_mean(x * torch.sigmoid(pre[:, :, 0]) + states * torch.sigmoid(pre[:, :, 1]), mask)
+            words = x * torch.sigmoid(pre[:, :, 0]) + states * torch.sigmoid(pre[:, :, 1])
+            return last_state(words, mask) if self.gran5_readout == "last" else masked_mean(words, mask)
         # GRAN-3/4: a running gated sum of the words, read at each sequence's last token.
         lengths = mask.sum(1, keepdim=True)
         return FusedGatedSum.apply(x, pre, lengths.squeeze(1).long(), self.weight_a()) / lengths.clamp(min=1.0)
@@ -293,7 +319,7 @@ class GatedRecurrentAveraging(_Contextual):
 
 
 MODEL_OPTIONS = {"hidden_dim", "output_gate", "combine", "layers", "activation", "dropout", "word_dropout",
-                 "word_dropout_rescale", "gate_init", "tags"}
+                 "word_dropout_rescale", "gate_init", "gran5_readout", "gate_per_direction", "tags"}
 _COMMON = ("dropout", "word_dropout", "word_dropout_rescale", "tags")
 
 MODELS = {
@@ -309,9 +335,9 @@ MODELS = {
     "gran2": (GatedRecurrentAveraging, {"variant": 2}, ("gate_init",)),
     "gran3": (GatedRecurrentAveraging, {"variant": 3}, ("hidden_dim", "gate_init")),
     "gran4": (GatedRecurrentAveraging, {"variant": 4}, ("hidden_dim", "gate_init")),
-    "gran5": (GatedRecurrentAveraging, {"variant": 5}, ("gate_init",)),
+    "gran5": (GatedRecurrentAveraging, {"variant": 5}, ("gate_init", "gran5_readout")),
     "bigran": (GatedRecurrentAveraging, {"variant": 1, "bidirectional": True}, ("hidden_dim", "combine",
-                                                                                 "gate_init")),
+                                                                                 "gate_init", "gate_per_direction")),
 }
 
 

@@ -97,35 +97,40 @@ def tables_section(doc: Document, config: dict, sel: Selection, baseline_results
     return True
 
 
-NEGATIVE_PASSES = {
-    "deterministic": "on the batch embedded without dropout, and the loss embeds them in a training pass of their own, "
-                     "as the authors' code does",
-    "training": "on the loss's own dropout pass (the authors' code chooses them on a pass without dropout)"}
-
-
-EVALUATION_POINTS = {"quarter": "each quarter of an epoch and its end, as the authors' code evaluates",
-                     "epoch": "each epoch's end (the authors' code also evaluates at each quarter)"}
-
-
-WORD_DROPOUT_SCALES = {True: "scales the kept words by 1/(1 − p), as the authors' code does",
-                       False: "does not scale the kept words (the authors' code scales them by 1/(1 − p))"}
-GATE_STARTS = {"normal": "N(0, 0.1²) with a zero bias, as the authors' code's do",
-               "uniform": "nn.Linear's uniform default (the authors' code's: N(0, 0.1²), a zero bias)"}
+# Where training may follow the authors' code or not (a `train` setting), what each value does, for the report
+TRAINING_CHOICES = {
+    "negative_pass": {
+        "deterministic": "in a run with dropout, each pair's hardest negatives are chosen on the batch embedded "
+                         "without dropout and embedded by a training pass of their own, as in the authors' code",
+        "training": "in a run with dropout, each pair's hardest negatives are chosen on the loss's own dropout pass "
+                    "(the authors' code: on a pass without dropout)"},
+    "evaluate_every": {
+        "quarter": "a run is scored and selected at each quarter of an epoch and its end, as the authors' code scores "
+                   "(a fractional epoch is a point inside one)",
+        "epoch": "a run is scored and selected at each epoch's end (the authors' code also scores each quarter)"},
+    "word_dropout_rescale": {
+        True: "word dropout scales the kept words by 1/(1 − p), as the authors' code",
+        False: "word dropout does not scale the kept words (the authors' code: by 1/(1 − p))"},
+    "gate_init": {
+        "normal": "GRAN's gates start at N(0, 0.1²) with a zero bias, as the authors' code's",
+        "uniform": "GRAN's gates start at nn.Linear's uniform default (the authors' code: N(0, 0.1²), a zero bias)"},
+    "gran5_readout": {
+        "last": "GRAN-5's sentence is its last token's gated sum, as in the authors' code",
+        "mean": "GRAN-5's sentence is the mean over its tokens, as the paper's text has it (the authors' code: the "
+                "last token's)"},
+    "gate_per_direction": {
+        True: "BiGRAN gates each direction's states and combines the gated words, as the authors' code",
+        False: "BiGRAN has one gate over the combined states (the authors' code: a gate for each direction)"},
+}
 
 
 def training_choices(config: dict) -> str:
-    """Where the training follows the authors' code or not, as ``train`` sets it: the pass a run with dropout
-    chooses its hardest negatives on (``negative_pass``), the points a run selects among (``evaluate_every``),
-    word dropout's scale (``word_dropout_rescale``) and GRAN's initial gates (``gate_init``)."""
-    train = {key: config["train"].get(key, getattr(TransferSettings, key))
-             for key in ("negative_pass", "evaluate_every", "word_dropout_rescale", "gate_init")}
-    negatives, every, rescale, gates = train.values()
-    return (f"In a run with dropout or word dropout, each pair's hardest negatives are chosen "
-            f"{NEGATIVE_PASSES[negatives]} (`train.negative_pass: {negatives}`; without dropout the two are the "
-            f"same). A run's epoch is selected among {EVALUATION_POINTS[every]} (`train.evaluate_every: {every}`; "
-            f"a fractional epoch is a point inside one). Word dropout {WORD_DROPOUT_SCALES[rescale]} "
-            f"(`train.word_dropout_rescale: {str(rescale).lower()}`), and GRAN's gates start at {GATE_STARTS[gates]} "
-            f"(`train.gate_init: {gates}`). A row may set any of these itself.")
+    """Where the training follows the authors' code and where not, as ``train`` sets it (:data:`TRAINING_CHOICES`)."""
+    chosen = {key: config["train"].get(key, getattr(TransferSettings, key)) for key in TRAINING_CHOICES}
+    as_yaml = {True: "true", False: "false"}
+    parts = [f"{TRAINING_CHOICES[key][value]} (`train.{key}: {as_yaml.get(value, value)}`)"
+             for key, value in chosen.items()]
+    return "How training follows the authors' code (a row may set each itself): " + "; ".join(parts) + "."
 
 
 def selection_section(doc: Document, sel: Selection, config: dict | None = None) -> None:
