@@ -20,6 +20,15 @@ def test_build_restricts_to_corpus_words_with_zero_unknown_row(tmp_path):
     assert cov["token_coverage"] == 0.75 and cov["type_coverage"] == 2 / 3
 
 
+def test_the_unknown_row_starts_at_the_files_own_unknown_word_vector_where_it_has_one(tmp_path):
+    # PARAGRAM-SL999's UUUNKKK: the authors' code maps every unknown word to it (utils.py:12-15)
+    path = tmp_path / "v.txt"
+    path.write_text("the 1 2\nUUUNKKK 9 8\ncat 3 4\n")
+    voc, matrix = vocab.build([["the", "cat", "the"], ["zebra"]], path)
+    assert voc.words == ["<pad>", "<unk>", "<s>", "</s>", "the", "cat"]  # UUUNKKK is no word of ours
+    np.testing.assert_array_equal(matrix[vocab.UNK_ID], [9, 8])
+
+
 def test_malformed_vector_line(tmp_path):
     path = tmp_path / "v.txt"
     path.write_text("the 1 2\ncat 3\n")

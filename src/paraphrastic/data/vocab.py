@@ -14,6 +14,7 @@ from paraphrastic.errors import MalformedLine, PipelineError
 PAD, UNK, SOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 PAD_ID, UNK_ID, SOS_ID, EOS_ID = 0, 1, 2, 3
 SPECIAL = [PAD, UNK, SOS, EOS]
+FILE_UNK = "UUUNKKK"  # PARAGRAM-SL999's unknown-word row (the authors' vectors file)
 TAGS = ("none", "sos", "eos", "both")
 
 
@@ -122,16 +123,23 @@ def build(token_lists: Iterable[list[str]], vectors_path,
 
     Restricting to corpus words is equivalent to loading the whole file: a word that never occurs
     gets no gradient and, under the λ_w penalty, stays at its initial value. Unknown words share
-    one row; it and the SOS/EOS rows start at zero (adding nothing to an average until trained).
+    one row: it starts at the file's own unknown-word vector where it has one (PARAGRAM-SL999's
+    ``UUUNKKK``, the row the authors' code maps every unknown word to: utils.py:12-15), else at zero, as
+    the SOS/EOS rows do (adding nothing to an average until trained).
     """
     counts: Counter[str] = Counter()
     for tokens in token_lists:
         counts.update(tokens)
-    vectors, dim = read_vectors(vectors_path, set(counts), skipped)
+    vectors, dim = read_vectors(vectors_path, set(counts) | {FILE_UNK}, skipped)
+    unknown = vectors.get(FILE_UNK)
+    if FILE_UNK not in counts:  # the unknown row's start, not a word of the corpora
+        vectors.pop(FILE_UNK, None)
     words = SPECIAL + sorted((w for w in vectors if w not in SPECIAL), key=lambda w: (-counts[w], w))
     matrix = np.zeros((len(words), dim), dtype=np.float32)
     for i, word in enumerate(words[len(SPECIAL):], start=len(SPECIAL)):
         matrix[i] = vectors[word]
+    if unknown is not None:
+        matrix[UNK_ID] = unknown
     return Vocabulary(words), matrix
 
 
