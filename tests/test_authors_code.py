@@ -119,7 +119,7 @@ def test_our_settings_become_their_flags_and_what_they_cannot_express_is_named()
     with pytest.raises(SystemExit, match="SimpWiki pairs only"):
         run.their_flags(TransferSettings(**base | {"train_set": "ppdb_matched"}), dim=50)
     for key, value in (("negative_pass", "training"), ("word_dropout_rescale", False), ("gate_init", "uniform"),
-                       ("gran5_readout", "mean"), ("gate_per_direction", False)):
+                       ("gran5_readout", "mean"), ("gate_per_direction", False), ("halve_penalties", False)):
         with pytest.raises(SystemExit, match=f"no equivalent of {key}"):
             run.their_flags(TransferSettings(**base | {key: value}), dim=50)
 

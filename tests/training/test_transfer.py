@@ -140,6 +140,17 @@ def test_a_run_evaluated_at_quarters_resumes_exactly_after_an_epoch_or_a_sigterm
     _same_result(workspace, "full", "term")
 
 
+@pytest.mark.parametrize("halve, applied", [(True, (5e-5, 5e-4)), (False, (1e-4, 1e-3))])
+def test_the_penalties_are_applied_as_half_of_lambda_as_the_authors_code_does(workspace, monkeypatch, halve, applied):
+    seen = set()
+    real = train_module.regularization
+    monkeypatch.setattr(train_module, "regularization",
+                        lambda model, lambda_c, lambda_w: seen.add((lambda_c, lambda_w)) or real(model, lambda_c,
+                                                                                                 lambda_w))
+    run(workspace, "p", epochs=1, lambda_c=1e-4, lambda_w=1e-3, halve_penalties=halve)
+    assert seen == {applied}
+
+
 def _gran(dropout: float) -> torch.nn.Module:
     from paraphrastic.models.encoders import build_model
 

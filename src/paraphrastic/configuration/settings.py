@@ -84,6 +84,9 @@ class EncoderSettings(_Settings):
     # BiGRAN: a gate for each direction's states, the gated words combined (the authors' code), or one gate over
     # the combined states
     gate_per_direction: bool = True
+    # λ_c, λ_w (and a supervised head's λ_s) as the authors' code applies them, ½λ‖·‖² (models.py:254-255); false:
+    # λ‖·‖², as the paper's Eq. 4 writes them
+    halve_penalties: bool = True
     scramble: float = 0.0
 
     def model_options(self) -> dict:
@@ -93,6 +96,10 @@ class EncoderSettings(_Settings):
         from paraphrastic.models.encoders import MODEL_OPTIONS
 
         return {key: getattr(self, key) for key in sorted(MODEL_OPTIONS) if getattr(self, key) is not None}
+
+    def penalty(self, weight: float) -> float:
+        """A penalty's λ as training applies it (``halve_penalties``)."""
+        return weight / 2 if self.halve_penalties else weight
 
 
 @dataclass(frozen=True, kw_only=True)

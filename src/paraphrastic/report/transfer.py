@@ -121,6 +121,9 @@ TRAINING_CHOICES = {
     "gate_per_direction": {
         True: "BiGRAN gates each direction's states and combines the gated words, as the authors' code",
         False: "BiGRAN has one gate over the combined states (the authors' code: a gate for each direction)"},
+    "halve_penalties": {
+        True: "the penalties are ½λ‖·‖², as the authors' code applies a λ",
+        False: "the penalties are λ‖·‖², as the paper's Eq. 4 (the authors' code: ½λ‖·‖²)"},
 }
 
 

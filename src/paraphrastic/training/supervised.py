@@ -131,8 +131,9 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
             first, second = scramble_pairs(first, second, settings.scramble, streams.scrambler)
         tokens, mask = pad([add_tags(s, tags) for s in first + second], device)
         loss = kl_loss(model(tokens, mask, len(batch)), targets[torch.as_tensor(batch, device=device)])
-        return (loss + regularization(model.encoder, settings.lambda_c, settings.lambda_w)
-                + head_regularization(model.head, settings.lambda_s))
+        penalty = settings.penalty
+        return (loss + regularization(model.encoder, penalty(settings.lambda_c), penalty(settings.lambda_w))
+                + head_regularization(model.head, penalty(settings.lambda_s)))
 
     def score_epoch() -> dict:
         row = {}

@@ -117,7 +117,7 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
         else:
             loss = margin_loss_deterministic_negatives(model, tokens, mask, settings.margin,
                                                        sampling=settings.sampling, generator=streams.negatives)
-        return loss + regularization(model, settings.lambda_c, settings.lambda_w)
+        return loss + regularization(model, settings.penalty(settings.lambda_c), settings.penalty(settings.lambda_w))
 
     def score_epoch() -> dict:
         results = similarity.score_sets(model, vocab, eval_frame, batch_size=eval_batch_size, device=device)
