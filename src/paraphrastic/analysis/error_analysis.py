@@ -155,7 +155,7 @@ def analyse(config: dict, data_dir, out_dir, *, device: str = "auto") -> dict:
         run, seed, epoch = sel.first_seed(row)
         model, vocab, _ = load_model(model_dir(data_dir, run, seed) / "model.pt", device)
         scaled.append(scale_to_range(cosine_scores(model, vocab, frame, device=device), method))
-        models[name] = {"row": row, "run": run, "seed": seed, "epoch": int(epoch["epoch"])}
+        models[name] = {"row": row, "run": run, "seed": seed, "epoch": epoch["epoch"]}
     table = compare(frame, *scaled, names=names)
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(out_dir / "pairs.parquet") as tmp:

@@ -202,7 +202,7 @@ def analysed_run(config: dict, data_dir, row: str) -> tuple[str, int, dict]:
                                 "(per-token gates are defined for GRAN and GRAN-2)")
     run, seed, epoch = sel.first_seed(row, "oracle")
     return run, seed, {"row": row, "run": run, "seed": seed, "seeds": sel.seeds[run],
-                       "oracle_epoch": int(epoch["epoch"]), "transfer_pearson": float(epoch["transfer_pearson"]),
+                       "oracle_epoch": epoch["epoch"], "transfer_pearson": float(epoch["transfer_pearson"]),
                        "runs_in_row": len(sel.rows[row])}
 
 

@@ -67,9 +67,10 @@ def _speed(sentences: int, seconds: float) -> dict:
     return {"sentences": sentences, "seconds": seconds, "sentences_per_second": sentences / max(seconds, 1e-9)}
 
 
-def table4_models(config: dict, data_dir) -> list[tuple[str, str, str, int, int]]:
+def table4_models(config: dict, data_dir) -> list[tuple[str, str, str, int, int | float]]:
     """(label, row, run, seed, epoch) of each Table 4 row's STS-2016-selected model, its first seed, and of each
-    one's twin on the distilled word vectors where params trains it (``<label>, distilled``)."""
+    one's twin on the distilled word vectors where params trains it (``<label>, distilled``). The epoch of a point
+    inside one is fractional (2.25: a quarter into the third)."""
     from paraphrastic.configuration.grids import distilled_twin, expand
     from paraphrastic.evaluation.selection import Selection
 
@@ -81,7 +82,7 @@ def table4_models(config: dict, data_dir) -> list[tuple[str, str, str, int, int]
     chosen = []
     for label, row in rows.items():
         run, seed, epoch = sel.first_seed(row)
-        chosen.append((label, row, run, seed, int(epoch["epoch"])))
+        chosen.append((label, row, run, seed, epoch["epoch"]))
     return chosen
 
 
