@@ -57,7 +57,7 @@ def side(models: Path, runs: list[str], seeds: list[int], detail: str) -> dict:
     return found
 
 
-def compared(detail: str, before: dict, after: dict, seeds: list[int]) -> dict:
+def compared(detail: str, before: dict, after: dict, seeds: list[int], trained: dict | None = None) -> dict:
     rows = []
     for run in before:
         a, b = before[run], after[run]
@@ -69,7 +69,8 @@ def compared(detail: str, before: dict, after: dict, seeds: list[int]) -> dict:
             raise SystemExit(f"{run}: both sides were trained with {detail} = {a['setting']!r}")
         rows.append({"run": run, "before": a, "after": b,
                      "difference": statistics.mean(b["transfer_pearson"]) - statistics.mean(a["transfer_pearson"])})
-    return {"detail": detail, "seeds": seeds, "commit": commit(), "rows": rows}
+    return {"detail": detail, "seeds": seeds, "commit": commit(), "rows": rows,
+            "trained": {run: dict(trained or {}) for run in before}}
 
 
 def spread(values: list[float]) -> str:
@@ -89,8 +90,12 @@ def markdown(entries: dict) -> str:
                          f"{', '.join(f'{v:.2f}' for v in a['transfer_pearson'])} | "
                          f"{', '.join(f'{v:.2f}' for v in b['transfer_pearson'])} | {spread(a['transfer_pearson'])} | "
                          f"{spread(b['transfer_pearson'])} | {r['difference']:+.2f} |")
+    trained = sorted({f"{r['run']} ({d}): without at {e['trained'][r['run']].get('before', '?')}, with at "
+                      f"{e['trained'][r['run']].get('after', '?')}" for d, e in entries.items() for r in e["rows"]
+                      if e.get("trained", {}).get(r["run"])})
     commits = ", ".join(sorted({f"{d}: {e['commit']}" for d, e in entries.items()}))
-    return "\n".join(lines) + f"\n\nTabulated at ({commits}) by `benchmarks/authors_code/effects.py`.\n"
+    code = f" The code that trained each side: {'; '.join(trained)}." if trained else ""
+    return ("\n".join(lines) + f"\n\nTabulated at ({commits}) by `benchmarks/authors_code/effects.py`.{code}\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,15 +105,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--after", type=Path, required=True, help="the same jobs with it")
     parser.add_argument("--runs", nargs="+", required=True)
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    parser.add_argument("--before-commit", help="the commit whose code trained the jobs without the detail")
+    parser.add_argument("--after-commit", help="the commit whose code trained the jobs with it")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
     args = parser.parse_args(argv)
+    trained = {k: v for k, v in (("before", args.before_commit), ("after", args.after_commit)) if v}
     entry = compared(args.detail, side(args.before, args.runs, args.seeds, args.detail),
-                     side(args.after, args.runs, args.seeds, args.detail), args.seeds)
+                     side(args.after, args.runs, args.seeds, args.detail), args.seeds, trained)
     path = args.out.with_suffix(".json")
     entries = json.loads(path.read_text()) if path.exists() else {}
     if args.detail in entries:  # the detail's other runs are kept (each measured against its own baseline)
         measured = {r["run"] for r in entry["rows"]}
         entry["rows"] = [r for r in entries[args.detail]["rows"] if r["run"] not in measured] + entry["rows"]
+        entry["trained"] = {**entries[args.detail].get("trained", {}), **entry["trained"]}
         if entries[args.detail]["seeds"] != entry["seeds"]:
             raise SystemExit(f"{path}: {args.detail} was measured with seeds {entries[args.detail]['seeds']}")
     entries[args.detail] = entry

@@ -13,8 +13,8 @@ CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it).
    how), and scores every evaluation point their code makes (before training, each quarter of an epoch, each
    epoch's end) on our evaluation sets;
 4. selects, as our pipeline selects, the point with the best STS 2016 mean and reports its 22-set mean, beside
-   our own job of the same run and seed where ``--data`` holds it (its train.json: ours selects among epoch
-   ends), in WORK/authors_code.{json,md}.
+   our own job of the same run and seed where ``--data`` holds it (its train.json), in OUT.{json,md}
+   (default benchmarks/results/authors_code, which docs/fidelity.md shows).
 
 Their code needs Python 2.7 and a C++ compiler (Theano compiles its kernels); it does not run in CI. What runs
 in CI: convert.py's tests (tests/test_authors_code.py) and the flags and selection below.
@@ -40,8 +40,10 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE.parent))
 
+from rehearsal import commit  # noqa: E402
+
 from authors_code import convert  # noqa: E402
-from paraphrastic.atomic import write_json  # noqa: E402
+from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables  # noqa: E402
 from paraphrastic.configuration.settings import TransferSettings, experiment  # noqa: E402
@@ -206,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
     parser.add_argument("--work", type=Path, default=Path("authors_code"), help="where everything goes")
     parser.add_argument("--lasagne", default=LASAGNE, help="Lasagne to install: a pip source (default: %(default)s)")
+    parser.add_argument("--out", type=Path, default=HERE.parent / "results" / "authors_code",
+                        help="writes OUT.json and OUT.md, the table docs/fidelity.md shows (default: %(default)s)")
     args = parser.parse_args(argv)
     if not (args.checkout / "main" / "train.py").is_file():
         raise SystemExit(f"{args.checkout}: no main/train.py (a checkout of jwieting/acl2017 is needed)")
@@ -232,8 +236,8 @@ def main(argv: list[str] | None = None) -> int:
                              "theirs": selected(history, settings.evaluate_every), "history": history,
                              "ours": ours(args.data, run, seed)})
                 print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
-    write_json(work / "authors_code.json", {"versions": versions, "rows": rows})
-    (work / "authors_code.md").write_text(markdown(rows, versions))
+    write_json(args.out.with_suffix(".json"), {"versions": versions, "commit": commit(), "rows": rows})
+    write_text(args.out.with_suffix(".md"), markdown(rows, versions))
     print(markdown(rows, versions))
     return 0
 
