@@ -48,3 +48,16 @@ def test_score_sets_encodes_each_sentence_once(workspace):
     cos = torch.nn.functional.cosine_similarity(a, b).numpy()
     assert results["sts12.MSRvid"]["pearson"] == pytest.approx(similarity.correlations(cos, rows["score"].to_numpy())
                                                                ["pearson"], abs=1e-4)
+
+
+@pytest.mark.fault("undefined scores")
+@pytest.mark.parametrize("gold, message", [([3.0, 3.0, 3.0], "all 3 gold scores are 3"), ([2.0], "1 pair")])
+def test_a_set_without_a_defined_correlation_is_an_error_naming_it(gold, message):
+    import pandas as pd
+
+    from paraphrastic.errors import PipelineError
+
+    frame = pd.DataFrame({"dataset": ["sts12.MSRvid"] * 3 + ["sts16.headlines"] * len(gold),
+                          "score": [1.0, 2.0, 4.0, *gold]})
+    with pytest.raises(PipelineError, match=f"evaluation set 'sts16.headlines': {message}, so no correlation"):
+        similarity.per_set_correlations(frame, np.arange(len(frame), dtype=float))

@@ -151,6 +151,27 @@ def test_the_penalties_are_applied_as_half_of_lambda_as_the_authors_code_does(wo
     assert seen == {applied}
 
 
+@pytest.mark.fault("undefined scores")
+def test_an_evaluation_table_without_a_selection_set_is_an_error_naming_it(workspace):
+    from paraphrastic.data.corpus import EVAL_SCHEMA, write_table
+    from paraphrastic.errors import PipelineError
+
+    table = read_table(workspace["eval"])
+    write_table(table[table["dataset"] != "sts16.headlines"], EVAL_SCHEMA, workspace["eval"])
+    with pytest.raises(PipelineError, match=r"eval.parquet: no pairs of the selection set\(s\) \['sts16.headlines'\]"):
+        run(workspace, "x", epochs=1)
+
+
+@pytest.mark.fault("undefined scores")
+def test_a_nan_score_never_selects_a_point():
+    from paraphrastic.training.epochs import best_of
+
+    nan = float("nan")
+    history = [{"epoch": 1, "s": nan}, {"epoch": 2, "s": 40.0}, {"epoch": 3, "s": nan}, {"epoch": 4, "s": 40.0}]
+    assert best_of(history, "s") is history[1]  # the first of equals; NaN never wins
+    assert best_of([{"epoch": 1, "s": nan}], "s") is None
+
+
 def _gran(dropout: float) -> torch.nn.Module:
     from paraphrastic.models.encoders import build_model
 

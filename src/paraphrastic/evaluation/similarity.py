@@ -61,10 +61,18 @@ def cosine_scores(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> np.nda
 
 
 def per_set_correlations(frame: pd.DataFrame, predicted: np.ndarray) -> dict[str, dict]:
-    """Correlations of ``predicted`` (one score per row of ``frame``, positional) with gold, per dataset."""
+    """Correlations of ``predicted`` (one score per row of ``frame``, positional) with gold, per dataset.
+
+    A set whose correlation no model could have (fewer than two pairs, or gold scores all equal) is an error naming
+    it: its NaN would otherwise enter every mean and selection built on it."""
     gold = frame["score"].to_numpy()
-    return {name: correlations(predicted[rows], gold[rows])
-            for name, rows in frame.groupby("dataset", sort=False).indices.items()}
+    sets = frame.groupby("dataset", sort=False).indices
+    for name, rows in sets.items():
+        if len(rows) < 2 or np.ptp(gold[rows]) == 0:
+            reason = f"{len(rows)} pair" if len(rows) < 2 else f"all {len(rows)} gold scores are {gold[rows][0]:g}"
+            raise PipelineError(f"evaluation set {name!r}: {reason}, so no correlation is defined; rebuild the "
+                                "evaluation table (prepare_eval) or leave the set out of evaluation.sets")
+    return {name: correlations(predicted[rows], gold[rows]) for name, rows in sets.items()}
 
 
 def score_sets(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> dict[str, dict]:

@@ -342,7 +342,8 @@ class Run:
 
     def _keep_weights(self, row: dict, history: list[dict]) -> None:
         """epoch-<point>.pt: every point's weights, or (``select_on``) the best point's only, the others removed."""
-        if self.select_on is not None and best_of(history, self.select_on) is not row:
+        best = best_of(history, self.select_on) if self.select_on is not None else row
+        if best is not None and best is not row:  # None: nothing scored yet, so the latest is what the job keeps
             return
         path = self.checkpoint_dir / f"epoch-{row['epoch']}.pt"
         with phase("writing"), atomic_path(path) as tmp:
@@ -353,11 +354,17 @@ class Run:
                     other.unlink(missing_ok=True)
 
     def restore_best(self, history: list[dict], key: str) -> dict:
-        """Load the weights of the epoch with the highest ``key`` (the last epoch if none scored).
+        """Load the weights of the point with the highest ``key``. A NaN never wins; a job none of whose points
+        scored (a model whose scores were constant) keeps its last point, which a row's selection never picks
+        (:func:`paraphrastic.evaluation.selection.select`: a run with an unscored seed is not eligible).
 
         A missing or damaged epoch checkpoint is a :class:`DamagedCheckpoint` naming it (the checkpoints are
         discarded: :func:`recover_damaged_checkpoints` trains again)."""
         best = best_of(history, key)
+        if best is None:
+            best = history[-1]
+            tqdm.write(f"[{self.name}] no evaluation point has a {key} (the model's scores were constant): keeping "
+                       "the last; a row's selection will not pick this run")
         path = self.checkpoint_dir / f"epoch-{best['epoch']}.pt"
         with phase("loading"):
             weights = read_payload(path, "checkpoint", error=self._damaged)
@@ -373,11 +380,11 @@ def epoch_ends(history: list[dict]) -> list[dict]:
     return [h for h in history if float(h["epoch"]).is_integer()]
 
 
-def best_of(history: list[dict], key: str) -> dict:
-    """The row of ``history`` with the highest ``key`` (the first of equals), the last row if none is scored: how a
-    job selects its epoch."""
+def best_of(history: list[dict], key: str) -> dict | None:
+    """The row of ``history`` with the highest ``key`` (the first of equals) among those scored, None if none is: how
+    a job selects its epoch. A NaN (a model whose scores are constant) never wins."""
     scores = [h[key] for h in history]
-    return history[int(np.nanargmax(scores))] if not all(map(math.isnan, scores)) else history[-1]
+    return None if all(map(math.isnan, scores)) else history[int(np.nanargmax(scores))]
 
 
 def recover_damaged_checkpoints(trainer: Callable[..., dict]) -> Callable[..., dict]:

@@ -13,6 +13,7 @@ from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.data.batching import length_bucketed, pad
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.vocab import Vocabulary, add_tags, load_matrix
+from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation import similarity
 from paraphrastic.losses.margin import choose_negatives, hinge, margin_loss
 from paraphrastic.losses.regularization import regularization
@@ -77,6 +78,10 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
         left = [vocab.ids(t) for t in corpus["tokens1"]]  # tags are added per batch, after scrambling
         right = [vocab.ids(t) for t in corpus["tokens2"]]
         eval_frame = read_table(eval_path)
+        missing = sorted(set(selection) - set(eval_frame["dataset"]))
+        if missing:  # a mean over fewer sets would select silently on other data
+            raise PipelineError(f"{eval_path}: no pairs of the selection set(s) {missing}: the evaluation table is "
+                                "incomplete; rebuild it (prepare_eval)")
 
         seed = settings.seed
         seed_everything(seed)
