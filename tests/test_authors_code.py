@@ -175,7 +175,7 @@ def test_a_details_effect_is_the_difference_of_the_seeds_means_with_its_spread(t
     entry = json.loads(out.with_suffix(".json").read_text())["negative_pass"]
     assert entry["rows"][0]["difference"] == pytest.approx(2 / 3)
     line = next(x for x in out.with_suffix(".md").read_text().splitlines() if x.startswith("| negative_pass"))
-    assert "(none: before the setting) | deterministic | 3 |" in line
+    assert "(trained before the setting) | deterministic | 3 |" in line
     assert "58.00 ± 1.00 | 58.67 ± 0.76 | +0.67 |" in line
     assert "t3-gran__x (negative_pass): without at aaa, with at bbb" in out.with_suffix(".md").read_text()
     _jobs(tmp_path / "other", [58.0, 58.5, 59.5], negative_pass="deterministic", dropout=0.1)

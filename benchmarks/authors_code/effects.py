@@ -31,7 +31,7 @@ from rehearsal import commit  # noqa: E402
 from paraphrastic.atomic import write_json, write_text  # noqa: E402
 
 RESULTS = HERE.parent / "results" / "fidelity_effects"
-ABSENT = "(none: before the setting)"
+ABSENT = "(trained before the setting)"
 
 
 def job(models: Path, run: str, seed: int) -> dict:
@@ -41,12 +41,14 @@ def job(models: Path, run: str, seed: int) -> dict:
     return json.loads(path.read_text())
 
 
-def side(models: Path, runs: list[str], seeds: list[int], detail: str) -> dict:
-    """Each run's jobs on one side: the detail's setting, the other settings, and each seed's selected scores."""
+def side(models: Path, runs: list[str], seeds: list[int], detail: str, absent: str | None = None) -> dict:
+    """Each run's jobs on one side: the detail's setting (``absent``, if given, where a job was trained before the
+    setting existed: the behaviour it then had), the other settings, and each seed's selected scores."""
     found = {}
+    missing = ABSENT if absent is None else f"{absent} {ABSENT}"
     for run in runs:
         jobs = [job(models, run, seed) for seed in seeds]
-        values = {j["settings"].get(detail, ABSENT) for j in jobs}
+        values = {j["settings"].get(detail, missing) for j in jobs}
         if len(values) != 1:
             raise SystemExit(f"{models / run}: its seeds were trained with different {detail} ({sorted(values)})")
         found[run] = {"setting": values.pop(), "others": {k: v for k, v in jobs[0]["settings"].items()
@@ -105,12 +107,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--after", type=Path, required=True, help="the same jobs with it")
     parser.add_argument("--runs", nargs="+", required=True)
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    parser.add_argument("--before-value", help="the detail's value of jobs trained before the setting existed")
     parser.add_argument("--before-commit", help="the commit whose code trained the jobs without the detail")
     parser.add_argument("--after-commit", help="the commit whose code trained the jobs with it")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
     args = parser.parse_args(argv)
     trained = {k: v for k, v in (("before", args.before_commit), ("after", args.after_commit)) if v}
-    entry = compared(args.detail, side(args.before, args.runs, args.seeds, args.detail),
+    entry = compared(args.detail, side(args.before, args.runs, args.seeds, args.detail, args.before_value),
                      side(args.after, args.runs, args.seeds, args.detail), args.seeds, trained)
     path = args.out.with_suffix(".json")
     entries = json.loads(path.read_text()) if path.exists() else {}
