@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -159,7 +161,7 @@ def test_embed_and_similarity_subcommands(model_file, workspace, capsys):
                      "--output", str(root / "out.npy"), "--device", "cpu"]) == 0
     encoder = paraphrastic.load(model_file[0], device="cpu")
     assert np.allclose(np.load(root / "out.npy"), encoder.encode(SENTENCES), atol=1e-6)
-    assert cli.main(["embed", "--model", str(model_file[0]), "--input", str(root / "pairs.tsv"), "--column", "1",
+    assert cli.main(["embed", "--model", str(model_file[0]), "--input", str(root / "pairs.tsv"), "--column", "2",
                      "--output", str(root / "col.npy"), "--device", "cpu"]) == 0
     assert np.allclose(np.load(root / "col.npy"), encoder.encode(SENTENCES[::-1]), atol=1e-6)
     capsys.readouterr()
@@ -169,4 +171,31 @@ def test_embed_and_similarity_subcommands(model_file, workspace, capsys):
     assert np.allclose(printed, encoder.similarity_pairwise(SENTENCES, SENTENCES[::-1]), atol=1e-5)
     (root / "bad.tsv").write_text("one\ttwo\nonly one\n")
     assert cli.main(["similarity", "--model", str(model_file[0]), "--input", str(root / "bad.tsv")]) == 1
-    assert "bad.tsv:2: has 1 tab-separated fields, no column 1" in capsys.readouterr().err
+    assert "bad.tsv:2: has 1 tab-separated fields, no column 2" in capsys.readouterr().err
+
+
+@pytest.mark.fault("command inputs")
+@pytest.mark.parametrize("column", ["0", "-1"])
+def test_a_column_is_numbered_from_1(model_file, workspace, capsys, column):
+    (workspace["root"] / "pairs.tsv").write_text("a b\tc d\n")
+    assert cli.main(["embed", "--model", str(model_file[0]), "--input", str(workspace["root"] / "pairs.tsv"),
+                     "--column", column, "--output", str(workspace["root"] / "v.npy")]) == 1
+    assert f"column {column}: columns are numbered from 1" in capsys.readouterr().err
+    assert not (workspace["root"] / "v.npy").exists()
+
+
+@pytest.mark.fault("command inputs")
+@pytest.mark.parametrize("which", ["input", "input through a link", "model"])
+def test_an_output_that_is_one_of_the_commands_inputs_is_refused(model_file, workspace, capsys, which):
+    root = workspace["root"]
+    (root / "in.txt").write_text("a b\n")
+    target = {"input": root / "in.txt", "model": model_file[0]}.get(which)
+    if target is None:
+        (root / "link.txt").symlink_to(root / "in.txt")
+        target = root / "link.txt"
+    before = Path(target).read_bytes()
+    assert cli.main(["embed", "--model", str(model_file[0]), "--input", str(root / "in.txt"),
+                     "--output", str(target)]) == 1
+    option = "model" if which == "model" else "input"
+    assert f"--output {target} is the --{option} file: refusing to write over it" in capsys.readouterr().err
+    assert Path(target).read_bytes() == before

@@ -223,20 +223,23 @@ def read_lines(path) -> list[str]:
 
 
 def read_sentences(path, column: int | None = None, *, lines: list[str] | None = None) -> list[str]:
-    """One sentence per line of a text file, or the given 0-based column of a TSV file ('-' = stdin).
+    """One sentence per line of a text file, or the given column of a TSV file, numbered from 1 as `cut -f` numbers
+    them ('-' = stdin). Every line must have that column.
 
     ``lines`` are the file's lines when the caller has read them already (standard input can be read once).
     """
-    from paraphrastic.errors import MalformedLine
+    from paraphrastic.errors import MalformedLine, PipelineError
 
+    if column is not None and (isinstance(column, bool) or not isinstance(column, int) or column < 1):
+        raise PipelineError(f"column {column!r}: columns are numbered from 1")
     lines = read_lines(path) if lines is None else lines
     if column is None:
         return lines
     out = []
     for number, line in enumerate(lines, start=1):
         fields = line.split("\t")
-        if column >= len(fields):
+        if column > len(fields):
             raise MalformedLine("<stdin>" if str(path) == "-" else path, number,
                                 f"has {len(fields)} tab-separated fields, no column {column}", line)
-        out.append(fields[column])
+        out.append(fields[column - 1])
     return out

@@ -91,7 +91,7 @@ READERS = {
                lambda d, _: (stanza_models.conllu_sentences(d / "t.conllu"), {})),
     "lines": ({"in.txt": b"a b\nc d\n"}, lambda d, _: (encoder.read_lines(d / "in.txt"), {})),
     "stdin": ({"<stdin>": b"a b\nc d\n"}, _stdin),
-    "column": ({"in.txt": b"a\tb\nc\td\n"}, lambda d, _: (encoder.read_sentences(d / "in.txt", 1), {})),
+    "column": ({"in.txt": b"a\tb\nc\td\n"}, lambda d, _: (encoder.read_sentences(d / "in.txt", 2), {})),
 }
 
 STS_OK = Reads([("a b", "c d", 4.2), ("e f", "g h", 1.0)])
@@ -382,7 +382,7 @@ CASES = [
     case("stdin", EMPTY_FILE, "empty-input-no-lines", {"<stdin>": b""}, Reads([])),
     # ... and a column of a TSV file (`similarity`, `embed --column`)
     case("column", ENCODING, "utf8-bom", {"in.txt": BOM8 + b"a\tb\nc\td\n"}, Reads(["b", "d"])),
-    case("column", EMPTY_FIELD, "missing-column", {"in.txt": b"a\tb\nc d\n"}, M("in.txt", 2, "no column 1")),
+    case("column", EMPTY_FIELD, "missing-column", {"in.txt": b"a\tb\nc d\n"}, M("in.txt", 2, "no column 2")),
     case("column", EMPTY_FIELD, "empty-field-is-a-sentence", {"in.txt": b"a\t\nc\td\n"}, Reads(["", "d"])),
     case("column", CONTROL, "u2028-in-field", {"in.txt": "a\tb\u2028x\nc\td\n".encode()}, Reads(["b\u2028x", "d"])),
     case("column", EMPTY_FILE, "empty", {"in.txt": b""}, Reads([])),
@@ -418,9 +418,9 @@ def test_standard_input_without_a_byte_buffer(monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("\ufeffa\u2028b\tc\nd\te\n"))
     lines = encoder.read_lines("-")
     assert lines == ["a\u2028b\tc", "d\te"]
-    assert encoder.read_sentences("-", 1, lines=lines) == ["c", "e"]
+    assert encoder.read_sentences("-", 2, lines=lines) == ["c", "e"]
     with pytest.raises(MalformedLine, match=r"^<stdin>:2: has 1 tab-separated"):
-        encoder.read_sentences("-", 1, lines=["a\tb", "c"])
+        encoder.read_sentences("-", 2, lines=["a\tb", "c"])
 
 
 def test_gzipped_input_keeps_the_same_rules(tmp_path):

@@ -12,6 +12,7 @@ def embed(args) -> None:
     from paraphrastic.atomic import atomic_path
     from paraphrastic.encoder import load, read_sentences
 
+    refuse_overwriting_inputs(args.output, input=args.input, model=args.model)
     encoder = load(args.model, device=args.device)
     with atomic_path(args.output) as tmp:  # checks --output first: an existing folder is an error, never replaced
         vectors = encoder.encode(read_sentences(args.input, args.column))
@@ -20,12 +21,26 @@ def embed(args) -> None:
     print(f"{len(vectors)} sentences -> {args.output} ({vectors.shape[1]}-d, {encoder.source})", file=sys.stderr)
 
 
+def refuse_overwriting_inputs(output, **inputs) -> None:
+    """An output that is one of the command's input files (the same file, by any path or link) is an error: the
+    user's file is never replaced by the result."""
+    from pathlib import Path
+
+    from paraphrastic.errors import PipelineError
+
+    target = Path(output)
+    for option, path in inputs.items():
+        if str(path) != "-" and target.exists() and Path(path).exists() and target.samefile(path):
+            raise PipelineError(f"--output {output} is the --{option} file: refusing to write over it; name "
+                                "another output")
+
+
 def similarity(args) -> None:
     from paraphrastic.encoder import load, read_lines, read_sentences
 
     encoder = load(args.model, device=args.device)
     lines = read_lines(args.input)  # once: standard input cannot be read twice
-    first, second = read_sentences(args.input, 0, lines=lines), read_sentences(args.input, 1, lines=lines)
+    first, second = read_sentences(args.input, 1, lines=lines), read_sentences(args.input, 2, lines=lines)
     for value in encoder.similarity_pairwise(first, second).tolist():
         print(f"{value:.6f}")
 
@@ -45,7 +60,7 @@ def add_commands(sub) -> None:
     p = sub.add_parser("embed", help="embed sentences (one per line, or a TSV column) with a trained model.pt")
     p.add_argument("--model", required=True, help=model_help)
     p.add_argument("--input", required=True, help="text file, one sentence per line ('-' = standard input)")
-    p.add_argument("--column", type=int, help="read this 0-based column of a tab-separated file instead")
+    p.add_argument("--column", type=int, help="read this column (numbered from 1) of a tab-separated file instead")
     p.add_argument("--output", required=True, help="a .npy file: one row per sentence")
     p.add_argument("--device", default="auto", help=device_help)
     p.set_defaults(func=embed)
