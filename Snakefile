@@ -22,6 +22,12 @@ if not workflow.overwrite_configfiles:
     configfile: "params.yaml"
 
 
+# Snakemake's YAML loader keeps the last of a key given twice; the library's stops, naming both lines.
+from paraphrastic.configuration.params import read_yaml
+
+for _configfile in workflow.configfiles:
+    read_yaml(_configfile)
+
 validate(config, "workflow/schemas/params.schema.yaml")
 
 

@@ -1,6 +1,7 @@
 """params.yaml: loaded and validated against the schema, with each error's path named."""
 
 import copy
+import re
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,45 @@ def test_bad_config_is_rejected_with_its_path(path, value, message):
                                                                    "epochs": 1, "search": {"seed": [1, 2]}}]}):
         with pytest.raises(PipelineError, match="does not match"):
             config.validate({**c, **bad}, SCHEMA)
+
+
+DUPLICATE = "seed: 1\ntrain:\n  batch_size: 100\n  margin: 0.4\n  batch_size: 25\n"
+
+
+@pytest.mark.fault("params.yaml")
+@pytest.mark.parametrize("text, message", [
+    (DUPLICATE, ":5: key 'batch_size' given twice (first at line 3)"),
+    ("seed: 1\ntrain: [1, 2\nseeds: 3\n", ":3:6: not valid YAML: expected ',' or ']'"),
+])
+def test_a_key_given_twice_or_a_syntax_error_names_the_file_and_line(tmp_path, capsys, text, message):
+    path = tmp_path / "params.yaml"
+    path.write_text(text)
+    with pytest.raises(PipelineError, match=f"^{re.escape(str(path) + message)}"):
+        config.read_yaml(path)
+    from paraphrastic.cli import main as cli
+
+    assert cli.main(["--params", str(path), "grids"]) == 1  # the command line says the same, in one line
+    assert f"{path}{message}" in capsys.readouterr().err
+
+
+@pytest.mark.fault("params.yaml")
+def test_snakemake_stops_on_a_key_given_twice_in_a_configfile(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "dup.yaml"
+    path.write_text(DUPLICATE)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and f"{path}:5: key 'batch_size' given twice" in proc.stdout + proc.stderr
+
+
+def test_merge_keys_may_override_what_they_merge(tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text("base: &b {x: 1, y: 2}\nz:\n  <<: *b\n  y: 3\n")
+    assert config.read_yaml(path) == {"base": {"x": 1, "y": 2}, "z": {"x": 1, "y": 3}}
+    for name in ("params.yaml", "params.test.yaml"):
+        assert config.read_yaml(REPO / name) == yaml.safe_load((REPO / name).read_text())
 
 
 def test_the_schema_names_what_the_code_defines():

@@ -27,9 +27,35 @@ RESOLVED_ENV = "PARAPHRASTIC_RESOLVED_PARAMS"
 DEFAULT_SCHEMA = resources.find(resources.SCHEMA)
 
 
-def load(path="params.yaml", schema=DEFAULT_SCHEMA) -> dict:
+class _UniqueKeys(yaml.SafeLoader):
+    """YAML's safe loader, except that a mapping's key given twice is an error (PyYAML keeps the last silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`: its keys may be overridden here
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int | float | bool) and key in seen:
+                raise PipelineError(f"{self.name}:{key_node.start_mark.line + 1}: key {key!r} given twice (first at "
+                                    f"line {seen[key]}): remove one")
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_yaml(path):
+    """A YAML file (a config): a syntax error or a key given twice is an error naming the file and line."""
     with open(path, encoding="utf-8") as handle:
-        config = yaml.safe_load(handle)
+        try:
+            return yaml.load(handle, Loader=_UniqueKeys)  # noqa: S506 (a SafeLoader)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+            raise PipelineError(f"{where}: not valid YAML: {exc.problem or exc.context}") from None
+
+
+def load(path="params.yaml", schema=DEFAULT_SCHEMA) -> dict:
+    config = read_yaml(path)
     validate(config, schema, source=str(path))
     return config
 
