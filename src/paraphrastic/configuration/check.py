@@ -54,6 +54,10 @@ def check(config: dict, tables: JobTables | None = None) -> JobTables:
                     "word_vectors.distilled_thinning")
     _check_thinning(config["supervised"].get("thinning"), config["supervised"].get("grids") or [],
                     "supervised.thinning")
+    split = config["supervised"]["split"]
+    if split["train"] + split["validation"] >= 1:
+        raise PipelineError(f"supervised.split: train {split['train']} + validation {split['validation']} leave no "
+                            "test split (the rest of each set is its test split): make their sum less than 1")
     tables = JobTables.of(config) if tables is None else tables
     for key, row, supervised in _references(config):
         if row not in (tables.supervised_rows if supervised else tables.rows):

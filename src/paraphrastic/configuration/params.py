@@ -82,8 +82,13 @@ def validate(config: dict, schema=DEFAULT_SCHEMA, *, source: str = "config") -> 
     if errors:
         lines = [f"  {'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
         raise PipelineError(f"{source} does not match {schema}:\n" + "\n".join(lines))
-    datasets.resolve(config["evaluation"]["sets"])
-    datasets.resolve(config["evaluation"]["selection"])
+    for key, ids in (("evaluation.sets", config["evaluation"]["sets"]),
+                     ("evaluation.selection", config["evaluation"]["selection"]),
+                     ("supervised.sts_sets", (config.get("supervised") or {}).get("sts_sets", "all"))):
+        try:
+            datasets.resolve(ids)
+        except KeyError as exc:
+            raise PipelineError(f"{source}: {key}: {exc.args[0]}") from None
 
 
 def mirror_dir(config: dict) -> Path | None:
