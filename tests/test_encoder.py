@@ -199,3 +199,21 @@ def test_an_output_that_is_one_of_the_commands_inputs_is_refused(model_file, wor
     option = "model" if which == "model" else "input"
     assert f"--output {target} is the --{option} file: refusing to write over it" in capsys.readouterr().err
     assert Path(target).read_bytes() == before
+
+
+@pytest.mark.fault("command inputs")
+def test_text_in_nfc_and_nfd_gets_the_same_tokens_and_vectors(tmp_path):
+    import unicodedata
+
+    from paraphrastic.data import vocab as vocab_mod
+
+    nfc, nfd = "Un café naïve.", unicodedata.normalize("NFD", "Un café naïve.")
+    assert nfc != nfd and tokenize(nfc) == tokenize(nfd) == ["un", "café", "naïve", "."]
+    assert tokenize(nfd, pretokenized=True) == tokenize(nfc, pretokenized=True)
+    # a vectors file that spells its words decomposed is looked up by the composed tokens
+    (tmp_path / "v.txt").write_text(f"{unicodedata.normalize('NFD', 'café')} 1 2\nun 3 4\nnaïve 5 6\n. 7 8\n")
+    vocab, matrix = vocab_mod.build([tokenize(nfc)], tmp_path / "v.txt")
+    assert "café" in vocab.index and np.count_nonzero(matrix[vocab.index["café"]]) == 2
+    save_model(tmp_path / "m.pt", build_model("avg", torch.from_numpy(matrix)), "avg", {}, vocab, {})
+    encoder = paraphrastic.load(tmp_path / "m.pt", device="cpu")
+    assert np.array_equal(encoder.encode([nfc]), encoder.encode([nfd]))

@@ -37,6 +37,7 @@ shortcuts rely on.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from nltk.tokenize import TreebankWordTokenizer
 from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer, PunktToken
@@ -251,6 +252,8 @@ def _sentences(text: str) -> list[str]:
 
 
 def tokenize(text: str, *, pretokenized: bool = False) -> list[str]:
+    if not text.isascii():  # one spelling of each character (NFC): "é" composed or as "e" + a combining accent
+        text = unicodedata.normalize("NFC", text)
     if pretokenized:
         return normalise([unescape_ptb(t) for t in text.split()])
     if "#" in text:

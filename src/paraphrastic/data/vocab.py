@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
@@ -90,6 +91,8 @@ def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) ->
         except UnicodeDecodeError:
             word = fields[0].decode("latin-1")
             skipped.note("with a word not in UTF-8 (read as latin-1)", path, number)
+        if not word.isascii():  # as the tokens it is looked up by (data/tokenize.py)
+            word = unicodedata.normalize("NFC", word)
         if dim is None:
             dim = len(fields) - 1
             if dim == 1 and word.isdigit():
