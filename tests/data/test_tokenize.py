@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 import sys
+import unicodedata
 
 import pytest
 from nltk.tokenize import TreebankWordTokenizer
@@ -29,8 +30,9 @@ REFERENCE_HASHTAG = re.compile(r"(?<!\S)#(?=\w)")
 
 
 def reference_tokenize(text: str) -> list[str]:
-    """The tokenizer as it was before the fast path: NLTK Punkt, then NLTK Treebank on each sentence."""
-    text = REFERENCE_HASHTAG.sub("", text)
+    """The tokenizer as it was before the fast path: NLTK Punkt, then NLTK Treebank on each sentence (of the text in
+    NFC, the one spelling of each character that the pipeline tokenises)."""
+    text = REFERENCE_HASHTAG.sub("", unicodedata.normalize("NFC", text))
     tokens = [t for sentence in REFERENCE_SENTENCES.tokenize(text) for t in REFERENCE_WORDS.tokenize(sentence)]
     tokens = [t.lower() for t in tokens]
     return [t[1:] if len(t) > 1 and t.startswith("#") else t for t in tokens]
