@@ -74,3 +74,59 @@ def test_a_block_that_writes_nothing_leaves_no_empty_file(tmp_path):
         with atomic_path(tmp_path / "out.txt"):
             pass
     assert list(tmp_path.iterdir()) == []
+
+
+# Written in a child whose files may not grow past 4 KiB (RLIMIT_FSIZE, SIGXFSZ ignored: a write past it fails with
+# EFBIG, as one on a full disk fails with ENOSPC): each writer's old file must survive, its error naming the path.
+FILE_SIZE_LIMIT = r"""
+import json, resource, signal, sys
+from pathlib import Path
+import numpy as np, torch
+from paraphrastic.cli import main as cli
+from paraphrastic.data.vocab import SPECIAL, Vocabulary
+from paraphrastic.errors import PipelineError
+from paraphrastic.models.encoders import build_model
+from paraphrastic.models.files import save_model
+from paraphrastic.training.epochs import Run
+
+folder = Path(sys.argv[1])
+vocab = Vocabulary([*SPECIAL, *(f"w{i}" for i in range(2000))])
+model = build_model("avg", torch.randn(len(vocab.words), 50))
+save_model(folder / "model.pt", model, "avg", {}, vocab, {})  # embed's: its 100 x 50 output does not fit
+(folder / "in.txt").write_text("w1 w2\n" * 100)
+for name in ("model.pt.old", "last.pt", "v.npy"):
+    (folder / name).write_bytes(b"old")
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+run = Run("r", model, torch.optim.Adam(model.parameters()), folder, "stamp", 1, 1, 10)
+outcomes = {}
+for name, write in (("checkpoint", lambda: run.save_resume_state(1, [])),
+                    ("model", lambda: save_model(folder / "model.pt.old", model, "avg", {}, vocab, {}))):
+    try:
+        write()
+        outcomes[name] = "written"
+    except PipelineError as exc:
+        outcomes[name] = str(exc)
+outcomes["embed"] = cli.main(["embed", "--model", str(folder / "model.pt"), "--input", str(folder / "in.txt"),
+                              "--output", str(folder / "v.npy"), "--device", "cpu"])
+print(json.dumps(outcomes))
+"""
+
+
+@pytest.mark.fault("filesystem")
+def test_a_checkpoint_a_model_and_an_embedding_that_do_not_fit_name_their_file_and_keep_the_old(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", FILE_SIZE_LIMIT, str(tmp_path)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    outcomes = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name, path in (("checkpoint", "last.pt"), ("model", "model.pt.old")):
+        assert outcomes[name].startswith(f"{tmp_path / path}: could not write it"), outcomes[name]
+        assert "what was there is unchanged" in outcomes[name]
+    assert outcomes["embed"] == 1 and f"{tmp_path / 'v.npy'}: could not write it" in proc.stderr
+    for name in ("model.pt.old", "last.pt", "v.npy"):
+        assert (tmp_path / name).read_bytes() == b"old"
+    assert leftovers(tmp_path) == []

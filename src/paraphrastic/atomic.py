@@ -7,6 +7,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,10 +43,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         os.replace(tmp, path)
         tmp = None
         _fsync_dir(path.parent)
-    except OSError as exc:
+    except (OSError, RuntimeError) as exc:
         # Errors of writing this file (not those of reading the block's own inputs) name the file meant.
         if _about(exc, written, path):
-            raise PipelineError(f"{path}: could not write it ({exc.strerror or exc}); "
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"a short write: {exc}"
+            raise PipelineError(f"{path}: could not write it ({reason}; is the disk full?); "
                                 "nothing was written and what was there is unchanged") from exc
         raise
     finally:
@@ -53,9 +55,17 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             tmp.unlink(missing_ok=True)
 
 
-def _about(exc: OSError, tmp: Path | None, path: Path) -> bool:
-    """Whether ``exc`` is about writing ``path``: a full disk or quota (which often name no file), or an error
-    naming its temporary, it or a folder above it."""
+# What a full disk (or a file-size limit) looks like where a library writes through its own code rather than
+# Python's file objects: numpy's tofile ("800000 requested and 496 written", no errno) and torch's zip writer
+# (a RuntimeError from inline_container.cc: "unexpected pos ...", "file write failed")
+_SHORT_WRITES = re.compile(r"^\d+ requested and \d+ written$|inline_container\.cc|PytorchStreamWriter")
+
+
+def _about(exc: OSError | RuntimeError, tmp: Path | None, path: Path) -> bool:
+    """Whether ``exc`` is about writing ``path``: a full disk or quota (which often name no file), a short write of
+    numpy's or torch's writer, or an error naming its temporary, it or a folder above it."""
+    if isinstance(exc, RuntimeError) or exc.errno is None:
+        return bool(_SHORT_WRITES.search(str(exc)))
     if exc.filename is None:
         return exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS)
     try:
