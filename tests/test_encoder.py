@@ -202,6 +202,16 @@ def test_an_output_that_is_one_of_the_commands_inputs_is_refused(model_file, wor
 
 
 @pytest.mark.fault("command inputs")
+def test_an_input_that_is_a_folder_is_named_as_the_input(model_file, workspace, capsys):
+    folder = workspace["root"] / "sentences"
+    folder.mkdir()
+    assert cli.main(["embed", "--model", str(model_file[0]), "--input", str(folder),
+                     "--output", str(workspace["root"] / "v.npy")]) == 1
+    assert f"error: {folder}: Is a directory" in capsys.readouterr().err
+    assert not (workspace["root"] / "v.npy").exists()
+
+
+@pytest.mark.fault("command inputs")
 def test_text_in_nfc_and_nfd_gets_the_same_tokens_and_vectors(tmp_path):
     import unicodedata
 
