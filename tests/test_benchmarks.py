@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from paraphrastic.data.corpus import write_table
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -22,10 +24,11 @@ def test_benchmark_command_writes_its_tables(tmp_path):
         return [str(w) for w in rng.choice(words, rng.integers(1, 12))]
 
     corpus = pd.DataFrame({"tokens1": [sentence() for _ in range(400)], "tokens2": [sentence() for _ in range(400)]})
-    corpus.to_parquet(tmp_path / "simpwiki.parquet")
+    write_table(corpus, None, tmp_path / "simpwiki.parquet", stage="prepare_train")
     (tmp_path / "vocab.txt").write_text("\n".join(["<pad>", "<unk>", "<s>", "</s>", *words]) + "\n")
-    pd.DataFrame({"dataset": ["sts12.MSRvid"] * 5, "s1": ["a"] * 5, "s2": ["b"] * 5, "score": [1.0] * 5,
-                  "tokens1": [["w1"]] * 5, "tokens2": [["w2"]] * 5}).to_parquet(tmp_path / "eval.parquet")
+    evaluation = pd.DataFrame({"dataset": ["sts12.MSRvid"] * 5, "s1": ["a"] * 5, "s2": ["b"] * 5, "score": [1.0] * 5,
+                  "tokens1": [["w1"]] * 5, "tokens2": [["w2"]] * 5})
+    write_table(evaluation, None, tmp_path / "eval.parquet", stage="prepare_eval")
     out = subprocess.run([sys.executable, "benchmarks/run.py", "--quick", "--models", "avg", "gran", "--dims", "8",
                           "--corpus", str(tmp_path / "simpwiki.parquet"), "--vocab", str(tmp_path / "vocab.txt"),
                           "--eval", str(tmp_path / "eval.parquet"), "--params", str(tmp_path / "missing.yaml"),

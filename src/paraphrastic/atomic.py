@@ -46,8 +46,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     except (OSError, RuntimeError) as exc:
         # Errors of writing this file (not those of reading the block's own inputs) name the file meant.
         if _about(exc, written, path):
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"a short write: {exc}"
-            raise PipelineError(f"{path}: could not write it ({reason}; is the disk full?); "
+            reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror
+                      else f"a short write, as a full disk gives: {exc}")
+            raise PipelineError(f"{path}: could not write it ({reason}); "
                                 "nothing was written and what was there is unchanged") from exc
         raise
     finally:

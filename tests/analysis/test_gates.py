@@ -12,6 +12,7 @@ import torch
 
 from paraphrastic.analysis import gates
 from paraphrastic.data.batching import pad
+from paraphrastic.data.corpus import write_table
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.models.encoders import build_model
@@ -160,9 +161,9 @@ GATE_TAGS = {"a": ("DT", "det"), "man": ("NN", "nsubj"), "dog": ("NN", "obj"), "
 
 
 def write_parses(path, tags: dict, sentences=GATE_SENTENCES, heads=0):
-    pd.DataFrame([{"sentence": s, "index": i + 1, "word": w, "lemma": w, "upos": "X", "xpos": tags[w][0],
-                   "head": heads, "deprel": tags[w][1]} for s, words in enumerate(sentences)
-                  for i, w in enumerate(words)]).to_parquet(path)
+    write_table(pd.DataFrame([{"sentence": s, "index": i + 1, "word": w, "lemma": w, "upos": "X", "xpos": tags[w][0],
+                               "head": heads, "deprel": tags[w][1]} for s, words in enumerate(sentences)
+                              for i, w in enumerate(words)]), None, path, stage="parse")
     return path
 
 

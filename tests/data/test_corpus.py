@@ -1,9 +1,12 @@
+from pathlib import Path
+
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from paraphrastic.data.corpus import (
+    EVAL_SCHEMA,
     TRAIN_SCHEMA,
     build_train_table,
     read_table,
@@ -54,7 +57,7 @@ def test_a_missing_or_damaged_artifact_is_an_error_naming_it(tmp_path, content):
 
     table, matrix = tmp_path / "t.parquet", tmp_path / "m.npy"
     if content == "truncated":
-        pq.write_table(pa.table({"s1": [f"sentence {i}" for i in range(500)]}), table)
+        write_table(pd.DataFrame({"s1": [f"sentence {i}" for i in range(500)]}), None, table)
         save_matrix(matrix, np.ones((50, 4), dtype=np.float32))
         for path in (table, matrix):
             path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
@@ -66,3 +69,53 @@ def test_a_missing_or_damaged_artifact_is_an_error_naming_it(tmp_path, content):
         read_table(table)
     with pytest.raises(PipelineError, match=f"{matrix}: {expected}"):
         load_matrix(matrix)
+
+
+def _eval_table(path) -> pd.DataFrame:
+    frame = pd.DataFrame({"dataset": ["sts12.MSRvid"] * 30 + ["sts16.headlines"] * 20, "group": "g",
+                          "line": list(range(1, 31)) + list(range(1, 21)), "s1": "a b", "s2": "c d",
+                          "score": [float(i % 5) for i in range(50)], "tokens1": [["a", "b"]] * 50,
+                          "tokens2": [["c", "d"]] * 50})
+    write_table(frame, EVAL_SCHEMA, path, stage="prepare_eval")
+    return frame
+
+
+def test_a_table_carries_a_record_of_what_it_holds():
+    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "eval.parquet"
+        frame = _eval_table(path)
+        record = json.loads(pq.ParquetFile(path).metadata.metadata[b"paraphrastic"])
+        assert (record["stage"], record["rows"], record["counted_by"]) == ("prepare_eval", 50, "dataset")
+        assert record["counts"] == {"sts12.MSRvid": 30, "sts16.headlines": 20}
+        assert read_table(path).equals(pq.read_table(path).to_pandas()) and len(frame) == 50
+
+
+@pytest.mark.fault("pipeline artifacts")
+@pytest.mark.parametrize("how, says", [
+    ("a byte flipped in its data", "(not a readable parquet table|its content differs from what prepare_eval wrote)"),
+    ("rewritten by pandas without a set's rows", "holds no record of what the pipeline wrote there"),
+    ("rewritten with its record but without a set's rows", r"30 rows where prepare_eval wrote 50 \(dataset "
+                                                             r"\['sts16.headlines'\] differ\)"),
+    ("a value edited, its record kept", "its content differs from what prepare_eval wrote"),
+])
+def test_a_damaged_or_edited_table_is_named_with_what_differs(tmp_path, how, says):
+    path = tmp_path / "eval.parquet"
+    frame = _eval_table(path)
+    record = pq.ParquetFile(path).metadata.metadata[b"paraphrastic"]
+    if how == "a byte flipped in its data":
+        data = bytearray(path.read_bytes())
+        data[len(data) // 3] ^= 0xFF
+        path.write_bytes(bytes(data))
+    elif how.startswith("rewritten by pandas"):
+        frame[frame["dataset"] == "sts12.MSRvid"].to_parquet(path)
+    else:
+        edited = frame[frame["dataset"] == "sts12.MSRvid"] if "rows" in how else frame.assign(score=frame["score"] + 1)
+        table = pa.Table.from_pandas(edited, schema=EVAL_SCHEMA, preserve_index=False)
+        with pq.ParquetWriter(path, table.schema) as writer:
+            writer.write_table(table)
+            writer.add_key_value_metadata({"paraphrastic": record.decode()})
+    with pytest.raises(PipelineError, match=f"{path}: {says}"):
+        read_table(path)

@@ -12,7 +12,7 @@ import pytest
 
 from paraphrastic.configuration.params import load
 from paraphrastic.data import fetch
-from paraphrastic.errors import ChecksumMismatch, MissingSource, TruncatedDownload
+from paraphrastic.errors import ChecksumMismatch, MissingSource, PipelineError, TruncatedDownload
 from paraphrastic.pipeline.steps.fetch import required_raw_files
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,6 +43,37 @@ def test_mirror_copy_verified(tmp_path, mirror_dir):
     assert (tmp_path / "raw" / "sts" / "a.txt").read_bytes() == b"hello\n"
     assert records[0]["origin"].endswith("sts/a.txt") and records[0]["pinned"]
     assert (tmp_path / "raw" / "FETCHED.json").exists()
+
+
+@pytest.mark.fault("pipeline artifacts")
+@pytest.mark.parametrize("change, says", [
+    ("touched", None),
+    ("edited in place", "its sha256 differs from the one fetch verified"),
+    ("cut short", "5 bytes where fetch verified 6"),
+    ("removed", "missing, though fetch verified it"),
+    ("no record", "missing \\(fetch writes it beside the files it verified\\)"),
+])
+def test_a_raw_file_changed_after_fetch_stops_the_stage_that_reads_it(tmp_path, mirror_dir, change, says):
+    import os
+
+    manifest = {"sts/a.txt": {"url": None, "sha256": sha(b"hello\n"), "size": 6, "mirror": "sts/a.txt"}}
+    fetch.fetch_all(["sts/a.txt"], manifest, tmp_path / "raw", mirror_dir)
+    path = tmp_path / "raw" / "sts" / "a.txt"
+    if change == "touched":  # a checkout or copy moves the time only: the hash says it is the same
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    elif change == "edited in place":
+        path.write_bytes(b"HELLO\n")
+    elif change == "cut short":
+        path.write_bytes(b"hello")
+    elif change == "removed":
+        path.unlink()
+    else:
+        (tmp_path / "raw" / "FETCHED.json").unlink()
+    if says is None:
+        fetch.verify_raw(tmp_path / "raw")
+        return
+    with pytest.raises(PipelineError, match=f"{tmp_path / 'raw'}/(sts/a.txt|FETCHED.json): {says}"):
+        fetch.verify_raw(tmp_path / "raw")
 
 
 @pytest.mark.fault("downloads")

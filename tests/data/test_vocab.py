@@ -3,7 +3,7 @@ import pytest
 
 from paraphrastic.data import vocab
 from paraphrastic.data.readers import SkippedLines
-from paraphrastic.errors import MalformedLine
+from paraphrastic.errors import MalformedLine, PipelineError
 
 
 def test_build_restricts_to_corpus_words_with_zero_unknown_row(tmp_path):
@@ -78,3 +78,34 @@ def test_roundtrip(tmp_path):
     voc = vocab.Vocabulary(vocab.SPECIAL + ["a"])
     voc.save(tmp_path / "vocab.txt")
     assert vocab.Vocabulary.load(tmp_path / "vocab.txt").words == voc.words
+
+
+@pytest.mark.fault("pipeline artifacts")
+@pytest.mark.parametrize("how, says", [
+    ("written by numpy alone", "holds no record of what the pipeline wrote there"),
+    ("a value flipped", "its values differ from what vocab wrote"),
+    ("rows cut, its record kept", r"a float32 matrix of shape \[3, 2\] where vocab wrote float32 \[4, 2\]"),
+])
+def test_a_matrix_carries_a_record_and_a_damaged_or_edited_one_is_named(tmp_path, how, says):
+    import io
+    import json
+
+    path = tmp_path / "embeddings.npy"
+    matrix = np.arange(8, dtype=np.float32).reshape(4, 2)
+    vocab.save_matrix(path, matrix, stage="vocab")
+    assert np.array_equal(vocab.load_matrix(path), matrix) and np.array_equal(np.load(path), matrix)
+    data = path.read_bytes()
+    cut = data.rfind(vocab.MATRIX_RECORD)
+    assert json.loads(data[cut + len(vocab.MATRIX_RECORD):])["shape"] == [4, 2]
+    if how == "written by numpy alone":
+        np.save(path, matrix)
+    elif how == "a value flipped":
+        array = bytearray(data)
+        array[cut - 1] ^= 0x01  # the last value's last byte
+        path.write_bytes(bytes(array))
+    else:
+        buffer = io.BytesIO()
+        np.save(buffer, matrix[:3])
+        path.write_bytes(buffer.getvalue() + data[cut:])
+    with pytest.raises(PipelineError, match=f"{path}: {says}"):
+        vocab.load_matrix(path)

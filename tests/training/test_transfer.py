@@ -342,9 +342,11 @@ def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(work
 
 @pytest.mark.fault("interrupted training")
 def test_nan_loss_stops_with_a_clear_error(workspace):
-    matrix = np.load(workspace["vocab_dir"] / "embeddings.npy")
+    from paraphrastic.data.vocab import load_matrix, save_matrix
+
+    matrix = load_matrix(workspace["vocab_dir"] / "embeddings.npy")
     matrix[2:] = np.nan
-    np.save(workspace["vocab_dir"] / "embeddings.npy", matrix)
+    save_matrix(workspace["vocab_dir"] / "embeddings.npy", matrix)
     with pytest.raises(TrainingDiverged, match=r"\[toy\] loss is nan at epoch 1, batch 1"):
         run(workspace, "nan")
 

@@ -129,8 +129,8 @@ def sts_pairs(frame: pd.DataFrame) -> pd.DataFrame:
 
 def analyse(config: dict, data_dir, out_dir, *, device: str = "auto") -> dict:
     """Both rows' test-selected models (first seed) on the STS 2012-2015 pairs; writes ``out_dir``/*."""
-    from paraphrastic.atomic import atomic_path, write_json, write_text
-    from paraphrastic.data.corpus import read_table
+    from paraphrastic.atomic import write_json, write_text
+    from paraphrastic.data.corpus import read_table, write_table
     from paraphrastic.errors import PipelineError
     from paraphrastic.evaluation.selection import Selection, model_dir
     from paraphrastic.evaluation.similarity import cosine_scores
@@ -158,8 +158,7 @@ def analyse(config: dict, data_dir, out_dir, *, device: str = "auto") -> dict:
         models[name] = {"row": row, "run": run, "seed": seed, "epoch": epoch["epoch"]}
     table = compare(frame, *scaled, names=names)
     out_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out_dir / "pairs.parquet") as tmp:
-        table.to_parquet(tmp, index=False)
+    write_table(table, None, out_dir / "pairs.parquet", stage="error_analysis")
     write_text(out_dir / "examples.csv", examples(table, settings.get("examples", 3)).to_csv(index=False))
     result = {**summary(table, names), "models": models, "scaling": method,
               "sets": list(dict.fromkeys(table["dataset"]))}

@@ -16,7 +16,7 @@ import pandas as pd
 import torch
 
 from paraphrastic.data.batching import pad
-from paraphrastic.data.corpus import read_table
+from paraphrastic.data.corpus import read_table, write_table
 from paraphrastic.data.tokens import normalise
 from paraphrastic.data.vocab import Vocabulary, add_tags
 
@@ -310,8 +310,7 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
               "by_label": aggregate(tokens, ["sd_label"], min_count=low),
               "by_ud_label": aggregate(tokens, ["deprel"], min_count=low),
               "by_pos_label": aggregate(tokens, ["xpos", "sd_label"], min_count=settings["min_pair_count"])}
-    with atomic_path(out_dir / "tokens.parquet") as tmp:
-        tokens.to_parquet(tmp, index=False)
+    write_table(tokens, None, out_dir / "tokens.parquet", stage="gates")
     for name, frame in tables.items():
         with atomic_path(out_dir / f"{name}.csv") as tmp:
             frame.to_csv(tmp, index=False)

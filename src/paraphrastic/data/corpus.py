@@ -3,6 +3,8 @@ token-matched PPDB/SimpWiki sample of Sec. 4.1.2."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
@@ -39,21 +41,82 @@ EVAL_SCHEMA = pa.schema([
 ])
 
 
-def write_table(frame: pd.DataFrame, schema: pa.Schema, path) -> None:
-    table = pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False)
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+# A table's record of what it holds, in its parquet footer: the stage that wrote it, its rows (per set or split where
+# it has them) and the sha256 of every byte before the footer, which read_table checks.
+RECORD_KEY = b"paraphrastic"
+COUNTED_BY = ("dataset", "split")  # the column whose values a table's rows are counted by, the first it has
+
+
+class _Hashing:
+    """A binary file that hashes and counts the bytes written through it (the parquet writer's sink)."""
+
+    def __init__(self, handle):
+        self.handle, self.digest, self.size, self.closed = handle, hashlib.sha256(), 0, False
+
+    def write(self, data) -> int:
+        self.digest.update(data)
+        self.size += len(data)
+        return self.handle.write(data)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+    def close(self) -> None:  # the writer closes its sink; the file is closed by its own `with`
+        self.closed = True
+
+
+def _counts(frame: pd.DataFrame) -> tuple[str | None, dict[str, int]]:
+    column = next((c for c in COUNTED_BY if c in frame.columns), None)
+    return column, ({} if column is None else {str(k): int(v) for k, v in frame[column].value_counts().items()})
+
+
+def write_table(frame: pd.DataFrame, schema: pa.Schema | None, path, *, stage: str | None = None) -> None:
+    """``frame`` as a parquet table of ``schema`` (None: the frame's own columns and types) at ``path``, written
+    atomically, its footer holding a record of what it holds (:data:`RECORD_KEY`): ``stage`` (the stage that writes
+    it), its rows (per set or split) and the sha256 of its bytes before the footer."""
+    table = (pa.Table.from_pandas(frame, preserve_index=False) if schema is None
+             else pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False))
+    column, counts = _counts(frame)
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        sink = _Hashing(handle)
+        writer = pq.ParquetWriter(sink, table.schema)
+        writer.write_table(table)
+        record = {"stage": stage, "rows": len(frame), "counted_by": column, "counts": counts,
+                  "bytes": sink.size, "sha256": sink.digest.hexdigest()}
+        writer.add_key_value_metadata({RECORD_KEY.decode(): json.dumps(record, sort_keys=True)})
+        writer.close()
 
 
 def read_table(path) -> pd.DataFrame:
-    """A parquet table a stage wrote. A missing, empty or damaged one is an error naming it, never a pyarrow
-    traceback: it is an earlier stage's output, so the remedy is to run (or rerun) that stage."""
+    """A parquet table a stage wrote, checked against its record (:func:`write_table`). A missing, empty, damaged,
+    truncated or edited one is an error naming it and what differs, never a pyarrow traceback or a silent result:
+    it is an earlier stage's output, so the remedy is to run (or rerun) that stage."""
     try:
-        return pq.read_table(path).to_pandas()
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise PipelineError(f"{path}: no such table (an earlier stage writes it: run the pipeline up to it)") from None
+    try:
+        parquet = pq.ParquetFile(pa.BufferReader(data))
+        frame = parquet.read().to_pandas()
     except (pa.ArrowException, OSError) as exc:
         raise PipelineError(f"{path}: not a readable parquet table ({exc}); rerun the stage that writes it") from None
+    kept = (parquet.metadata.metadata or {}).get(RECORD_KEY)
+    if kept is None:
+        raise PipelineError(f"{path}: holds no record of what the pipeline wrote there (written by another program, "
+                            "edited, or by a version before records): rerun the stage that writes it")
+    record = json.loads(kept)
+    rerun = f"rerun {record['stage']}" if record.get("stage") else "rerun the stage that writes it"
+    body = len(data) - 8 - parquet.metadata.serialized_size
+    column, counts = _counts(frame)
+    if (len(frame), counts) != (record["rows"], record["counts"]):
+        differ = sorted(k for k in set(counts) | set(record["counts"]) if counts.get(k) != record["counts"].get(k))
+        raise PipelineError(f"{path}: {len(frame)} rows where {record.get('stage') or 'its stage'} wrote "
+                            f"{record['rows']}" + (f" ({column} {differ[:5]} differ)" if differ else "")
+                            + f": damaged or edited; {rerun}")
+    if body != record["bytes"] or hashlib.sha256(memoryview(data)[:body]).hexdigest() != record["sha256"]:
+        raise PipelineError(f"{path}: its content differs from what {record.get('stage') or 'its stage'} wrote (the "
+                            f"sha256 of its data): damaged or edited; {rerun}")
+    return frame
 
 
 def token_lists(frame: pd.DataFrame) -> list:

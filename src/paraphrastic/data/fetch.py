@@ -198,8 +198,37 @@ def _origin(name: str, entry: dict, mirror: Path | None) -> str:
 
 
 def _record(name: str, entry: dict, origin: str, sha: str, dest: Path) -> dict:
-    return {"file": name, "origin": origin, "sha256": sha, "bytes": dest.stat().st_size,
+    stat = dest.stat()
+    return {"file": name, "origin": origin, "sha256": sha, "bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns,
             "pinned": bool(entry.get("sha256")), "licence": entry.get("licence")}
+
+
+def verify_raw(raw_root) -> None:
+    """Every file FETCHED.json records under ``raw_root`` is still what fetch verified: the same size and, where its
+    modification time moved (a copy, a checkout, an edit), the same sha256. A stage that reads raw files calls it
+    first, so a file edited or damaged after fetch stops the stage naming it rather than being read as it is (Snakemake
+    compares times, not contents). Cheap when nothing moved: one stat a file."""
+    raw_root = Path(raw_root)
+    try:
+        records = json.loads((raw_root / RECORDS).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PipelineError(f"{raw_root / RECORDS}: missing (fetch writes it beside the files it verified): run "
+                            "fetch") from None
+    except (OSError, ValueError) as exc:
+        raise PipelineError(f"{raw_root / RECORDS}: not readable ({exc}): rerun fetch") from None
+    again = "rerun fetch (snakemake --forcerun fetch, or dvc repro --force fetch), which fetches it again"
+    for record in records:
+        path = raw_root / record["file"]
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            raise PipelineError(f"{path}: missing, though fetch verified it; {again}") from None
+        if stat.st_size != record["bytes"]:
+            raise PipelineError(f"{path}: {stat.st_size} bytes where fetch verified {record['bytes']} (edited or "
+                                f"damaged since); {again}")
+        if stat.st_mtime_ns != record.get("mtime_ns") and sha256_file(path) != record["sha256"]:
+            raise PipelineError(f"{path}: its sha256 differs from the one fetch verified (edited or damaged since); "
+                                f"{again}")
 
 
 def already_fetched(name: str, entry: dict, origin: str, dest: Path, earlier: dict | None) -> dict | None:

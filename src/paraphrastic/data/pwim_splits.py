@@ -91,9 +91,9 @@ def prepare(settings: dict, raw_root, vectors_path, out_dir) -> dict:
     token_lists = [t for f in tables.values() for column in ("tokens1", "tokens2") for t in f[column]]
     vocab, matrix = build(token_lists, vectors_path)
     for task, frame in tables.items():
-        write_table(frame, SUPERVISED_SCHEMA, out_dir / f"{task}.parquet")
+        write_table(frame, SUPERVISED_SCHEMA, out_dir / f"{task}.parquet", stage="prepare_pwim")
     vocab.save(out_dir / "vocab.txt")
-    save_matrix(out_dir / "embeddings.npy", matrix)
+    save_matrix(out_dir / "embeddings.npy", matrix, stage="prepare_pwim")
     summary = {"tasks": stats, "vocabulary": len(vocab), "coverage": coverage(vocab, token_lists)}
     write_json(out_dir / "stats.json", summary)
     return summary

@@ -119,9 +119,9 @@ def prepare(paths: list[Path], vectors_path, eval_frame: pd.DataFrame, out_dir, 
         if word in vectors:
             matrix[i] = vectors[word]
     out_dir = Path(out_dir)
-    write_table(corpus, CORPUS_SCHEMA, out_dir / "corpus.parquet")
-    write_table(words, WORDS_SCHEMA, out_dir / "words.parquet")
-    save_matrix(out_dir / "embeddings.npy", matrix)
+    write_table(corpus, CORPUS_SCHEMA, out_dir / "corpus.parquet", stage="siamese_corpus")
+    write_table(words, WORDS_SCHEMA, out_dir / "words.parquet", stage="siamese_corpus")
+    save_matrix(out_dir / "embeddings.npy", matrix, stage="siamese_corpus")
     pairs = neighbours(corpus)
     stats = {"files": [str(p) for p in paths], "documents": int(corpus["document"].nunique()),
              "sentences": len(corpus), "tokens": int(corpus["tokens"].map(len).sum()),

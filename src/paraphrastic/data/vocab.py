@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 
@@ -158,16 +162,46 @@ def coverage(vocab: Vocabulary, token_lists: Iterable[list[str]]) -> dict:
             "types": len(types), "type_coverage": found_types / max(len(types), 1)}
 
 
+# A matrix's record of what it holds, a line after its array (np.load reads the array and ignores what follows): the
+# stage that wrote it, its shape and type, and the sha256 of the .npy bytes before the record.
+MATRIX_RECORD = b"\n#paraphrastic "
+
+
 def load_matrix(path) -> np.ndarray:
-    """An embedding matrix :func:`save_matrix` wrote; a missing or damaged file is an error naming it."""
+    """An embedding matrix :func:`save_matrix` wrote, checked against its record; a missing, damaged, truncated or
+    edited file is an error naming it and what differs."""
     try:
-        return np.load(path, allow_pickle=False)
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise PipelineError(f"{path}: no such matrix (an earlier stage writes it: run the pipeline up to it)") from None
+    except OSError as exc:
+        raise PipelineError(f"{path}: not a readable .npy matrix ({exc}); rerun the stage that writes it") from None
+    cut = data.rfind(MATRIX_RECORD)
+    try:
+        record = json.loads(data[cut + len(MATRIX_RECORD):]) if cut >= 0 else None
+        matrix = np.load(io.BytesIO(data[: cut if cut >= 0 else len(data)]), allow_pickle=False)
     except (ValueError, EOFError, OSError) as exc:
         raise PipelineError(f"{path}: not a readable .npy matrix ({exc}); rerun the stage that writes it") from None
+    if not isinstance(record, dict):
+        raise PipelineError(f"{path}: holds no record of what the pipeline wrote there (written by another program, "
+                            "edited, or by a version before records): rerun the stage that writes it")
+    stage = record.get("stage") or "its stage"
+    if list(matrix.shape) != record["shape"] or str(matrix.dtype) != record["dtype"]:
+        raise PipelineError(f"{path}: a {matrix.dtype} matrix of shape {list(matrix.shape)} where {stage} wrote "
+                            f"{record['dtype']} {record['shape']}: damaged or edited; rerun {stage}")
+    if cut != record["bytes"] or hashlib.sha256(memoryview(data)[:cut]).hexdigest() != record["sha256"]:
+        raise PipelineError(f"{path}: its values differ from what {stage} wrote (the sha256 of its array): damaged "
+                            f"or edited; rerun {stage}")
+    return matrix
 
 
-def save_matrix(path, matrix: np.ndarray) -> None:
+def save_matrix(path, matrix: np.ndarray, *, stage: str | None = None) -> None:
+    """``matrix`` as .npy at ``path`` (atomically), followed by its record (:data:`MATRIX_RECORD`)."""
+    buffer = io.BytesIO()
+    np.save(buffer, matrix)
+    array = buffer.getvalue()
+    record = {"stage": stage, "shape": list(matrix.shape), "dtype": str(matrix.dtype), "bytes": len(array),
+              "sha256": hashlib.sha256(array).hexdigest()}
     with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-        np.save(handle, matrix)
+        handle.write(array)
+        handle.write(MATRIX_RECORD + json.dumps(record, sort_keys=True).encode() + b"\n")

@@ -35,7 +35,7 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     matrix = np.concatenate([np.zeros((len(vocabulary.SPECIAL), vectors.shape[1]), np.float32), vectors])
     vocab = vocabulary.Vocabulary(vocabulary.SPECIAL + words)
     vocab.save(out / "vocab.txt")
-    vocabulary.save_matrix(out / "embeddings.npy", matrix)
+    vocabulary.save_matrix(out / "embeddings.npy", matrix, stage="distill")
     report = {"words": len(vocab), "dim": int(matrix.shape[1]), "teacher": settings["teacher"],
               "dims": settings["dims"], "sif_coefficient": settings["sif_coefficient"],
               "max_words": settings["max_words"], "seconds": round(seconds, 1), "device": str(device),

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.atomic import atomic_path, write_json
+from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import gate_sentence_files, profile, selection_ids
 from paraphrastic.data import readers
-from paraphrastic.data.corpus import read_table
+from paraphrastic.data.corpus import read_table, write_table
+from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.gate_sentences import sample_sentences
 
 
 def run(config: dict, *, raw, corpus, out, stats) -> None:
+    verify_raw(raw)  # what fetch verified, unchanged
     settings, files = config["gates"], gate_sentence_files(config)
     raw_sentences, origins = [], []
     for first, second in files:
@@ -29,8 +31,7 @@ def run(config: dict, *, raw, corpus, out, stats) -> None:
     frame, counts = sample_sentences(raw_sentences, excluded, n=settings["sentences"],
                                      max_tokens=settings["max_tokens"], seed=settings["seed"], origins=origins,
                                      training=training)
-    with atomic_path(out) as tmp:
-        frame.to_parquet(tmp, index=False)
+    write_table(frame, None, out, stage="gate_sentences")
     sides = ", ".join(first for first, _ in files)
     write_json(stats, {"source": f"SimpWiki, Wikipedia (normal) side: {sides}", **counts})
     print(f"{counts['sampled']} of {counts['qualified']} qualifying sentences (<= {counts['max_tokens']} tokens, "

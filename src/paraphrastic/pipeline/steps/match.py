@@ -12,7 +12,7 @@ def run(config: dict, *, corpus) -> None:
     corpus = Path(corpus)
     simpwiki, ppdb, summary = token_match(read_table(corpus / "simpwiki.parquet"), read_table(corpus / "ppdb.parquet"),
                                           config["data"]["match_seed"])
-    write_table(simpwiki, TRAIN_SCHEMA, corpus / "simpwiki_matched.parquet")
-    write_table(ppdb, TRAIN_SCHEMA, corpus / "ppdb_matched.parquet")
+    write_table(simpwiki, TRAIN_SCHEMA, corpus / "simpwiki_matched.parquet", stage="match")
+    write_table(ppdb, TRAIN_SCHEMA, corpus / "ppdb_matched.parquet", stage="match")
     write_json(corpus / "match_summary.json", summary)
     print(summary)

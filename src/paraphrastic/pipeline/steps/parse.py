@@ -6,8 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from paraphrastic.atomic import atomic_path
-from paraphrastic.data.corpus import read_table
+from paraphrastic.data.corpus import read_table, write_table
 from paraphrastic.runtime import resolve_device, set_threads
 from paraphrastic.training.stanza import load_pipeline, parse
 
@@ -18,6 +17,5 @@ def run(config: dict, *, sentences, models, out, threads=None) -> None:
     pipeline = load_pipeline(Path(models), str(resolve_device(config["device"])))
     started = time.time()
     frame = parse(pipeline, [list(t) for t in table["tokens"]], batch_size=config["gates"]["parse_batch_size"])
-    with atomic_path(out) as tmp:
-        frame.to_parquet(tmp, index=False)
+    write_table(frame, None, out, stage="parse")
     print(f"parsed {len(table)} sentences ({len(frame)} words) in {time.time() - started:.0f} s -> {out}")

@@ -7,16 +7,18 @@ from pathlib import Path
 
 from paraphrastic.atomic import write_json
 from paraphrastic.data.corpus import write_table
+from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.supervised_splits import SUPERVISED_SCHEMA, TASKS, build_task_table, task_stats
 
 
 def run(config: dict, *, raw, out_dir) -> None:
+    verify_raw(raw)  # what fetch verified, unchanged
     sup = config["supervised"]
     out = Path(out_dir)
     stats = {}
     for task in TASKS:
         frame = build_task_table(task, raw, sets=sup["sts_sets"], split=sup["split"], max_pairs=sup.get("max_pairs"))
-        write_table(frame, SUPERVISED_SCHEMA, out / f"{task}.parquet")
+        write_table(frame, SUPERVISED_SCHEMA, out / f"{task}.parquet", stage="prepare_supervised")
         stats[task] = task_stats(task, frame)
         print(f"{task}: " + ", ".join(f"{n} {s}" for s, n in stats[task]["splits"].items()) + " pairs")
     write_json(out / "stats.json", stats)

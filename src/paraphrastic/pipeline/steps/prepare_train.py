@@ -9,9 +9,11 @@ from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import profile, simpwiki_files
 from paraphrastic.data import readers
 from paraphrastic.data.corpus import TRAIN_SCHEMA, build_train_table, token_stats, write_table
+from paraphrastic.data.fetch import verify_raw
 
 
 def run(config: dict, *, raw, out_dir) -> None:
+    verify_raw(raw)  # what fetch verified, unchanged
     prof = profile(config)
     raw, out = Path(raw), Path(out_dir)
     cap, seed = config["data"].get("max_train_pairs"), config["seed"]
@@ -24,7 +26,7 @@ def run(config: dict, *, raw, out_dir) -> None:
     stats = {}
     for name, pairs in (("simpwiki", simpwiki_pairs), ("ppdb", ppdb_pairs)):
         frame = build_train_table(pairs, max_pairs=cap, seed=seed)
-        write_table(frame, TRAIN_SCHEMA, out / f"{name}.parquet")
+        write_table(frame, TRAIN_SCHEMA, out / f"{name}.parquet", stage="prepare_train")
         stats[name] = token_stats(frame) | {"skipped_lines": skipped[name].as_dict()}
     write_json(out / "train_stats.json", stats)
     print(stats)

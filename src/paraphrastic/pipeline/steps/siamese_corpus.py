@@ -6,11 +6,13 @@ from pathlib import Path
 
 from paraphrastic.configuration.params import profile
 from paraphrastic.data.corpus import read_table
+from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.siamese_corpus import prepare
 from paraphrastic.data.similarity_tasks import STS_2012_2015
 
 
 def run(config: dict, *, raw, eval, out_dir) -> None:
+    verify_raw(raw)  # what fetch verified, unchanged
     prof = profile(config)
     siamese = config["siamese_cbow"]
     paths = [Path(raw) / prof["treebank"][part] for part in siamese["corpus"]]

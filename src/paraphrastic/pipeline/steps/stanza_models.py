@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paraphrastic.configuration.params import profile
+from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.transformer_folders import transformer_folder
 from paraphrastic.training.stanza import build
 
@@ -18,6 +19,7 @@ def stanza_settings(config: dict, compared: bool = False) -> dict:
 
 
 def run(config: dict, *, raw, out_dir, compared=False, threads=None) -> None:
+    verify_raw(raw)  # what fetch verified, unchanged
     prof, settings = profile(config), stanza_settings(config, compared)
     raw = Path(raw)
     vectors = raw / prof["embeddings"] if settings["word_vectors"] == "embeddings" else None

@@ -9,10 +9,12 @@ from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import profile
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table, token_lists
+from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.readers import SkippedLines
 
 
 def run(config: dict, *, raw, corpus, out_dir) -> None:
+    verify_raw(raw)  # what fetch verified, unchanged
     corpus, out = Path(corpus), Path(out_dir)
     tables = {name: read_table(corpus / f"{name}.parquet") for name in ("simpwiki", "ppdb", "eval")}
     everything = [s for frame in tables.values() for s in token_lists(frame)]
@@ -20,7 +22,7 @@ def run(config: dict, *, raw, corpus, out_dir) -> None:
     skipped = SkippedLines()
     vocab, matrix = vocabulary.build(everything, Path(raw) / embeddings, skipped)
     vocab.save(out / "vocab.txt")
-    vocabulary.save_matrix(out / "embeddings.npy", matrix)
+    vocabulary.save_matrix(out / "embeddings.npy", matrix, stage="vocab")
     report = {"words": len(vocab), "dim": int(matrix.shape[1]), "embeddings": embeddings,
               "skipped_lines": skipped.as_dict(),
               "coverage": {name: vocabulary.coverage(vocab, token_lists(frame)) for name, frame in tables.items()}}
