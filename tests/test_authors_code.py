@@ -181,3 +181,18 @@ def test_a_details_effect_is_the_difference_of_the_seeds_means_with_its_spread(t
     _jobs(tmp_path / "other", [58.0, 58.5, 59.5], negative_pass="deterministic", dropout=0.1)
     with pytest.raises(SystemExit, match=r"differ in \['dropout'\] too"):
         effects.main(["negative_pass", *common[:2], "--after", str(tmp_path / "other"), *common[4:]])
+
+
+def test_each_run_is_compared_with_its_seeds_spread():
+    def row(run, seed, theirs, ours):
+        return {"row": "r", "run": run, "seed": seed, "points": 13, "theirs": {"selection_pearson": 60.0,
+                "transfer_pearson": theirs}, "ours": {"selection_pearson": 60.0, "transfer_pearson": ours}}
+
+    rows = [row("a", 1, 57.0, 57.5), row("a", 2, 58.0, 57.9), row("b", 1, 50.0, 53.0), row("b", 2, 50.2, 53.1),
+            row("c", 1, 50.0, 50.0)]  # c: one seed, no spread to compare with
+    summary = {c["run"]: c for c in run.compared_runs(rows)}
+    assert set(summary) == {"a", "b"}
+    assert summary["a"]["difference"] == pytest.approx(0.2) and summary["a"]["within"]
+    assert summary["b"]["difference"] == pytest.approx(2.95) and not summary["b"]["within"]
+    table = run.markdown(rows, {"python": "2.7", "theano": "1.0.5", "lasagne": "0.2"})
+    assert "| a | 2 | 57.50 ± 0.71 | 57.70 ± 0.28 | +0.20 | yes |" in table

@@ -30,6 +30,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -197,7 +198,36 @@ def markdown(rows: list[dict], versions: dict) -> str:
         lines.append(f"| {r['row']} | {r['run']} | {r['seed']} | {r['theirs']['selection_pearson']:.2f} | "
                      f"{r['theirs']['transfer_pearson']:.2f} | {r['points']} | "
                      + (f"{mine['selection_pearson']:.2f} | {mine['transfer_pearson']:.2f} |" if mine else "– | – |"))
+    summary = compared_runs(rows)
+    if summary:
+        lines += ["", "Per run, the seeds' 22-set means (mean ± sample sd), the difference (ours − theirs), and "
+                  "whether it lies within the seeds' spread (the larger of the two sides' sd):", "",
+                  "| run | seeds | theirs | ours | difference | within the spread |", "|---|---:|---:|---:|---:|---|"]
+        for c in summary:
+            lines.append(f"| {c['run']} | {c['seeds']} | {c['theirs']:.2f} ± {c['theirs_sd']:.2f} | {c['ours']:.2f} ± "
+                         f"{c['ours_sd']:.2f} | {c['difference']:+.2f} | {'yes' if c['within'] else 'no'} |")
     return "\n".join(lines) + "\n"
+
+
+def compared_runs(rows: list[dict]) -> list[dict]:
+    """Each run with at least two seeds on both sides: the two sides' means and sds of the 22-set mean, their
+    difference, and whether it lies within the larger sd (the noise the difference is read against)."""
+    runs: dict[str, list[dict]] = {}
+    for r in rows:
+        if r["ours"]:
+            runs.setdefault(r["run"], []).append(r)
+    found = []
+    for run, seeds in runs.items():
+        if len(seeds) < 2:
+            continue
+        theirs = [r["theirs"]["transfer_pearson"] for r in seeds]
+        ours = [r["ours"]["transfer_pearson"] for r in seeds]
+        difference = statistics.mean(ours) - statistics.mean(theirs)
+        spread = max(statistics.stdev(theirs), statistics.stdev(ours))
+        found.append({"run": run, "seeds": len(seeds), "theirs": statistics.mean(theirs),
+                      "theirs_sd": statistics.stdev(theirs), "ours": statistics.mean(ours),
+                      "ours_sd": statistics.stdev(ours), "difference": difference, "within": abs(difference) <= spread})
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
