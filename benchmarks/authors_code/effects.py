@@ -80,6 +80,11 @@ def spread(values: list[float]) -> str:
     return f"{statistics.mean(values):.2f}{sd}"
 
 
+def as_yaml(value) -> str:
+    """A setting as params.yaml spells it (true, not True)."""
+    return {True: "true", False: "false"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
 def markdown(entries: dict) -> str:
     lines = ["Each run's STS 2016-selected 22-set mean Pearson (× 100) per seed, without and with the detail, the "
              "seeds' mean ± sample sd, and the difference of the means (with − without).", "",
@@ -88,7 +93,8 @@ def markdown(entries: dict) -> str:
     for detail, entry in sorted(entries.items()):
         for r in entry["rows"]:
             a, b = r["before"], r["after"]
-            lines.append(f"| {detail} | {r['run']} | {a['setting']} | {b['setting']} | {len(entry['seeds'])} | "
+            lines.append(f"| {detail} | {r['run']} | {as_yaml(a['setting'])} | {as_yaml(b['setting'])} | "
+                         f"{len(entry['seeds'])} | "
                          f"{', '.join(f'{v:.2f}' for v in a['transfer_pearson'])} | "
                          f"{', '.join(f'{v:.2f}' for v in b['transfer_pearson'])} | {spread(a['transfer_pearson'])} | "
                          f"{spread(b['transfer_pearson'])} | {r['difference']:+.2f} |")
