@@ -1,11 +1,13 @@
 """The stage steps' own logic: what fetch fetches, and the supervised tables (on the offline mirror)."""
 
+import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
+from paraphrastic.atomic import sha256_file
 from paraphrastic.configuration import params as config
 from paraphrastic.errors import MalformedLine, PipelineError
 from paraphrastic.pipeline.steps import prepare_eval, prepare_pwim, prepare_supervised
@@ -27,9 +29,27 @@ def test_fetch_fetches_what_each_profile_needs_and_the_manifest_has_it():
     assert set(files) <= set(manifest)
 
 
+def raw_as_fetched(raw: Path, mirror: Path, c: dict) -> Path:
+    """The raw files as fetch lays them out (links into the mirror), with the FETCHED.json it writes beside them."""
+    manifest = yaml.safe_load((REPO / "workflow/sources.yaml").read_text())["files"]
+    for name in required_raw_files(c):
+        (raw / name).parent.mkdir(parents=True, exist_ok=True)
+        (raw / name).symlink_to(mirror / manifest[name]["mirror"])
+    return record_fetched(raw)
+
+
+def record_fetched(raw: Path) -> Path:
+    """FETCHED.json for the files under ``raw`` as they are now (fetch's record of what it verified)."""
+    records = [{"file": str(path.relative_to(raw)), "sha256": sha256_file(path), "bytes": path.stat().st_size,
+                "mtime_ns": path.stat().st_mtime_ns}
+               for path in sorted(raw.rglob("*")) if path.is_file() and path.name != "FETCHED.json"]
+    (raw / "FETCHED.json").write_text(json.dumps(records))
+    return raw
+
+
 def test_prepare_supervised_writes_both_tasks_with_their_splits(mirror, tmp_path):
     c = config.load(REPO / "params.test.yaml", SCHEMA)
-    prepare_supervised.run(c, raw=mirror, out_dir=tmp_path)
+    prepare_supervised.run(c, raw=raw_as_fetched(tmp_path / "raw", mirror, c), out_dir=tmp_path)
     for task in ("sts", "sick"):
         frame = pd.read_parquet(tmp_path / f"{task}.parquet")
         assert frame["split"].value_counts().to_dict() == {"train": 120, "validation": 120, "test": 120}, task
@@ -47,11 +67,7 @@ def test_a_bad_line_in_the_raw_data_stops_the_stage_with_nothing_written(mirror,
     """The raw files as fetch lays them out (links into the mirror), one of them with a score that is not a
     number: the stage names the file and line, and its output folder stays empty (no half-written artifact)."""
     c = config.load(REPO / "params.test.yaml", SCHEMA)
-    manifest = yaml.safe_load((REPO / "workflow/sources.yaml").read_text())["files"]
-    raw, out = tmp_path / "raw", tmp_path / "out"
-    for name in required_raw_files(c):
-        (raw / name).parent.mkdir(parents=True, exist_ok=True)
-        (raw / name).symlink_to(mirror / manifest[name]["mirror"])
+    raw, out = raw_as_fetched(tmp_path / "raw", mirror, c), tmp_path / "out"
     lines = (raw / spoiled).read_bytes().split(b"\n")
     (raw / spoiled).unlink()  # the link, never the mirror's file
     sick = spoiled.endswith("SICK_train.txt")
@@ -59,6 +75,7 @@ def test_a_bad_line_in_the_raw_data_stops_the_stage_with_nothing_written(mirror,
     lines[bad - 1] = b"\t".join([*lines[bad - 1].split(b"\t")[:3], b"4,5", *lines[bad - 1].split(b"\t")[4:]]) \
         if sick else b"4,5"
     (raw / spoiled).write_bytes(b"\n".join(lines))
+    record_fetched(raw)  # as fetched: the bad line is upstream's, not an edit after fetch
     out.mkdir()
     with pytest.raises(MalformedLine, match=f"{raw / spoiled}:{bad}: "):
         step.run(c, raw=raw, **{k: str(out / v) for k, v in options.items()})
@@ -78,6 +95,7 @@ def test_the_compared_stanza_models_are_gates_stanza_with_stanza_compared_over_i
         return {"source": "trained", "dev": {"upos": 1.0, "xpos": 1.0, "las": 1.0, "sentences": 1}}
 
     monkeypatch.setattr(stanza_models, "build", build)
+    record_fetched(tmp_path)  # no raw file: the models are built by `build`
     stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "analysis")
     stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "compared", compared=True)
     analysis, compared = built["analysis"], built["compared"]
@@ -101,6 +119,7 @@ def test_the_stanza_transformer_is_resolved_only_for_models_trained_here(monkeyp
         return {"source": "trained", "dev": {"upos": 1.0, "xpos": 1.0, "las": 1.0, "sentences": 1}}
 
     monkeypatch.setattr(stanza_models, "build", build)
+    record_fetched(tmp_path)
     stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "analysis")
     assert built["analysis"] == transformer_folder(MINILM, where="test")
     with pytest.raises(PipelineError, match=r"gates\.stanza_compared\.transformer: .*missing"):
