@@ -41,7 +41,8 @@ from paraphrastic.phases import phase
 
 # Settings that do not change the trained result. Every other setting does: a checkpoint made under
 # different values is stale. `epochs` is here on purpose: raising it continues a finished run,
-# lowering it selects among fewer epochs.
+# lowering it selects among fewer epochs (a transfer job keeps only its best point's weights: where that point
+# lies past the new end, the job finds its weights missing and trains again, to the same result).
 NEUTRAL_KEYS = ("name", "epochs")
 
 
