@@ -195,4 +195,4 @@ def test_each_run_is_compared_with_its_seeds_spread():
     assert summary["a"]["difference"] == pytest.approx(0.2) and summary["a"]["within"]
     assert summary["b"]["difference"] == pytest.approx(2.95) and not summary["b"]["within"]
     table = run.markdown(rows, {"python": "2.7", "theano": "1.0.5", "lasagne": "0.2"})
-    assert "| a | 2 | 57.50 ± 0.71 | 57.70 ± 0.28 | +0.20 | yes |" in table
+    assert "| a | 2 | 57.50 ± 0.71 | 57.70 ± 0.28 | +0.20 | yes | +0.4 |" in table  # 0.2 / √(0.5/2 + 0.08/2)

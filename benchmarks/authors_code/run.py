@@ -200,12 +200,15 @@ def markdown(rows: list[dict], versions: dict) -> str:
                      + (f"{mine['selection_pearson']:.2f} | {mine['transfer_pearson']:.2f} |" if mine else "– | – |"))
     summary = compared_runs(rows)
     if summary:
-        lines += ["", "Per run, the seeds' 22-set means (mean ± sample sd), the difference (ours − theirs), and "
-                  "whether it lies within the seeds' spread (the larger of the two sides' sd):", "",
-                  "| run | seeds | theirs | ours | difference | within the spread |", "|---|---:|---:|---:|---:|---|"]
+        lines += ["", "Per run, the seeds' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it "
+                  "lies within the seeds' spread (the larger of the two sides' sd), and the difference in standard "
+                  "errors of a difference of two means (Welch's t):", "",
+                  "| run | seeds | theirs | ours | difference | within the spread | t |",
+                  "|---|---:|---:|---:|---:|---|---:|"]
         for c in summary:
             lines.append(f"| {c['run']} | {c['seeds']} | {c['theirs']:.2f} ± {c['theirs_sd']:.2f} | {c['ours']:.2f} ± "
-                         f"{c['ours_sd']:.2f} | {c['difference']:+.2f} | {'yes' if c['within'] else 'no'} |")
+                         f"{c['ours_sd']:.2f} | {c['difference']:+.2f} | {'yes' if c['within'] else 'no'} | "
+                         f"{c['t']:+.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -224,9 +227,11 @@ def compared_runs(rows: list[dict]) -> list[dict]:
         ours = [r["ours"]["transfer_pearson"] for r in seeds]
         difference = statistics.mean(ours) - statistics.mean(theirs)
         spread = max(statistics.stdev(theirs), statistics.stdev(ours))
+        error = math.sqrt(statistics.variance(theirs) / len(theirs) + statistics.variance(ours) / len(ours))
         found.append({"run": run, "seeds": len(seeds), "theirs": statistics.mean(theirs),
                       "theirs_sd": statistics.stdev(theirs), "ours": statistics.mean(ours),
-                      "ours_sd": statistics.stdev(ours), "difference": difference, "within": abs(difference) <= spread})
+                      "ours_sd": statistics.stdev(ours), "difference": difference, "within": abs(difference) <= spread,
+                      "t": difference / error if error else math.copysign(math.inf, difference)})
     return found
 
 
