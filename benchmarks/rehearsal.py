@@ -345,11 +345,13 @@ def rehearse(work: Path, *, scale: float, batches: int, families: tuple[str, ...
 
 
 def commit() -> str | None:
-    """The commit of the code measured (``+`` where the working tree differs from it), or None outside git."""
+    """The commit of the code measured (``+`` where the working tree's code differs from it: results and docs, which
+    the measurements themselves rewrite, do not count), or None outside git."""
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
                               check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":(exclude)benchmarks/results", ":(exclude)docs"], cwd=REPO,
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
