@@ -195,7 +195,7 @@ def test_gran_gates_start_as_the_authors_layer_or_as_nn_linear(name):
     gates = lambda m: [*m.gate_x, *m.gate_h, *getattr(m, "gate_a", [])]  # noqa: E731
     torch.manual_seed(0)
     normal = build_model(name, embeddings(vocab=400, dim=200))  # gate_init="normal": N(0, 0.1²), zero bias
-    weights = torch.cat([g.weight.flatten() for g in gates(normal)])
+    weights = torch.cat([g.weight.detach().flatten() for g in gates(normal)])
     assert abs(float(weights.std()) - 0.1) < 0.005 and all(not g.bias.any() for g in normal.gate_x)
     torch.manual_seed(0)
     uniform = build_model(name, embeddings(vocab=400, dim=200), gate_init="uniform")
