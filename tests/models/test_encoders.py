@@ -200,7 +200,7 @@ def test_gran_gates_start_as_the_authors_layer_or_as_nn_linear(name):
     torch.manual_seed(0)
     uniform = build_model(name, embeddings(vocab=400, dim=200), gate_init="uniform")
     bound = 1 / 200 ** 0.5  # nn.Linear's U(±1/√fan-in)
-    assert all(float(g.weight.abs().max()) <= bound for g in gates(uniform)) and uniform.gate_x[0].bias.any()
+    assert all(float(g.weight.detach().abs().max()) <= bound for g in gates(uniform)) and uniform.gate_x[0].bias.any()
     with pytest.raises(ValueError, match="gate_init must be one of"):
         build_model(name, embeddings(), gate_init="zeros")
 
