@@ -64,7 +64,8 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "gated sum": lambda: (RESULTS / "gated_sum.md").read_text(),
           "allocator": lambda: (RESULTS / "allocator.md").read_text(),
           "fidelity effects": lambda: (RESULTS / "fidelity_effects.md").read_text(),
-          "authors code": lambda: (RESULTS / "authors_code.md").read_text()}
+          "authors code": lambda: (RESULTS / "authors_code.md").read_text(),
+          "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text()}
 
 
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:

@@ -1,0 +1,114 @@
+"""Encoders on MTEB's STS12-STS16 protocol, beside the published scores of static models:
+python benchmarks/mteb_sts.py [--models LABEL=model.pt ...] [--no-minilm]
+
+Scores each year's pooled test pairs (``paraphrastic.evaluation.mteb_sts``: cosine similarity, Spearman × 100, MTEB's
+main score) for all-MiniLM-L6-v2 (installed offline: the calibration, its published scores must be matched within
+0.5) and for each model file given, and puts the published scores of benchmarks/published/mteb_sts.csv beside them
+(figures carried from the public MTEB results repository, each with its file there; those models cannot be
+downloaded here). Writes benchmarks/results/mteb_sts.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(HERE))
+
+from rehearsal import commit  # noqa: E402
+
+from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.evaluation.mteb_sts import MTEB_TASKS, pooled  # noqa: E402
+
+PUBLISHED = HERE / "published" / "mteb_sts.csv"
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+TOLERANCE = 0.5  # the calibration: our scoring of MiniLM against its published scores, per task
+
+
+def published(path: Path = PUBLISHED) -> dict[str, dict[str, dict]]:
+    """model -> task -> {spearman, pearson (× 100), source}, from the carried figures."""
+    found: dict[str, dict[str, dict]] = {}
+    with open(path, encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            found.setdefault(row["model"], {})[row["task"]] = {
+                "spearman": 100 * float(row["cosine_spearman"]), "pearson": 100 * float(row["cosine_pearson"]),
+                "source": row["source"]}
+    return found
+
+
+def calibration(measured: dict[str, dict], cited: dict[str, dict]) -> dict:
+    """Per task, our MiniLM minus its published score, and whether every task is within TOLERANCE."""
+    differences = {task: measured[task]["spearman"] - cited[task]["spearman"] for task in MTEB_TASKS}
+    return {"differences": differences, "tolerance": TOLERANCE,
+            "within": all(abs(d) <= TOLERANCE for d in differences.values())}
+
+
+def markdown(result: dict) -> str:
+    tasks = list(MTEB_TASKS)
+    lines = ["MTEB's STS12–STS16 (each year's test pairs pooled; cosine; Spearman × 100, MTEB's main score). Measured "
+             "here: " + ", ".join(result["measured"]) + "; cited: the published scores, each from its file in the MTEB "
+             "results repository (benchmarks/published/mteb_sts.csv). The means: over the five tasks (where an encoder "
+             "has all five), and over STS12–15, which every one has.", "",
+             "| encoder | " + " | ".join(tasks) + " | mean | mean STS12–15 | |",
+             "|---|" + "---:|" * len(tasks) + "---:|---:|---|"]
+
+    def row(name: str, scores: dict, how: str) -> str:
+        cells = [f"{scores[t]['spearman']:.2f}" if t in scores else "–" for t in tasks]
+        whole = all(t in scores for t in tasks)
+        mean = f"{statistics.mean(scores[t]['spearman'] for t in tasks):.2f}" if whole else "–"
+        early = statistics.mean(scores[t]["spearman"] for t in tasks[:4])
+        return f"| {name} | " + " | ".join(cells) + f" | {mean} | {early:.2f} | {how} |"
+
+    for name, scores in result["measured"].items():
+        lines.append(row(name, scores, "measured"))
+    for name, scores in result["published"].items():
+        lines.append(row(name, scores, "published"))
+    cal = result.get("calibration")
+    if cal:
+        worst = max(cal["differences"].values(), key=abs)
+        lines += ["", f"Calibration: all-MiniLM-L6-v2 scored here against its published scores, the largest "
+                  f"difference {worst:+.2f} ({'within' if cal['within'] else 'NOT within'} {cal['tolerance']})."]
+    return "\n".join(lines) + f"\n\nMeasured at {result['commit']} by `benchmarks/mteb_sts.py`.\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--eval", type=Path, default=REPO / "data/corpus/eval.parquet", help="the evaluation table")
+    parser.add_argument("--models", nargs="*", default=[], metavar="LABEL=PATH", help="model.pt files to score")
+    parser.add_argument("--no-minilm", action="store_true", help="skip all-MiniLM-L6-v2 (and the calibration)")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "mteb_sts",
+                        help="writes OUT.json and OUT.md (default: %(default)s)")
+    args = parser.parse_args(argv)
+    from paraphrastic.data.corpus import read_table
+    from paraphrastic.evaluation.compare_encoders import MiniLM, score_raw_sentences
+    from paraphrastic.evaluation.similarity import score_sets
+    from paraphrastic.models.files import load_model
+
+    frame = pooled(read_table(args.eval), where=str(args.eval))
+    cited = published()
+    measured: dict[str, dict] = {}
+    if not args.no_minilm:
+        measured["all-MiniLM-L6-v2"], _ = score_raw_sentences(MiniLM(batch_size=128).encode, frame)
+    for spec in args.models:
+        label, _, path = spec.partition("=")
+        model, vocab, _ = load_model(path or label)
+        measured[label] = score_sets(model, vocab, frame)
+    result = {"commit": commit(), "eval": str(args.eval), "measured": measured,
+              "published": {model: scores for model, scores in cited.items()}}
+    if "all-MiniLM-L6-v2" in measured:
+        result["calibration"] = calibration(measured["all-MiniLM-L6-v2"], cited[MINILM_ID])
+    write_json(args.out.with_suffix(".json"), result)
+    write_text(args.out.with_suffix(".md"), markdown(result))
+    print(json.dumps(result.get("calibration", {}), indent=1))
+    return 0 if result.get("calibration", {"within": True})["within"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
