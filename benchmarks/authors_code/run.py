@@ -223,14 +223,14 @@ def compared_runs(rows: list[dict]) -> list[dict]:
     for run, seeds in runs.items():
         if len(seeds) < 2:
             continue
-        theirs = [r["theirs"]["transfer_pearson"] for r in seeds]
-        ours = [r["ours"]["transfer_pearson"] for r in seeds]
-        difference = statistics.mean(ours) - statistics.mean(theirs)
-        spread = max(statistics.stdev(theirs), statistics.stdev(ours))
-        error = math.sqrt(statistics.variance(theirs) / len(theirs) + statistics.variance(ours) / len(ours))
-        found.append({"run": run, "seeds": len(seeds), "theirs": statistics.mean(theirs),
-                      "theirs_sd": statistics.stdev(theirs), "ours": statistics.mean(ours),
-                      "ours_sd": statistics.stdev(ours), "difference": difference, "within": abs(difference) <= spread,
+        sides = {side: [r[side]["transfer_pearson"] for r in seeds] for side in ("theirs", "ours")}
+        mean = {side: statistics.mean(values) for side, values in sides.items()}
+        sd = {side: statistics.stdev(values) for side, values in sides.items()}
+        difference = mean["ours"] - mean["theirs"]
+        error = math.sqrt(sum(sd[side] ** 2 / len(values) for side, values in sides.items()))
+        found.append({"run": run, "seeds": len(seeds), "theirs": mean["theirs"], "theirs_sd": sd["theirs"],
+                      "ours": mean["ours"], "ours_sd": sd["ours"], "difference": difference,
+                      "within": abs(difference) <= max(sd.values()),
                       "t": difference / error if error else math.copysign(math.inf, difference)})
     return found
 
