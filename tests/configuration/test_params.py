@@ -81,6 +81,22 @@ def test_snakemake_stops_on_a_key_given_twice_in_a_configfile(tmp_path):
     assert proc.returncode != 0 and f"{path}:5: key 'batch_size' given twice" in proc.stdout + proc.stderr
 
 
+@pytest.mark.fault("params.yaml")
+def test_snakemake_names_the_line_of_a_syntax_error_in_a_configfile_with_verbose(tmp_path):
+    """Snakemake parses --configfile before the workflow's code runs, so its own message has no line; with
+    --verbose (as docs/faults.md says) it shows the parser's file, line and column."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "syntax.yaml"
+    path.write_text("seed: 1\ntrain: [1, 2\nseeds: 3\n")
+    command = [sys.executable, "-m", "snakemake", "-n", "--configfile", str(path)]
+    plain = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    verbose = subprocess.run([*command, "--verbose"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert plain.returncode != 0 and "not valid JSON or YAML" in plain.stdout + plain.stderr
+    assert verbose.returncode != 0 and f'in "{path}", line 3, column 6' in verbose.stdout + verbose.stderr
+
+
 def test_merge_keys_may_override_what_they_merge(tmp_path):
     path = tmp_path / "m.yaml"
     path.write_text("base: &b {x: 1, y: 2}\nz:\n  <<: *b\n  y: 3\n")

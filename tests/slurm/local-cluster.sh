@@ -108,6 +108,21 @@ marked_pids() {
     done
 }
 
+# processes of this cluster's jobs: submitted with SLURM_CONF=$CONF in their environment (sbatch exports the
+# submitter's) and running inside a job. A batch job's own `snakemake --executor slurm-jobstep` can outlive its
+# cancelled job and the daemons, waiting for files in a folder the caller has removed.
+job_pids() {
+    local p environ
+    for p in /proc/[0-9]*; do
+        p=${p#/proc/}
+        [[ $p == "$$" ]] && continue
+        environ=$(tr '\0' '\n' 2>/dev/null < "/proc/$p/environ") || continue
+        if grep -qxF "SLURM_CONF=$CONF" <<< "$environ" && grep -q '^SLURM_JOB_ID=' <<< "$environ"; then
+            echo "$p"
+        fi
+    done
+}
+
 port_in_use() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
@@ -130,7 +145,7 @@ cmd_stop() {
     kill_pidfile "$S/slurmctld.pid" slurmctld
     # leftover slurmstepd (and anything else carrying our marker), by pid
     local p left
-    left=$(marked_pids | grep -v -x -e "$(cat "$S/munged.pid" 2>/dev/null || echo x)" || true)
+    left=$({ marked_pids; job_pids; } | sort -u | grep -v -x -e "$(cat "$S/munged.pid" 2>/dev/null || echo x)" || true)
     for p in $left; do kill -TERM "$p" 2>/dev/null || true; done
     [[ -n $left ]] && sleep 1
     for p in $left; do pid_alive "$p" && kill -KILL "$p" 2>/dev/null || true; done
