@@ -1,11 +1,14 @@
 """Encoders on MTEB's STS12-STS16 protocol, beside the published scores of static models:
-python benchmarks/mteb_sts.py [--models LABEL=model.pt ...] [--no-minilm]
+python benchmarks/mteb_sts.py [--models LABEL=model.pt ...] [--exports LABEL=DIR ...] [--no-minilm]
 
 Scores each year's pooled test pairs (``paraphrastic.evaluation.mteb_sts``: cosine similarity, Spearman × 100, MTEB's
 main score) for all-MiniLM-L6-v2 (installed offline: the calibration, its published scores must be matched within
-0.5) and for each model file given, and puts the published scores of benchmarks/published/mteb_sts.csv beside them
-(figures carried from the public MTEB results repository, each with its file there; those models cannot be
-downloaded here). Writes benchmarks/results/mteb_sts.{json,md}.
+0.5), for each model file given, and for each folder `paraphrastic export --static` wrote, loaded by
+sentence-transformers and by model2vec with no code of ours (their tokenizer only approximates ours: the rows show
+what that costs). Every measured encoder also gets our 22-set mean Pearson (one correlation per source, the paper's
+measure). The published scores of benchmarks/published/mteb_sts.csv go beside them (figures carried from the public
+MTEB results repository, each with its file there; those models cannot be downloaded here).
+Writes benchmarks/results/mteb_sts.{json,md}.
 """
 
 from __future__ import annotations
@@ -56,15 +59,17 @@ def markdown(result: dict) -> str:
              "here: " + ", ".join(result["measured"]) + "; cited: the published scores, each from its file in the MTEB "
              "results repository (benchmarks/published/mteb_sts.csv). The means: over the five tasks (where an encoder "
              "has all five), and over STS12–15, which every one has.", "",
-             "| encoder | " + " | ".join(tasks) + " | mean | mean STS12–15 | |",
-             "|---|" + "---:|" * len(tasks) + "---:|---:|---|"]
+             "| encoder | " + " | ".join(tasks) + " | mean | mean STS12–15 | 22-set mean Pearson | |",
+             "|---|" + "---:|" * len(tasks) + "---:|---:|---:|---|"]
+    sts22 = result.get("sts22", {})
 
     def row(name: str, scores: dict, how: str) -> str:
         cells = [f"{scores[t]['spearman']:.2f}" if t in scores else "–" for t in tasks]
         whole = all(t in scores for t in tasks)
         mean = f"{statistics.mean(scores[t]['spearman'] for t in tasks):.2f}" if whole else "–"
         early = statistics.mean(scores[t]["spearman"] for t in tasks[:4])
-        return f"| {name} | " + " | ".join(cells) + f" | {mean} | {early:.2f} | {how} |"
+        ours = f"{sts22[name]:.2f}" if name in sts22 else "–"
+        return f"| {name} | " + " | ".join(cells) + f" | {mean} | {early:.2f} | {ours} | {how} |"
 
     for name, scores in result["measured"].items():
         lines.append(row(name, scores, "measured"))
@@ -82,25 +87,45 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--eval", type=Path, default=REPO / "data/corpus/eval.parquet", help="the evaluation table")
     parser.add_argument("--models", nargs="*", default=[], metavar="LABEL=PATH", help="model.pt files to score")
+    parser.add_argument("--exports", nargs="*", default=[], metavar="LABEL=DIR",
+                        help="folders `paraphrastic export --static` wrote, scored as sentence-transformers and "
+                             "model2vec load them")
     parser.add_argument("--no-minilm", action="store_true", help="skip all-MiniLM-L6-v2 (and the calibration)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "mteb_sts",
                         help="writes OUT.json and OUT.md (default: %(default)s)")
     args = parser.parse_args(argv)
     from paraphrastic.data.corpus import read_table
     from paraphrastic.evaluation.compare_encoders import MiniLM, score_raw_sentences
-    from paraphrastic.evaluation.similarity import score_sets
+    from paraphrastic.evaluation.similarity import score_sets, summarize
     from paraphrastic.models.files import load_model
 
-    frame = pooled(read_table(args.eval), where=str(args.eval))
+    table = read_table(args.eval)
+    frame = pooled(table, where=str(args.eval))
     cited = published()
     measured: dict[str, dict] = {}
+    sts22: dict[str, float] = {}
+
+    def raw_text(label: str, encode) -> None:
+        measured[label], _ = score_raw_sentences(encode, frame)
+        sts22[label] = summarize(score_raw_sentences(encode, table)[0], [])["transfer_pearson"]
+
     if not args.no_minilm:
-        measured["all-MiniLM-L6-v2"], _ = score_raw_sentences(MiniLM(batch_size=128).encode, frame)
+        raw_text("all-MiniLM-L6-v2", MiniLM(batch_size=128).encode)
     for spec in args.models:
         label, _, path = spec.partition("=")
         model, vocab, _ = load_model(path or label)
         measured[label] = score_sets(model, vocab, frame)
-    result = {"commit": commit(), "eval": str(args.eval), "measured": measured,
+        sts22[label] = summarize(score_sets(model, vocab, table), [])["transfer_pearson"]
+    for spec in args.exports:
+        label, _, folder = spec.partition("=")
+        from model2vec import StaticModel
+        from sentence_transformers import SentenceTransformer
+
+        loaded = SentenceTransformer(folder, device="cpu", local_files_only=True)
+        raw_text(f"{label}, sentence-transformers", lambda s, m=loaded: m.encode(list(s), batch_size=512))
+        static = StaticModel.from_pretrained(folder)
+        raw_text(f"{label}, model2vec", lambda s, m=static: m.encode(list(s)))
+    result = {"commit": commit(), "eval": str(args.eval), "measured": measured, "sts22": sts22,
               "published": {model: scores for model, scores in cited.items()}}
     if "all-MiniLM-L6-v2" in measured:
         result["calibration"] = calibration(measured["all-MiniLM-L6-v2"], cited[MINILM_ID])

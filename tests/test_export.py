@@ -143,10 +143,11 @@ def test_an_export_replaces_an_earlier_one_and_never_a_folder_of_the_users(works
 PLAIN = ["A man is playing the guitar.", "a dog is sleeping on the bed", "zyxxy qwertzuiop", "The car, the man!"]
 
 
-def test_a_static_export_loads_in_plain_sentence_transformers_with_the_same_vectors_on_plain_text(workspace,
-                                                                                                  capsys):
-    """--static: sentence-transformers' StaticEmbedding, loaded with no flag; the same vectors wherever the two
-    tokenizers agree, and it replaces an earlier export of either kind."""
+def test_a_static_export_loads_in_sentence_transformers_and_model2vec_with_the_same_vectors_on_plain_text(
+        workspace, capsys):
+    """--static: sentence-transformers' StaticEmbedding, loaded with no flag, and model2vec's StaticModel from the
+    same folder; the same vectors wherever the tokenizers agree, and it replaces an earlier export of either
+    kind."""
     model, vocab = tiny_model(workspace, "avg")
     options = {"tags": "none"}
     path = workspace["root"] / "avg.pt"
@@ -163,6 +164,18 @@ def test_a_static_export_loads_in_plain_sentence_transformers_with_the_same_vect
     # where Treebank splits otherwise, the vectors differ: why the module export is the default
     tricky = ["The woman doesn't run quickly!"]
     assert np.abs(st.encode(tricky) - paraphrastic.load(path, device="cpu").encode(tricky)).max() > 1e-3
+    # model2vec reads the same folder (its sentence-transformers layout) with no code of ours
+    from model2vec import StaticModel
+
+    static = StaticModel.from_pretrained(str(folder))
+    encoder = paraphrastic.load(path, device="cpu")
+    words = [w for w in vocab.words[len(SPECIAL):] if w.isalpha()]
+    known = [" ".join(words[:5]), " ".join(words[5:8]).capitalize()]  # every word in the vocabulary
+    assert all(t in vocab.index for s in known for t in encoder.tokens(s))
+    assert np.abs(static.encode(known) - encoder.encode(known)).max() < 1e-5
+    # model2vec drops unknown words where we (and sentence-transformers) average in the <unk> vector
+    unknown = [s for s in PLAIN if not all(t in vocab.index for t in encoder.tokens(s))]
+    assert np.abs(static.encode(unknown) - encoder.encode(unknown)).max() > 1e-3
     export(path, folder)  # and back: a static export is an earlier export too
     assert json.loads((folder / "modules.json").read_text())[0]["type"] == EXPORT_TYPE
 

@@ -22,10 +22,12 @@ own before passing that flag, so it trusts the installed paraphrastic package, n
 ``SentenceTransformer(DIR, trust_remote_code=True)`` works too.
 
 ``--static`` (avg models only) writes sentence-transformers' own ``StaticEmbedding`` instead: it loads with a
-plain ``SentenceTransformer(DIR)``, no flag and no paraphrastic installed, at the cost of a tokenizer that is
-only close to ours (a lower-cased ``WordLevel`` over the model's vocabulary with BERT's pre-tokenizer); an
-empty sentence is a zero vector there. The BERT pre-tokenizer splits 74.7% of the STS 2012-2016 sentences as
-we do (measured above); the others get other vectors.
+plain ``SentenceTransformer(DIR)``, no flag and no paraphrastic installed, and model2vec's
+``StaticModel.from_pretrained(DIR)`` reads the same folder (model2vec knows sentence-transformers' layout), at
+the cost of a tokenizer that is only close to ours (a lower-cased ``WordLevel`` over the model's vocabulary with
+BERT's pre-tokenizer); an empty sentence is a zero vector there. The BERT pre-tokenizer splits 74.7% of the STS
+2012-2016 sentences as we do (measured above); the others get other vectors. model2vec also drops unknown words
+from the mean, where we and sentence-transformers average in the ``<unk>`` vector.
 
 The folder is written beside DIR and renamed into place: a failed export leaves DIR as it was. An existing
 DIR must be empty or an earlier export (which is replaced); any other folder is an error, never deleted.
