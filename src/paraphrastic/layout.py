@@ -47,6 +47,12 @@ class DataLayout:
         """The distilled word vectors' vocabulary folder (the same files)."""
         return self.root / "distilled"
 
+    @property
+    def sentence_distilled(self) -> Path:
+        """The distilled word vectors trained on the teacher's sentence embeddings (the same files), and the
+        teacher's embeddings of the unlabelled text they train on (targets.parquet, targets.npy)."""
+        return self.root / "sentence_distilled"
+
     # ---- transfer training and scoring ---------------------------------------------------------------------
     @property
     def models(self) -> Path:

@@ -58,6 +58,7 @@ def run_places(tables: JobTables) -> dict[str, int]:
 
 
 DISTILLED_BASELINE = 60.0
+SENTENCE_DISTILLED_BASELINE = 62.5
 
 
 def transfer_files(data: Path, tables: JobTables) -> None:
@@ -73,7 +74,8 @@ def transfer_files(data: Path, tables: JobTables) -> None:
         folder = data / "models" / run / f"seed{seed}"
         write(folder / "history.json", history)
         write(folder / "train.json", {"train_seconds_total": 2.0, "wall_seconds_this_call": 3.0, "device": "cpu"})
-    for name, value in (("baseline", BASELINE), ("baseline_distilled", DISTILLED_BASELINE)):
+    for name, value in (("baseline", BASELINE), ("baseline_distilled", DISTILLED_BASELINE),
+                        ("baseline_sentence_distilled", SENTENCE_DISTILLED_BASELINE)):
         write(data / f"results/{name}.json", {"summary": {"transfer_pearson": value, "transfer_spearman": value,
                                                           "selection_pearson": value + 5},
                                               "datasets": {k: scores(v) for k, v in per_set(value, value + 5).items()}})
@@ -102,6 +104,15 @@ def data_files(data: Path) -> None:
            "max_words": 2000, "seconds": 3.5, "device": "cpu",
            "coverage": {"simpwiki": {"token_coverage": 0.9, "type_coverage": 0.5},
                         "eval": {"token_coverage": 0.8, "type_coverage": 0.4}}})
+    write(data / "sentence_distilled/targets.json",
+          {"texts": 700, "dim": 384, "teacher": "all-MiniLM-L6-v2", "seconds": 12.0, "texts_per_second": 58.3,
+           "device": "cpu", "sources": {name: {"texts": n, "repeated": 1, "evaluation_sentences_excluded": 0}
+                                        for name, n in (("simpwiki", 300), ("ppdb", 250), ("treebank", 150))}})
+    write(data / "sentence_distilled/training.json",
+          {"settings": {"target_dims": 16, "epochs": 2, "batch_size": 64, "learning_rate": 1e-3, "held_out": 0.05,
+                        "seed": 1},
+           "texts": 700, "held_out_texts": 35, "target_variance": 0.27, "selected_epoch": 2,
+           "selection_pearson": 65.0, "transfer_pearson": SENTENCE_DISTILLED_BASELINE, "history": []})
 
 
 def reference_files(data: Path, config: dict) -> None:

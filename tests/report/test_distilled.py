@@ -6,13 +6,14 @@ import pandas as pd
 from paraphrastic.evaluation.selection import Selection
 from paraphrastic.report import distilled
 from paraphrastic.report.document import Document, read_json
-from tests.report.conftest import BASELINE, DISTILLED_BASELINE, table_after, texts
+from tests.report.conftest import BASELINE, DISTILLED_BASELINE, SENTENCE_DISTILLED_BASELINE, table_after, texts
 
 
 def section(config, folder):
     doc = Document()
     baselines = {"pretrained": read_json(folder / "results/baseline.json"),
-                 "distilled": read_json(folder / "results/baseline_distilled.json")}
+                 "distilled": read_json(folder / "results/baseline_distilled.json"),
+                 "sentence_distilled": read_json(folder / "results/baseline_sentence_distilled.json")}
     metrics = distilled.distilled_section(doc, config, folder, Selection(config, folder), baselines)
     return doc, metrics
 
@@ -21,8 +22,11 @@ def test_each_distilled_row_stands_beside_its_pretrained_twin_and_the_papers_num
     config, folder = results
     doc, metrics = section(config, folder)
     table = table_after(doc, distilled.HEADING).set_index("row")
-    assert list(table.index) == ["initial vectors, averaged (untrained)", "avg (avg-simpwiki_matched)",
-                                 "lstmavg (lstmavg-simpwiki)"]
+    assert list(table.index) == ["initial vectors, averaged (untrained)",
+                                 "distilled vectors trained at the sentence level, averaged",
+                                 "avg (avg-simpwiki_matched)", "lstmavg (lstmavg-simpwiki)"]
+    assert table.loc["distilled vectors trained at the sentence level, averaged", "distilled (ours)"] == \
+        SENTENCE_DISTILLED_BASELINE
     initial = table.loc["initial vectors, averaged (untrained)"]
     assert (initial["pretrained (ours)"], initial["distilled (ours)"]) == (BASELINE, DISTILLED_BASELINE)
     # epoch 2 (better STS 2016) of each run: 39.0 + 2 * its place + 0.1; the distilled twins come last (7th, 8th)
@@ -34,8 +38,10 @@ def test_each_distilled_row_stands_beside_its_pretrained_twin_and_the_papers_num
     paper4 = pd.read_csv(paper_tables / "wieting2017_table4.csv")
     assert lstmavg["table"] == "4" and lstmavg["distilled (ours)"] == 55.1
     assert abs(lstmavg["paper"] - paper4[~paper4["dataset"].str.endswith("Average")]["lstmavg"].mean()) < 1e-9
-    assert metrics == {"test": DISTILLED_BASELINE, "oracle": DISTILLED_BASELINE}
+    assert metrics == ({"test": DISTILLED_BASELINE, "oracle": DISTILLED_BASELINE},
+                       {"test": SENTENCE_DISTILLED_BASELINE, "oracle": SENTENCE_DISTILLED_BASELINE})
     assert "2,000 words" in texts(doc) and "all-MiniLM-L6-v2" in texts(doc)
+    assert "700 distinct unlabelled texts" in texts(doc) and "simpwiki 300, ppdb 250, treebank 150" in texts(doc)
 
 
 def test_table_4s_rows_per_set_on_both_vectors(results):
@@ -52,7 +58,7 @@ def test_no_distilled_rows_leaves_the_untrained_comparison(results):
     config, folder = results
     config = dict(config, word_vectors=dict(config["word_vectors"], distilled_rows=[]))
     doc, _ = section(config, folder)
-    assert len(table_after(doc, distilled.HEADING)) == 1
+    assert len(table_after(doc, distilled.HEADING)) == 2  # the untrained vectors, distilled and sentence-distilled
     assert not any(kind.startswith("h") and value.startswith("Table 4's rows") for kind, value in doc.blocks)
 
 

@@ -23,6 +23,7 @@ rule report:
         results=job_outputs(STAGES["evaluate"].outs["results"].path, TABLES.experiment_jobs),
         baseline=STAGES["baseline"].outs["results"].path,
         baseline_distilled=STAGES["baseline_distilled"].outs["results"].path,
+        baseline_sentence_distilled=STAGES["baseline_sentence_distilled"].outs["results"].path,
         jobs=job_files("train", TABLES.jobs, HISTORIES),
         stats=[d for d in STAGES["report"].deps if d.endswith(".json")],
         gates=list(stage_outputs("gates").values()),

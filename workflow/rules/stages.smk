@@ -14,11 +14,14 @@ GRAPH_RULES = {
     "match": {},
     "vocab": {},
     "distill": {},
+    "teacher_targets": {},
+    "distill_sentences": {},
     # one transfer training job per run and seed; scores of the explicit experiments and the untrained baselines
     "train": {"mem_mb": 4000, "runtime": 240},
     "evaluate": {},
     "baseline": {},
     "baseline_distilled": {},
+    "baseline_sentence_distilled": {},
     # the gate analysis's sentences and their parses
     "gate_sentences": {},
     "parse": {},

@@ -124,6 +124,17 @@ def add_commands(sub, load_config) -> None:
            out_dir="where vocab.txt, embeddings.npy and coverage.json go")
     _device(p)
     _threads(p)
+    p = stage("teacher-targets", "the unlabelled text the mirror holds, with the teacher's embedding of each text")
+    _paths(p, raw=RAW, corpus="the tokenised tables", treebank="the treebank's tokenised sentences",
+           out="the texts (parquet)", embeddings="their teacher embeddings (.npy)", stats="counts and timing (JSON)")
+    _device(p)
+    _threads(p)
+    p = stage("distill-sentences", "the distilled word vectors trained towards the teacher's sentence embeddings")
+    _paths(p, distilled="the distilled vectors' folder", targets="the texts", target_embeddings="their embeddings",
+           eval=EVAL, out_dir="where vocab.txt, embeddings.npy and training.json go",
+           checkpoints="the training's checkpoint folder (a rerun resumes from it)")
+    _device(p)
+    _threads(p)
     p = stage("compare-encoders", "all-MiniLM-L6-v2 on the same sets, and encoding speed beside Table 4's models")
     _paths(p, data_dir=DATA, out="the comparison (JSON)")
     _threads(p)

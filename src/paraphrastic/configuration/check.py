@@ -68,9 +68,10 @@ def check(config: dict, tables: JobTables | None = None) -> JobTables:
     for name, run in tables.supervised_runs.items():
         # A universal run's encoder keeps its transfer model's vocabulary, and supervised jobs read data/vocab.
         init = run.get("init")
-        if init and any(tables.runs[r].get("word_vectors") == "distilled" for r in tables.rows.get(init, ())):
-            raise PipelineError(f"supervised run {name!r}: its init row {init!r} trains on the distilled word "
-                                "vectors; universal runs start from rows on the pretrained vectors")
+        other = {tables.runs[r].get("word_vectors", "pretrained") for r in tables.rows.get(init, ())} - {"pretrained"}
+        if init and other:
+            raise PipelineError(f"supervised run {name!r}: its init row {init!r} trains on the {sorted(other)[0]} "
+                                "word vectors; universal runs start from rows on the pretrained vectors")
     for job in tables.supervised_jobs.values():
         settings.supervised_experiment(config, job["run"], job["task"], job["seed"], tables.supervised_runs,
                                        transfer_rows=tables.rows)

@@ -11,8 +11,9 @@ from paraphrastic.configuration.grids import seeds_of
 from paraphrastic.errors import PipelineError
 
 # Where each source of word vectors is in the data folder, as a vocabulary folder (vocab.txt, embeddings.npy,
-# coverage.json): the data profile's file (`vocab`) and the vectors `distill` makes.
-VECTOR_FOLDERS = {"pretrained": "vocab", "distilled": "distilled"}
+# coverage.json): the data profile's file (`vocab`), the vectors `distill` makes and those `distill_sentences` trains
+# from them (training.json in place of coverage.json).
+VECTOR_FOLDERS = {"pretrained": "vocab", "distilled": "distilled", "sentence_distilled": "sentence_distilled"}
 
 
 def vocab_dir(word_vectors: str, data_dir: str = "data") -> str:

@@ -125,7 +125,8 @@ class TransferSettings(EncoderSettings):
     evaluate_every: str = "quarter"
     max_pairs: int | None = None  # train on the first N pairs only (tests)
     length_buckets: int | None = None  # batch by length within windows of N batches
-    # the vectors it starts from and λ_w regularises to: the data profile's file, or those `distill` makes
+    # the vectors it starts from and λ_w regularises to: the data profile's file (`pretrained`), those `distill`
+    # makes (`distilled`), or those trained further by `distill_sentences` (`sentence_distilled`)
     word_vectors: str = "pretrained"
 
     @property

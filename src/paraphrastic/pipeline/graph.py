@@ -33,6 +33,7 @@ _TRAIN_STATS = str(_DATA.train_stats)
 _MATCH_SUMMARY = str(_DATA.match_summary)
 _VOCAB_DIR = str(_DATA.vocab)
 _DISTILLED_DIR = str(_DATA.distilled)
+_SENTENCE_DISTILLED_DIR = str(_DATA.sentence_distilled)
 _MODELS = str(_DATA.models)
 _JOB = str(_DATA.job("{run}", "{seed}"))  # one training job: a run and one of its seeds
 _RESULTS = str(_DATA.results)
@@ -43,6 +44,8 @@ _SIAMESE = str(_DATA.siamese)
 _PWIM = str(_DATA.pwim)
 _VOCAB = (f"{_VOCAB_DIR}/vocab.txt", f"{_VOCAB_DIR}/embeddings.npy")
 _DISTILLED = (f"{_DISTILLED_DIR}/vocab.txt", f"{_DISTILLED_DIR}/embeddings.npy")
+_SENTENCE_DISTILLED = (f"{_SENTENCE_DISTILLED_DIR}/vocab.txt", f"{_SENTENCE_DISTILLED_DIR}/embeddings.npy")
+_TARGETS = (f"{_SENTENCE_DISTILLED_DIR}/targets.parquet", f"{_SENTENCE_DISTILLED_DIR}/targets.npy")
 JOB_DIR = "{run}/seed{seed}"  # a training job's scores and checkpoints are named as its folder
 _SIAMESE_CORPUS = f"{_SIAMESE}/corpus"
 _SIAMESE_INPUTS = tuple(f"{_SIAMESE_CORPUS}/{name}" for name in ("corpus.parquet", "words.parquet", "embeddings.npy"))
@@ -170,6 +173,26 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"words": Output(_DISTILLED[0]), "embeddings": Output(_DISTILLED[1]),
                 "coverage": Output(f"{_DISTILLED_DIR}/coverage.json")},
           params=("word_vectors.distilled", "device")),
+    # ... and trained towards the teacher's sentence embeddings of the unlabelled text (Tokenlearn's idea).
+    Stage("teacher_targets", f"teacher-targets --raw data/raw --corpus {_CORPUS} "
+                             f"--treebank {_SIAMESE_CORPUS}/corpus.parquet --out {_TARGETS[0]} "
+                             f"--embeddings {_TARGETS[1]} --stats {_SENTENCE_DISTILLED_DIR}/targets.json "
+                             "--threads {threads}",
+          deps=("data/raw", f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", _EVAL,
+                f"{_SIAMESE_CORPUS}/corpus.parquet"),
+          outs={"texts": Output(_TARGETS[0]), "embeddings": Output(_TARGETS[1]),
+                "stats": Output(f"{_SENTENCE_DISTILLED_DIR}/targets.json")},
+          params=("word_vectors.sentence_distilled.sources", "word_vectors.sentence_distilled.max_per_source",
+                  "word_vectors.distilled.teacher", "data_profile", "profiles", "device")),
+    Stage("distill_sentences", f"distill-sentences --distilled {_DISTILLED_DIR} --targets {_TARGETS[0]} "
+                               f"--target-embeddings {_TARGETS[1]} --eval {_EVAL} "
+                               f"--out-dir {_SENTENCE_DISTILLED_DIR} "
+                               "--checkpoints data/checkpoints/sentence_distilled --threads {threads}",
+          deps=(*_DISTILLED, *_TARGETS, _EVAL),
+          outs={"words": Output(_SENTENCE_DISTILLED[0]), "embeddings": Output(_SENTENCE_DISTILLED[1]),
+                "training": Output(f"{_SENTENCE_DISTILLED_DIR}/training.json")},
+          params=("word_vectors.sentence_distilled", "evaluation.selection", "device"),
+          checkpoints=("data/checkpoints/sentence_distilled",)),
     # {vocab_dir}: the job's starting vectors (its run's `word_vectors`), data/vocab or data/distilled.
     Stage("train", f"train --run {{run}} --seed {{seed}} --corpus-dir {_CORPUS} "
                    f"--vocab-dir {{vocab_dir}} --eval {_EVAL} --out-dir {_JOB} "
@@ -198,6 +221,11 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                                 f"--out {_RESULTS}/baseline_distilled.json --threads {{threads}}",
           deps=(*_DISTILLED, _EVAL),
           outs={"results": Output(f"{_RESULTS}/baseline_distilled.json")},
+          params=("evaluation",)),
+    Stage("baseline_sentence_distilled", f"baseline --vocab-dir {_SENTENCE_DISTILLED_DIR} --eval {_EVAL} "
+                                         f"--out {_RESULTS}/baseline_sentence_distilled.json --threads {{threads}}",
+          deps=(*_SENTENCE_DISTILLED, _EVAL),
+          outs={"results": Output(f"{_RESULTS}/baseline_sentence_distilled.json")},
           params=("evaluation",)),
     # Gate analysis (Sec. 5.2): Stanza models, sentences, parses (cached: the analysis never re-parses), norms.
     _stanza_stage(compared=False),
@@ -301,7 +329,9 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     # Snakemake lists the report's inputs file by file (workflow/rules/report.smk); DVC hashes the folders.
     Stage("report", "report --data-dir data --out-dir data/report",
           deps=(_RESULTS, _MODELS, _TRAIN_STATS, _MATCH_SUMMARY,
-                f"{_VOCAB_DIR}/coverage.json", f"{_DISTILLED_DIR}/coverage.json", f"{_GATES}/analysis",
+                f"{_VOCAB_DIR}/coverage.json", f"{_DISTILLED_DIR}/coverage.json",
+                f"{_SENTENCE_DISTILLED_DIR}/training.json", f"{_SENTENCE_DISTILLED_DIR}/targets.json",
+                f"{_GATES}/analysis",
                 f"{_GATES}/sentences.json", *(f"{_DATA.stanza(compared)}/scores.json" for compared in (False, True)),
                 f"{_SUPERVISED}/stats.json",
                 f"{_SUPERVISED}/models", _ERROR_ANALYSIS, f"{_SIAMESE}/corpus/stats.json",

@@ -61,7 +61,8 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     if transfer.tables_section(doc, config, sel, baseline_results):
         reference_metrics = compare_encoders.reference_section(doc, data_dir, out_dir)  # beside Table 4's models
     baselines = {"pretrained": baseline_results,
-                 "distilled": read_json(results / "baseline_distilled.json")}
+                 "distilled": read_json(results / "baseline_distilled.json"),
+                 "sentence_distilled": read_json(results / "baseline_sentence_distilled.json")}
     distilled_metrics = distilled.distilled_section(doc, config, data_dir, sel, baselines)
     transfer.selection_section(doc, sel, config)
     transfer.runs_section(doc, sel, out_dir)
@@ -78,7 +79,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     write_text(out_dir / "report.md", doc.markdown(out_dir))
     write_text(out_dir / "report.html", doc.html("Paraphrastic sentence embeddings report"))
     metrics = transfer.metrics(sel, baseline)
-    metrics["baseline_distilled"] = distilled_metrics
+    metrics["baseline_distilled"], metrics["baseline_sentence_distilled"] = distilled_metrics
     metrics["supervised"] = supervised_metrics
     if reference_metrics:
         metrics["reference_encoder"] = {name: {"transfer_pearson": m["transfer_pearson"]}

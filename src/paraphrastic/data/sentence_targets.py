@@ -1,0 +1,65 @@
+"""The teacher's sentence embeddings of unlabelled text: the targets of sentence-level distillation (beyond the paper).
+
+Model2Vec's Tokenlearn trains static vectors so that a sentence's mean word vector approaches the teacher's embedding
+of that sentence; here the text is all the unlabelled text the mirror holds (the training pairs' sentences of
+SimpWiki and PPDB, SimpWiki's extra pairs, the treebank's sentences), never an evaluation set's. Each distinct text
+is kept once, with the first source that has it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from paraphrastic.data.distill import INSTALL_HINT
+from paraphrastic.errors import PipelineError
+
+TARGETS_SCHEMA = pa.schema([("text", pa.string()), ("tokens", pa.list_(pa.string())), ("source", pa.string())])
+
+
+def unlabelled_texts(sources: dict[str, Iterable[tuple[str, list[str]]]], *, excluded: set[tuple[str, ...]],
+                     max_per_source: int | None = None) -> tuple[pd.DataFrame, dict]:
+    """One row per distinct text (columns text, tokens, source), in the sources' order; a text whose tokens are
+    an evaluation sentence's (``excluded``: lower-cased token tuples) or empty is left out. ``max_per_source`` keeps
+    each source's first N texts (tests). Returns the table and, per source, how many texts it gave, how many
+    repeated an earlier one and how many were evaluation sentences."""
+    seen: set[str] = set()
+    rows, counts = [], {}
+    for source, items in sources.items():
+        kept = repeated = held_out = 0
+        for text, tokens in items:
+            if max_per_source is not None and kept == max_per_source:
+                break
+            tokens = list(tokens)
+            if not tokens or text in seen:
+                repeated += bool(tokens)
+                continue
+            seen.add(text)
+            if tuple(tokens) in excluded:
+                held_out += 1
+                continue
+            rows.append({"text": text, "tokens": tokens, "source": source})
+            kept += 1
+        counts[source] = {"texts": kept, "repeated": repeated, "evaluation_sentences_excluded": held_out}
+    frame = pd.DataFrame(rows, columns=["text", "tokens", "source"])
+    if frame.empty:
+        raise PipelineError("sentence-level distillation: no unlabelled text (are the corpora empty?)")
+    return frame, counts
+
+
+def teacher_embeddings(texts: list[str], teacher: Path, *, device: str = "cpu", batch_size: int = 64) -> np.ndarray:
+    """The teacher's sentence embedding of each text (its own pooling and normalisation), float32, one row each."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise PipelineError(f"sentence-level distillation needs {INSTALL_HINT}: {exc}") from exc
+    model = SentenceTransformer(str(teacher), device=device)
+    return np.asarray(model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
+                                   show_progress_bar=False), dtype=np.float32)

@@ -1,0 +1,44 @@
+"""distill-sentences: the distilled word vectors trained on the teacher's sentence embeddings
+(:mod:`paraphrastic.training.sentence_distillation`), written as a vocabulary folder like ``distill``'s (the same
+words), so the untrained baseline and a run with ``word_vectors: sentence_distilled`` read it as they read others."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from paraphrastic.atomic import write_json
+from paraphrastic.configuration.params import selection_ids
+from paraphrastic.data import vocab as vocabulary
+from paraphrastic.data.corpus import read_table
+from paraphrastic.training.sentence_distillation import SentenceDistillationSettings, train
+
+
+def run(config: dict, *, distilled, targets, target_embeddings, eval, out_dir, checkpoints, device=None,
+        threads=None) -> None:
+    settings = SentenceDistillationSettings.of(config)
+    distilled, out = Path(distilled), Path(out_dir)
+    vocab = vocabulary.Vocabulary.load(distilled / "vocab.txt")
+    start = torch.from_numpy(vocabulary.load_matrix(distilled / "embeddings.npy"))
+    texts = read_table(targets)
+    teacher = vocabulary.load_matrix(target_embeddings)
+    selection = selection_ids(config)
+    inputs = [distilled / "vocab.txt", distilled / "embeddings.npy", Path(targets), Path(target_embeddings),
+              Path(eval)]
+    result = train(settings, vocab=vocab, embeddings=start, texts=[vocab.ids(t) for t in texts["tokens"]],
+                   targets=teacher, eval_frame=read_table(eval), selection=selection, inputs=inputs,
+                   checkpoint_dir=checkpoints, device=device or config["device"], threads=threads)
+    vocab.save(out / "vocab.txt")
+    vocabulary.save_matrix(out / "embeddings.npy", result["vectors"].astype(np.float32), stage="distill_sentences")
+    best = result["selected"]
+    write_json(out / "training.json", {
+        "settings": asdict(settings), "texts": result["texts"],
+        "held_out_texts": result["held_out_texts"], "target_variance": result["target_variance"],
+        "selected_epoch": best["epoch"], "selection_pearson": best["selection_pearson"],
+        "transfer_pearson": best["transfer_pearson"],
+        "history": [{k: v for k, v in row.items() if k != "per_dataset"} for row in result["history"]]})
+    print(f"selected epoch {best['epoch']}: STS16 {best['selection_pearson']:.2f}, "
+          f"transfer {best['transfer_pearson']:.2f} -> {out}")
