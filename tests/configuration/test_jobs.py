@@ -61,10 +61,11 @@ def test_supervised_runs_train_once_per_task_and_seed():
 def test_job_tables_of_the_tiny_config():
     c = config.load(REPO / "params.test.yaml", SCHEMA)
     tables = JobTables.of(c)
-    # 7 runs and 2 experiments again on the distilled vectors (no `evaluate` job: an experiment's twin is no
-    # experiment); the gate analysis's row, gran-simpwiki, trains a second seed (gates.seeds)
-    assert len(tables.runs) == 9 and len(tables.jobs) == 12 and len(tables.experiment_jobs) == 6
+    # 7 runs, 2 experiments again on the distilled vectors and one on the sentence-distilled ones (no `evaluate` job:
+    # an experiment's twin is no experiment); the gate analysis's row, gran-simpwiki, trains a second seed
+    assert len(tables.runs) == 10 and len(tables.jobs) == 13 and len(tables.experiment_jobs) == 6
     assert tables.jobs["lstmavg-simpwiki-distilled.seed1"]["vocab_dir"] == "data/distilled"
+    assert tables.jobs["avg-simpwiki_matched-sentence_distilled.seed1"]["vocab_dir"] == "data/sentence_distilled"
     assert set(tables.row_jobs("t-lstmavg-reg")) == {key for key, job in tables.jobs.items()
                                                     if job["run"].startswith("t-lstmavg-reg__")}
     assert len(tables.row_jobs("gran-simpwiki", "avg-ppdb")) == 3

@@ -51,10 +51,14 @@ def scores(pearson: float) -> dict:
 
 
 def run_places(tables: JobTables) -> dict[str, int]:
-    """Each run's place: by name, the runs on the distilled vectors (``<row>-distilled``) after all the others."""
-    distilled = sorted(run for run, settings in tables.runs.items() if settings.get("word_vectors") == "distilled")
-    others = sorted(run for run in tables.runs if run not in distilled)
-    return {run: i for i, run in enumerate(others + distilled)}
+    """Each run's place: by name, the runs on the distilled vectors (``<row>-distilled``) after all the others, and
+    those on the sentence-distilled ones (``<row>-sentence_distilled``) last."""
+    def on(vectors: str) -> list[str]:
+        return sorted(run for run, settings in tables.runs.items() if settings.get("word_vectors") == vectors)
+
+    distilled, sentence_distilled = on("distilled"), on("sentence_distilled")
+    others = sorted(run for run in tables.runs if run not in distilled + sentence_distilled)
+    return {run: i for i, run in enumerate(others + distilled + sentence_distilled)}
 
 
 DISTILLED_BASELINE = 60.0

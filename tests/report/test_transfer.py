@@ -72,11 +72,11 @@ def test_selection_runs_and_curves(results, tmp_path):
     assert chosen.loc["avg-ppdb", "STS16"] == 52.1
     assert table_after(doc, "Seed variation")["row"].tolist() == ["t-lstmavg-reg"]
     runs = pd.read_csv(tmp_path / "runs.csv")
-    # 5 experiments, 2 grid runs x 2 seeds and 2 experiments again on the distilled vectors
-    assert len(runs) == 11 and runs["job s"].sum() == 33.0
+    # 5 experiments, 2 grid runs x 2 seeds, 2 experiments again on the distilled vectors and one on the sentence-distilled
+    assert len(runs) == 12 and runs["job s"].sum() == 36.0
     assert (tmp_path / "learning_curves.png").stat().st_size > 1000
     assert any(kind == "img" for kind, _ in doc.blocks)
-    assert "11 jobs" in texts(doc)
+    assert "12 jobs" in texts(doc)
 
 
 def test_metrics_hold_every_rows_scores_and_the_seeds_spread(results):

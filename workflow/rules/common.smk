@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from paraphrastic.data.similarity_tasks import PWIM_TASKS, SUPERVISED_TASKS  # noqa: E402
 from paraphrastic.configuration import params as params  # noqa: E402
 from paraphrastic.configuration import settings as run_settings  # noqa: E402
-from paraphrastic.configuration.grids import distilled_twin  # noqa: E402
+from paraphrastic.configuration.grids import TWIN_VECTORS, distilled_twin  # noqa: E402
 from paraphrastic.configuration.check import check as check_params  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables, vocab_dir  # noqa: E402
 from paraphrastic.pipeline.graph import STAGES, code_digest  # noqa: E402
@@ -54,10 +54,10 @@ ENV = "../envs/paraphrastic.yaml"
 TABLES = JobTables.of(config) if workflow.remote_exec else check_params(config)
 GATE_JOBS = TABLES.row_jobs(config["gates"]["gran_row"], where="gates.gran_row")  # the analysed GRAN row's jobs
 ERROR_JOBS = TABLES.row_jobs(*config["error_analysis"]["rows"].values(), where="error_analysis.rows")  # Table 7
-# Table 4's rows and their twins on the distilled vectors, timed beside MiniLM
+# Table 4's rows and their twins on the distilled and sentence-distilled vectors, timed beside MiniLM
 TABLE4_JOBS = TABLES.row_jobs(*config["report"]["table4"].values(), where="report.table4")
-TABLE4_JOBS |= TABLES.row_jobs(*(distilled_twin(r) for r in config["report"]["table4"].values()
-                                 if distilled_twin(r) in TABLES.rows))
+TABLE4_JOBS |= TABLES.row_jobs(*(distilled_twin(r, vectors) for r in config["report"]["table4"].values()
+                                 for vectors in TWIN_VECTORS if distilled_twin(r, vectors) in TABLES.rows))
 
 
 def _choice(names) -> str:

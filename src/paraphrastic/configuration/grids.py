@@ -132,49 +132,58 @@ def unthinned(config: dict) -> dict:
 
 
 DISTILLED_SUFFIX = "-distilled"
+# The word vectors a row can be trained again on, each with the params key naming those rows (word_vectors.<key>)
+# and the suffix of the twin's name. The twins of both kinds are thinned alike (word_vectors.distilled_thinning).
+TWIN_VECTORS = {"distilled": ("distilled_rows", DISTILLED_SUFFIX),
+                "sentence_distilled": ("sentence_distilled_rows", "-sentence_distilled")}
 
 
-def distilled_twin(row: str) -> str:
-    """The name of a row trained again on the distilled word vectors (``word_vectors.distilled_rows``)."""
-    return f"{row}{DISTILLED_SUFFIX}"
+def distilled_twin(row: str, vectors: str = "distilled") -> str:
+    """The name of a row trained again on the distilled word vectors (``word_vectors.distilled_rows``), or on
+    ``vectors`` (``word_vectors.sentence_distilled_rows`` for the sentence-distilled ones)."""
+    return f"{row}{TWIN_VECTORS[vectors][1]}"
 
 
-def distilled_rows(config: dict) -> list[str]:
-    """The rows ``word_vectors.distilled_rows`` names (``all``: every experiment and grid row)."""
-    chosen = (config.get("word_vectors") or {}).get("distilled_rows") or []
+def distilled_rows(config: dict, vectors: str = "distilled") -> list[str]:
+    """The rows ``word_vectors.distilled_rows`` (or the key of ``vectors``) names (``all``: every experiment and
+    grid row)."""
+    key = TWIN_VECTORS[vectors][0]
+    chosen = (config.get("word_vectors") or {}).get(key) or []
     if chosen == "all":
         return [*config["experiments"], *(row["id"] for row in config.get("grids") or [])]
     return list(chosen)
 
 
 def _add_distilled_rows(config: dict, runs: dict, rows: dict) -> None:
-    """Each row of ``word_vectors.distilled_rows`` again as ``<row>-distilled``: its runs with the same settings,
-    starting from the distilled vectors. A grid row's search is thinned as the row's own, except for the axes
-    ``word_vectors.distilled_thinning`` names (e.g. λ_w, which pulls back to the distilled vectors). A row already
-    on the distilled vectors cannot have a twin."""
+    """Each row of ``word_vectors.distilled_rows`` again as ``<row>-distilled`` (and of
+    ``word_vectors.sentence_distilled_rows`` as ``<row>-sentence_distilled``): its runs with the same settings,
+    starting from those vectors. A grid row's search is thinned as the row's own, except for the axes
+    ``word_vectors.distilled_thinning`` names (e.g. λ_w, which pulls back to the starting vectors). A row that
+    already trains on other than the pretrained vectors cannot have a twin."""
     grid_rows = {row["id"]: row for row in config.get("grids") or []}
     keep = _thinning(config, distilled=True)
-    for row in distilled_rows(config):
-        if row not in rows:
-            raise PipelineError(f"word_vectors.distilled_rows: no experiment or grid row named {row!r} in params")
-        twin = distilled_twin(row)
-        if twin in rows:
-            raise PipelineError(f"word_vectors.distilled_rows: {twin!r} is already a row of params; rename it")
-        if row in grid_rows:
-            extra = {key: grid_rows[row][key] for key in ("seeds", "tasks") if key in grid_rows[row]}
-            points = [dict(point, **extra) for point in row_points(grid_rows[row], keep)]
-        else:  # an experiment: one run under the row's own name, with its settings as written (no gate seeds)
-            points = [dict(config["experiments"][row])]
-        names = []
-        for settings in points:
-            if settings.get("word_vectors") == "distilled":
-                raise PipelineError(f"word_vectors.distilled_rows: row {row!r} already trains on the distilled "
-                                    "vectors")
-            settings = dict(settings, word_vectors="distilled")
-            identity = {k: v for k, v in settings.items() if k not in ("seeds", "tasks")}
-            names.append(twin if row not in grid_rows else run_name(twin, identity))
-            runs[names[-1]] = settings
-        rows[twin] = names
+    for vectors, (key, _) in TWIN_VECTORS.items():
+        for row in distilled_rows(config, vectors):
+            if row not in rows:
+                raise PipelineError(f"word_vectors.{key}: no experiment or grid row named {row!r} in params")
+            twin = distilled_twin(row, vectors)
+            if twin in rows:
+                raise PipelineError(f"word_vectors.{key}: {twin!r} is already a row of params; rename it")
+            if row in grid_rows:
+                extra = {k: grid_rows[row][k] for k in ("seeds", "tasks") if k in grid_rows[row]}
+                points = [dict(point, **extra) for point in row_points(grid_rows[row], keep)]
+            else:  # an experiment: one run under the row's own name, with its settings as written (no gate seeds)
+                points = [dict(config["experiments"][row])]
+            names = []
+            for settings in points:
+                if settings.get("word_vectors", "pretrained") != "pretrained":
+                    raise PipelineError(f"word_vectors.{key}: row {row!r} already trains on the "
+                                        f"{settings['word_vectors']} vectors")
+                settings = dict(settings, word_vectors=vectors)
+                identity = {k: v for k, v in settings.items() if k not in ("seeds", "tasks")}
+                names.append(twin if row not in grid_rows else run_name(twin, identity))
+                runs[names[-1]] = settings
+            rows[twin] = names
 
 
 def expand_supervised(config: dict) -> tuple[dict[str, dict], dict[str, list[str]]]:

@@ -69,15 +69,17 @@ def _speed(sentences: int, seconds: float) -> dict:
 
 def table4_models(config: dict, data_dir) -> list[tuple[str, str, str, int, int | float]]:
     """(label, row, run, seed, epoch) of each Table 4 row's STS-2016-selected model, its first seed, and of each
-    one's twin on the distilled word vectors where params trains it (``<label>, distilled``). The epoch of a point
-    inside one is fractional (2.25: a quarter into the third)."""
-    from paraphrastic.configuration.grids import distilled_twin, expand
+    one's twins on the distilled and sentence-distilled word vectors where params trains them (``<label>,
+    distilled``, ``<label>, sentence_distilled``). The epoch of a point inside one is fractional (2.25: a quarter
+    into the third)."""
+    from paraphrastic.configuration.grids import TWIN_VECTORS, distilled_twin, expand
     from paraphrastic.evaluation.selection import Selection
 
     rows = dict(config["report"]["table4"])
     trained = expand(config)[1]
-    rows.update({f"{label}, distilled": distilled_twin(row) for label, row in config["report"]["table4"].items()
-                 if distilled_twin(row) in trained})
+    for vectors in TWIN_VECTORS:
+        rows.update({f"{label}, {vectors}": distilled_twin(row, vectors)
+                     for label, row in config["report"]["table4"].items() if distilled_twin(row, vectors) in trained})
     sel = Selection(config, Path(data_dir), rows=list(rows.values()))
     chosen = []
     for label, row in rows.items():

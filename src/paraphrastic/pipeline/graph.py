@@ -97,6 +97,7 @@ def literal_options(stage: Stage) -> dict[str, str]:
 # What choosing a transfer row's model reads (evaluation.selection.Selection): its runs, their seeds and settings.
 # What decides the runs, their seeds and so each row's selected model (gates.seeds adds seeds to gates.gran_row).
 _SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "word_vectors.distilled_rows",
+                     "word_vectors.sentence_distilled_rows",
                      "word_vectors.distilled_thinning", "gates.gran_row", "gates.seeds", "seeds", "seed", "train")
 
 

@@ -26,8 +26,10 @@ def _corpus_records(data_dir: Path) -> tuple[dict, dict, dict]:
 
 
 def paper_runs(runs: dict[str, dict]) -> dict[str, dict]:
-    """The runs of the paper's rows: not those on the distilled word vectors (beyond the paper)."""
-    return {name: settings for name, settings in runs.items() if settings.get("word_vectors") != "distilled"}
+    """The runs of the paper's rows: not those on the distilled or sentence-distilled word vectors (beyond the
+    paper)."""
+    return {name: settings for name, settings in runs.items()
+            if settings.get("word_vectors", "pretrained") == "pretrained"}
 
 
 def full_grid_size(config: dict) -> int:

@@ -88,22 +88,25 @@ def distilled_section(doc: Document, config: dict, data_dir: Path, sel: Selectio
              f"PARAGRAM-SL999), beside the same rows on the pretrained vectors ({pretrained_name}) and the paper's "
              "number. Model selection stays on STS 2016.")
     _sentence_distillation(doc, data_dir)
-    rows = [{"table": "", "row": "initial vectors, averaged (untrained)", "pretrained (ours)":
-             baselines["pretrained"]["summary"]["transfer_pearson"],
-             "distilled (ours)": baselines["distilled"]["summary"]["transfer_pearson"], "paper": math.nan},
-            {"table": "", "row": "distilled vectors trained at the sentence level, averaged", "pretrained (ours)":
-             math.nan, "distilled (ours)": baselines["sentence_distilled"]["summary"]["transfer_pearson"],
+    untrained = {kind: baselines[kind]["summary"]["transfer_pearson"] for kind in baselines}
+    rows = [{"table": "", "row": "initial vectors, averaged (untrained)", "pretrained (ours)": untrained["pretrained"],
+             "distilled (ours)": untrained["distilled"], "sentence-distilled (ours)": untrained["sentence_distilled"],
              "paper": math.nan}]
     twins = [row for row in distilled_rows(config) if distilled_twin(row) in sel.rows]
-    for row in twins:
+    sentence_twins = [row for row in distilled_rows(config, "sentence_distilled")
+                      if distilled_twin(row, "sentence_distilled") in sel.rows]
+    for row in dict.fromkeys(twins + sentence_twins):
         label = sel.labels[row]
         table, paper = _paper_score(config, row, label)
         name = ", ".join(filter(None, [label["model"], label["regularization"]]))
         rows.append({"table": table, "row": f"{name} ({row})", "pretrained (ours)": sel.score(row),
-                     "distilled (ours)": sel.score(distilled_twin(row)), "paper": paper})
+                     "distilled (ours)": sel.score(distilled_twin(row)) if row in twins else math.nan,
+                     "sentence-distilled (ours)": sel.score(distilled_twin(row, "sentence_distilled"))
+                     if row in sentence_twins else math.nan, "paper": paper})
     doc.table(pd.DataFrame(rows), caption=f"Mean Pearson's r × 100 over the transfer sets, STS 2016 model selection "
-              f"(mean over seeds). pretrained: {pretrained_name}; distilled: {distilled_name}; paper: Wieting & "
-              "Gimpel (2017), PARAGRAM-SL999 300-d and the full data.")
+              f"(mean over seeds). pretrained: {pretrained_name}; distilled: {distilled_name}; sentence-distilled: "
+              "those trained further on the teacher's sentence embeddings; paper: Wieting & Gimpel (2017), "
+              "PARAGRAM-SL999 300-d and the full data.")
     table4 = [row for row in config["report"]["table4"].values() if row in twins]
     if table4:
         doc.heading("Table 4's rows on both vectors, per set", 3)
@@ -114,6 +117,4 @@ def distilled_section(doc: Document, config: dict, data_dir: Path, sel: Selectio
             model = sel.labels[row]["model"]
             columns[f"{model} (pretrained)"], columns[f"{model} (distilled)"] = row, distilled_twin(row)
         doc.table(per_dataset_table(results, columns, None, {}), caption="Pearson's r × 100, STS 2016 selection.")
-    scores = {kind: baselines[kind]["summary"]["transfer_pearson"] for kind in ("distilled", "sentence_distilled")}
-    return {"test": scores["distilled"], "oracle": scores["distilled"]}, \
-        {"test": scores["sentence_distilled"], "oracle": scores["sentence_distilled"]}
+    return tuple({"test": untrained[kind], "oracle": untrained[kind]} for kind in ("distilled", "sentence_distilled"))
