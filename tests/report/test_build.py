@@ -19,8 +19,8 @@ def test_report_files_sections_in_order_and_metrics(results, tmp_path):
     assert positions == sorted(positions)
     assert (out / "report.html").read_text().count("<img") == 4 and (out / "runs.csv").exists()
     metrics = json.loads((out / "metrics.json").read_text())
-    assert {"baseline", "baseline_distilled", "baseline_sentence_distilled", "supervised", "reference_encoder", "siamese_cbow", "pwim",
-            "t-lstmavg-reg", "lstmavg-simpwiki-distilled"} <= set(metrics)
+    assert {"baseline", "baseline_distilled", "baseline_sentence_distilled", "supervised", "reference_encoder",
+            "siamese_cbow", "pwim", "t-lstmavg-reg", "lstmavg-simpwiki-distilled"} <= set(metrics)
 
 
 def leaves(doc, path=""):

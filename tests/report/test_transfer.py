@@ -72,7 +72,7 @@ def test_selection_runs_and_curves(results, tmp_path):
     assert chosen.loc["avg-ppdb", "STS16"] == 52.1
     assert table_after(doc, "Seed variation")["row"].tolist() == ["t-lstmavg-reg"]
     runs = pd.read_csv(tmp_path / "runs.csv")
-    # 5 experiments, 2 grid runs x 2 seeds, 2 experiments again on the distilled vectors and one on the sentence-distilled
+    # 5 experiments, 2 grid runs x 2 seeds, 2 experiments again on the distilled vectors, 1 on the sentence-distilled
     assert len(runs) == 12 and runs["job s"].sum() == 36.0
     assert (tmp_path / "learning_curves.png").stat().st_size > 1000
     assert any(kind == "img" for kind, _ in doc.blocks)
