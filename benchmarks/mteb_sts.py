@@ -1,9 +1,11 @@
 """Encoders on MTEB's STS12-STS16 protocol, beside the published scores of static models:
-python benchmarks/mteb_sts.py [--models LABEL=model.pt ...] [--exports LABEL=DIR ...] [--no-minilm]
+python benchmarks/mteb_sts.py [--models LABEL=model.pt ...] [--vectors LABEL=DIR ...] [--exports LABEL=DIR ...]
+                              [--no-minilm]
 
 Scores each year's pooled test pairs (``paraphrastic.evaluation.mteb_sts``: cosine similarity, Spearman × 100, MTEB's
 main score) for all-MiniLM-L6-v2 (installed offline: the calibration, its published scores must be matched within
-0.5), for each model file given, and for each folder `paraphrastic export --static` wrote, loaded by
+0.5), for each model file given, for each folder of word vectors (vocab.txt and embeddings.npy, e.g. data/distilled)
+averaged untrained as avg, and for each folder `paraphrastic export --static` wrote, loaded by
 sentence-transformers and by model2vec with no code of ours (their tokenizer only approximates ours: the rows show
 what that costs). Every measured encoder also gets our 22-set mean Pearson (one correlation per source, the paper's
 measure). The published scores of benchmarks/published/mteb_sts.csv go beside them (figures carried from the public
@@ -19,6 +21,8 @@ import json
 import statistics
 import sys
 from pathlib import Path
+
+import torch
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -87,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--eval", type=Path, default=REPO / "data/corpus/eval.parquet", help="the evaluation table")
     parser.add_argument("--models", nargs="*", default=[], metavar="LABEL=PATH", help="model.pt files to score")
+    parser.add_argument("--vectors", nargs="*", default=[], metavar="LABEL=DIR",
+                        help="word vector folders (vocab.txt, embeddings.npy) scored untrained under avg")
     parser.add_argument("--exports", nargs="*", default=[], metavar="LABEL=DIR",
                         help="folders `paraphrastic export --static` wrote, scored as sentence-transformers and "
                              "model2vec load them")
@@ -95,8 +101,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="writes OUT.json and OUT.md (default: %(default)s)")
     args = parser.parse_args(argv)
     from paraphrastic.data.corpus import read_table
+    from paraphrastic.data.vocab import Vocabulary, load_matrix
     from paraphrastic.evaluation.compare_encoders import MiniLM, score_raw_sentences
     from paraphrastic.evaluation.similarity import score_sets, summarize
+    from paraphrastic.models.encoders import build_model
     from paraphrastic.models.files import load_model
 
     table = read_table(args.eval)
@@ -114,6 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     for spec in args.models:
         label, _, path = spec.partition("=")
         model, vocab, _ = load_model(path or label)
+        measured[label] = score_sets(model, vocab, frame)
+        sts22[label] = summarize(score_sets(model, vocab, table), [])["transfer_pearson"]
+    for spec in args.vectors:
+        label, _, folder = spec.partition("=")
+        vocab = Vocabulary.load(Path(folder) / "vocab.txt")
+        model = build_model("avg", torch.from_numpy(load_matrix(Path(folder) / "embeddings.npy")))
         measured[label] = score_sets(model, vocab, frame)
         sts22[label] = summarize(score_sets(model, vocab, table), [])["transfer_pearson"]
     for spec in args.exports:
