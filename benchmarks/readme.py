@@ -65,7 +65,8 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "allocator": lambda: (RESULTS / "allocator.md").read_text(),
           "fidelity effects": lambda: (RESULTS / "fidelity_effects.md").read_text(),
           "authors code": lambda: (RESULTS / "authors_code.md").read_text(),
-          "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text()}
+          "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),
+          "step profile": lambda: (RESULTS / "step_profile.md").read_text()}
 
 
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:
