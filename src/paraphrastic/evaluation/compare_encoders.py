@@ -107,7 +107,8 @@ def raw_text_speed(model, vocab, sentences: list[str], batch_size: int) -> dict:
 
 def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> dict:
     """MiniLM's scores and speed, and the scores and speed of Table 4's models (each row's STS-2016-selected model,
-    first seed; and their twins on the distilled vectors) and of the untrained averaged vectors, on the CPU.
+    first seed; and their twins on the distilled and sentence-distilled vectors) and of the untrained averaged
+    vectors, on the CPU.
 
     Every encoder runs on the CPU with the same thread count: the comparison a user without a GPU makes. Speed
     is every distinct raw sentence of the sets encoded as a user's ``encode`` call does it (tokenisation included,

@@ -276,7 +276,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           params=("error_analysis", *_SELECTION_PARAMS, "device")),
     # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
     Stage("compare_encoders", f"compare-encoders --data-dir data --out {_RESULTS}/encoders.json --threads {{threads}}",
-          deps=(_EVAL, _MODELS, *_VOCAB, *_DISTILLED),
+          deps=(_EVAL, _MODELS, *_VOCAB, *_DISTILLED, *_SENTENCE_DISTILLED),
           outs={"results": Output(f"{_RESULTS}/encoders.json")},
           params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS)),
     # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.

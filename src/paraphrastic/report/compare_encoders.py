@@ -18,13 +18,16 @@ from paraphrastic.report.document import Document, per_dataset_table, read_json,
 
 PLOT = "accuracy_speed.png"
 UNTRAINED = {"pretrained": "initial vectors, averaged (pretrained)",
-             "distilled": "initial vectors, averaged (distilled)"}
+             "distilled": "initial vectors, averaged (distilled)",
+             "sentence_distilled": "initial vectors, averaged (sentence_distilled)"}
 
 
 def _group(label: str) -> str:
     """Which vectors an encoder of the comparison starts from, for the plot's colours."""
     if label.startswith("all-MiniLM"):
         return "all-MiniLM-L6-v2 (sentence-transformers)"
+    if "sentence_distilled" in label:
+        return "sentence-distilled vectors"
     return "distilled vectors" if "distilled" in label else "pretrained vectors"
 
 
@@ -36,7 +39,7 @@ def _short(label: str) -> str:
 def accuracy_speed_plot(frame: pd.DataFrame, path: Path, threads: int):
     """Each encoder as a point: sentences/s from raw text (log axis) against its transfer-set mean."""
     fig, ax = plt.subplots(figsize=(9, 5.5))
-    for (group, rows), marker in zip(frame.groupby(frame["model"].map(_group), sort=True), "osD", strict=False):
+    for (group, rows), marker in zip(frame.groupby(frame["model"].map(_group), sort=True), "osD^", strict=False):
         ax.scatter(rows["sentences/s"], rows["22-set r"], marker=marker, s=60, label=group)
     placed: list[tuple[float, float]] = []
     for _, row in frame.sort_values("22-set r", ascending=False).iterrows():
@@ -113,7 +116,8 @@ def reference_section(doc: Document, data_dir: Path, out_dir: Path | None = None
         doc.heading("Accuracy against speed", 3)
         doc.image(out_dir / PLOT, f"A scatter plot of {len(frame)} encoders: sentences encoded per second from raw "
                   "text on a logarithmic horizontal axis against the mean Pearson's r × 100 over the transfer sets, "
-                  "coloured by starting point (pretrained vectors, distilled vectors, all-MiniLM-L6-v2); each point "
+                  "coloured by starting point (pretrained, distilled or sentence-distilled vectors, all-MiniLM-L6-v2); "
+                  "each point "
                   "is labelled with its model.")
     results = {ref["model"]: {"datasets": ref["per_dataset"]}}
     results.update({label: {"datasets": o["per_dataset"]} for label, o in encoders.items()})
