@@ -146,8 +146,10 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
         assert heading in report
     assert "thinned for this profile to 7 of the paper's 9 runs" in report
     runs = (root / "data/report/runs.csv").read_text().splitlines()
-    # 5 one-seed runs and gran-simpwiki's second seed (gates.seeds), the two-seed grid row's 2 runs, 2 twins
-    assert len(runs) == 1 + 5 + 1 + 2 * 2 + 2 and sum(line.startswith("t-lstmavg-reg__") for line in runs) == 4
+    # 5 one-seed runs and gran-simpwiki's second seed (gates.seeds), the two-seed grid row's 2 runs, 2 distilled twins
+    # and a sentence-distilled one
+    assert len(runs) == 1 + 5 + 1 + 2 * 2 + 2 + 1 and sum(line.startswith("t-lstmavg-reg__") for line in runs) == 4
+    assert sum(line.startswith("avg-simpwiki_matched-sentence_distilled,") for line in runs) == 1
     # the two-seed grid row is reported as mean ± sd
     metrics = json.loads((root / "data/report/metrics.json").read_text())
     assert metrics["t-lstmavg-reg"]["seeds"] == 2 and metrics["t-lstmavg-reg"]["test_sd"] >= 0
