@@ -107,7 +107,7 @@ def train(settings: SentenceDistillationSettings, *, vocab, embeddings: torch.Te
         with torch.no_grad():
             chunks = [held[i : i + 1024] for i in range(0, len(held), 1024)]
             error = sum(float(squared_error(c)) * len(c) for c in chunks) / max(len(held), 1)
-        encoder = build_model("avg", model.vectors().cpu())
+        encoder = build_model("avg", model.vectors()).to(device)  # scored where its batches go
         results = similarity.score_sets(encoder, vocab, eval_frame, device=device)
         summary = similarity.summarize(results, selection)
         return {"selection_pearson": summary["selection_pearson"], "transfer_pearson": summary["transfer_pearson"],
