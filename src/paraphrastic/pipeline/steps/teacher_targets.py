@@ -12,7 +12,7 @@ from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import profile
 from paraphrastic.data import readers
 from paraphrastic.data import vocab as vocabulary
-from paraphrastic.data.corpus import read_table, write_table
+from paraphrastic.data.corpus import build_train_table, read_table, write_table
 from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.sentence_targets import TARGETS_SCHEMA, teacher_embeddings, unlabelled_texts
 from paraphrastic.data.transformer_folders import transformer_folder
@@ -25,27 +25,36 @@ def _sides(frame) -> list[tuple[str, list[str]]]:
             for text, tokens in zip(frame[f"s{side}"], frame[f"tokens{side}"], strict=True)]
 
 
-def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, device=None, threads=None) -> None:
-    from paraphrastic.data.tokenize import tokenize  # NLTK: imported where it is used
+def _extra_pairs(config: dict, raw: Path) -> list[tuple[str, list[str]]]:
+    """SimpWiki's extra pairs (the profile's ``extra_pairs``), tokenised as the training pairs are; each pair's two
+    texts in turn."""
+    simpwiki = profile(config)["simpwiki"]
+    pairs = [pair for first, second in simpwiki.get("extra_pairs") or []
+             for pair in readers.read_aligned_pairs(raw / first, raw / second, fmt=simpwiki["format"])]
+    if not pairs:
+        return []
+    frame = build_train_table(pairs, max_pairs=None, seed=0)  # no sampling: the seed is not read
+    return [text for row in frame.itertuples() for text in ((row.s1, list(row.tokens1)), (row.s2, list(row.tokens2)))]
 
+
+def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, device=None, threads=None) -> None:
     verify_raw(raw)  # what fetch verified, unchanged
     device = prepare_job(device or config["device"], threads)
     settings = config["word_vectors"]["sentence_distilled"]
-    corpus = Path(corpus)
+    raw, corpus = Path(raw), Path(corpus)
     evaluation = read_table(corpus / "eval.parquet")
     excluded = {tuple(t) for t in evaluation["tokens1"]} | {tuple(t) for t in evaluation["tokens2"]}
-    extra = []
-    for first, second in profile(config)["simpwiki"].get("extra_pairs") or []:
-        for pair in readers.read_aligned_pairs(Path(raw) / first, Path(raw) / second,
-                                               fmt=profile(config)["simpwiki"]["format"]):
-            extra += [(pair.s1, tokenize(pair.s1, pretokenized=True)), (pair.s2, tokenize(pair.s2, pretokenized=True))]
-    sentences = read_table(treebank)
-    sources = {"simpwiki": _sides(read_table(corpus / "simpwiki.parquet")),
-               "ppdb": _sides(read_table(corpus / "ppdb.parquet")),
-               "simpwiki_extra": extra,
-               "treebank": [(text, list(tokens)) for text, tokens in zip(sentences["text"], sentences["tokens"],
-                                                                             strict=True)]}
-    frame, counts = unlabelled_texts({k: v for k, v in sources.items() if k in settings["sources"]},
+
+    def treebank_sentences() -> list[tuple[str, list[str]]]:
+        sentences = read_table(treebank)
+        return [(text, list(tokens)) for text, tokens in zip(sentences["text"], sentences["tokens"], strict=True)]
+
+    # each source is read only when `sources` names it; their order is the order texts are kept in
+    readers_of = {"simpwiki": lambda: _sides(read_table(corpus / "simpwiki.parquet")),
+                  "ppdb": lambda: _sides(read_table(corpus / "ppdb.parquet")),
+                  "simpwiki_extra": lambda: _extra_pairs(config, raw),
+                  "treebank": treebank_sentences}
+    frame, counts = unlabelled_texts({name: read() for name, read in readers_of.items() if name in settings["sources"]},
                                      excluded=excluded, max_per_source=settings["max_per_source"])
     teacher = transformer_folder(config["word_vectors"]["distilled"]["teacher"],
                                  where="word_vectors.distilled.teacher")
