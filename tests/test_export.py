@@ -12,7 +12,7 @@ from sentence_transformers import SentenceTransformer
 
 import paraphrastic
 from paraphrastic.cli import main as cli
-from paraphrastic.data.vocab import SPECIAL, Vocabulary
+from paraphrastic.data.vocab import SPECIAL, WORDPIECES, Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.export import EXPORT_TYPE, export, load_sentence_transformer
 from paraphrastic.models.encoders import MODELS, build_model
@@ -178,6 +178,27 @@ def test_a_static_export_loads_in_sentence_transformers_and_model2vec_with_the_s
     assert np.abs(static.encode(unknown) - encoder.encode(unknown)).max() > 1e-3
     export(path, folder)  # and back: a static export is an earlier export too
     assert json.loads((folder / "modules.json").read_text())[0]["type"] == EXPORT_TYPE
+
+
+def test_a_vocabulary_with_wordpieces_exports_its_split_of_unknown_words(workspace):
+    """Distilled vectors with the teacher's pieces (word_vectors.distilled.subwords): both exports, and model2vec,
+    read a word the vocabulary lacks as the same pieces as paraphrastic does."""
+    from model2vec import StaticModel
+
+    vocab = Vocabulary([*SPECIAL, WORDPIECES, "a", "man", "is", "play", "the", "guitar", ".", "un", "##ing",
+                        "##s", "##play", "##able", "##tar"])
+    torch.manual_seed(0)
+    options = {"tags": "none"}
+    path = workspace["root"] / "pieces.pt"
+    save_model(path, build_model("avg", torch.randn(len(vocab), 6), **options), "avg", options, vocab, {})
+    encoder = paraphrastic.load(path, device="cpu")
+    sentences = ["A man is playing the guitars.", "the man plays unplayable guitar", "a man is a man ."]
+    assert len(vocab.ids(encoder.tokens(sentences[1]))) == 8  # the, man, play ##s, un ##play ##able, guitar
+    ours = encoder.encode(sentences)
+    assert_same_vectors(export(path, workspace["root"] / "module"), path)
+    static = export(path, workspace["root"] / "static", static=True)
+    assert np.abs(SentenceTransformer(str(static), device="cpu").encode(sentences) - ours).max() < 1e-5
+    assert np.abs(StaticModel.from_pretrained(str(static)).encode(sentences) - ours).max() < 1e-5
 
 
 @pytest.mark.parametrize("name, options", [("lstmavg", {}), ("avg", {"tags": "both"})])

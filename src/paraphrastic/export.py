@@ -25,7 +25,8 @@ own before passing that flag, so it trusts the installed paraphrastic package, n
 plain ``SentenceTransformer(DIR)``, no flag and no paraphrastic installed, and model2vec's
 ``StaticModel.from_pretrained(DIR)`` reads the same folder (model2vec knows sentence-transformers' layout), at
 the cost of a tokenizer that is only close to ours (a lower-cased ``WordLevel`` over the model's vocabulary with
-BERT's pre-tokenizer); an empty sentence is a zero vector there. The BERT pre-tokenizer splits 74.7% of the STS
+BERT's pre-tokenizer; ``WordPiece`` where the vocabulary holds a teacher's pieces, splitting a word it lacks as
+we do); an empty sentence is a zero vector there. The BERT pre-tokenizer splits 74.7% of the STS
 2012-2016 sentences as we do (measured above); the others get other vectors. model2vec also drops unknown words
 from the mean, where we and sentence-transformers average in the ``<unk>`` vector.
 
@@ -172,9 +173,15 @@ def write_static(encoder, folder: Path) -> None:
     except ImportError:
         from sentence_transformers.models import StaticEmbedding
 
-    from paraphrastic.data.vocab import UNK
+    from paraphrastic.data.vocab import CONTINUATION, MAX_WORDPIECE_CHARS, UNK
 
-    tokenizer = Tokenizer(models.WordLevel(vocab=dict(encoder.vocab.index), unk_token=UNK))
+    vocab = encoder.vocab
+    if vocab.wordpieces:  # the tokenizers library's WordPiece splits a word it lacks as Vocabulary.ids does
+        model = models.WordPiece(vocab=dict(vocab.index), unk_token=UNK, continuing_subword_prefix=CONTINUATION,
+                                 max_input_chars_per_word=MAX_WORDPIECE_CHARS)
+    else:
+        model = models.WordLevel(vocab=dict(vocab.index), unk_token=UNK)
+    tokenizer = Tokenizer(model)
     tokenizer.normalizer = normalizers.Lowercase()
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     weights = encoder.model.embedding.weight.detach().cpu().numpy()

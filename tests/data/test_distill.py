@@ -12,7 +12,7 @@ import torch
 
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, write_table
-from paraphrastic.data.distill import distill_vectors, distillation_vocabulary
+from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, teacher_pieces
 from paraphrastic.errors import PipelineError
 from paraphrastic.pipeline.steps import distill as distill_step
 
@@ -27,8 +27,9 @@ WORDS = ["the", "dog", "dogs", "cat", "running", "man", "play", "n't", "zebra", 
 @pytest.fixture(scope="module")
 def teacher(tmp_path_factory):
     folder = tmp_path_factory.mktemp("teacher")
-    (folder / "vocab.txt").write_text("\n".join(PIECES) + "\n")
-    tokenizer = transformers.BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True)
+    # the vocabulary as a dict: transformers 5 ignores vocab_file= (every word would be [UNK])
+    tokenizer = transformers.BertTokenizerFast(vocab={piece: i for i, piece in enumerate(PIECES)}, do_lower_case=True)
+    assert tokenizer.tokenize("dogs running") == ["dog", "##s", "run", "##ning"]
     torch.manual_seed(0)
     config = transformers.BertConfig(vocab_size=len(PIECES), hidden_size=24, num_hidden_layers=1,
                                      num_attention_heads=2, intermediate_size=32, max_position_embeddings=32)
@@ -38,29 +39,54 @@ def teacher(tmp_path_factory):
 
 
 def mean_pooled(teacher, word: str) -> np.ndarray:
-    """The teacher's output for the word alone, averaged over [CLS] pieces [SEP]: computed here without model2vec."""
+    """The teacher's output for the word alone, averaged over [CLS] pieces [SEP] (a ``##`` piece: [CLS] piece
+    [SEP]): computed here without model2vec."""
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(teacher))
     model = transformers.AutoModel.from_pretrained(str(teacher)).eval()
+    ids = ([tokenizer.cls_token_id, tokenizer.convert_tokens_to_ids(word), tokenizer.sep_token_id]
+           if word.startswith("##") else tokenizer(word)["input_ids"])
     with torch.no_grad():
-        hidden = model(**tokenizer(word, return_tensors="pt")).last_hidden_state[0]
+        hidden = model(input_ids=torch.tensor([ids])).last_hidden_state[0]
     return hidden.mean(0).numpy()
 
 
 def test_without_pca_or_weighting_a_words_vector_is_the_teachers_mean_pooled_output(teacher):
-    vectors = distill_vectors(WORDS, teacher, dims=None, sif_coefficient=None)
-    assert vectors.shape == (len(WORDS), 24) and vectors.dtype == np.float32
+    entries, vectors = distill_vectors(WORDS, teacher, dims=None, sif_coefficient=None)
+    assert entries == WORDS and vectors.shape == (len(WORDS), 24) and vectors.dtype == np.float32
     for i, word in enumerate(WORDS):
         np.testing.assert_allclose(vectors[i], mean_pooled(teacher, word), rtol=1e-4, atol=1e-5)
 
 
+def test_subwords_add_the_teachers_pieces_our_words_lack_each_distilled_alone(teacher):
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(teacher))
+    pieces, ids = teacher_pieces(tokenizer, WORDS)
+    # in the teacher's order, without its special tokens or the pieces that are our words ("the", "dog", ...)
+    assert pieces == [*"abcdefghijklmnopqrstuvwxyz'.", "##s", "run", "##ning", "##'"]
+    assert ids == tokenizer.convert_tokens_to_ids(pieces)
+    entries, vectors = distill_vectors(WORDS, teacher, dims=None, sif_coefficient=None, subwords=True)
+    assert entries == WORDS + pieces and vectors.shape == (len(entries), 24)
+    for i, entry in enumerate(entries):
+        np.testing.assert_allclose(vectors[i], mean_pooled(teacher, entry), rtol=1e-4, atol=1e-5)
+    # so a word our vocabulary lacks is read as the teacher's own pieces of it
+    vocab = vocabulary.Vocabulary([*vocabulary.SPECIAL, vocabulary.WORDPIECES, *entries])
+    assert [vocab.words[i] for i in vocab.ids(["runs", "plays"])] == tokenizer.tokenize("runs plays")
+
+
+def test_subwords_need_a_wordpiece_teacher(teacher):
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(teacher))
+    tokenizer.backend_tokenizer.model = __import__("tokenizers").models.WordLevel({"[UNK]": 0}, unk_token="[UNK]")
+    with pytest.raises(PipelineError, match=r"subwords: the teacher's tokenizer is WordLevel, not WordPiece"):
+        teacher_pieces(tokenizer, WORDS)
+
+
 def test_pca_centres_and_reduces_and_zipf_weights_grow_with_rank(teacher):
-    plain = distill_vectors(WORDS, teacher, dims=4, sif_coefficient=None)
-    weighted = distill_vectors(WORDS, teacher, dims=4, sif_coefficient=1e-1)
+    _, plain = distill_vectors(WORDS, teacher, dims=4, sif_coefficient=None)
+    _, weighted = distill_vectors(WORDS, teacher, dims=4, sif_coefficient=1e-1)
     assert plain.shape == (len(WORDS), 4)
     np.testing.assert_allclose(plain.mean(0), 0, atol=1e-5)  # PCA removes the outputs' common direction
     ratio = np.linalg.norm(weighted, axis=1) / np.linalg.norm(plain, axis=1)
     assert np.all(np.diff(ratio) > 0)  # the most frequent word (first) is scaled down most
-    np.testing.assert_array_equal(distill_vectors(WORDS, teacher, dims=4, sif_coefficient=1e-1), weighted)
+    np.testing.assert_array_equal(distill_vectors(WORDS, teacher, dims=4, sif_coefficient=1e-1)[1], weighted)
 
 
 def test_the_vocabulary_is_ordered_by_training_frequency_then_evaluation_words_alphabetically():
@@ -87,7 +113,7 @@ def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
                                 "s2": "a zebra", "score": 1.0, "tokens1": ["a", "man"], "tokens2": ["a", "zebra"]}])
     write_table(evaluation, EVAL_SCHEMA, corpus / "eval.parquet")
     settings = {"teacher": str(teacher), "dims": 3, "sif_coefficient": 1e-4, "max_words": None,
-                "evaluation_words": True}
+                "evaluation_words": True, "subwords": False}
     distill_step.run({"device": "cpu", "word_vectors": {"distilled": settings}}, corpus=corpus,
                      out_dir=tmp_path / "out", threads=1)
     vocab = vocabulary.Vocabulary.load(tmp_path / "out" / "vocab.txt")
@@ -104,3 +130,14 @@ def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
     assert vocabulary.Vocabulary.load(tmp_path / "fair" / "vocab.txt").words == vocab.words[:-2]
     fair = json.loads((tmp_path / "fair" / "coverage.json").read_text())
     assert fair["evaluation_words"] is False and fair["coverage"]["eval"]["token_coverage"] == 0.5
+    # with the teacher's pieces: "man" is one of them, "zebra" has no split (no "##e..." piece) and stays <unk>
+    distill_step.run({"device": "cpu", "word_vectors": {"distilled": dict(settings, evaluation_words=False,
+                                                                           subwords=True)}},
+                     corpus=corpus, out_dir=tmp_path / "pieces", threads=1)
+    pieced = vocabulary.Vocabulary.load(tmp_path / "pieces" / "vocab.txt")
+    assert pieced.wordpieces and pieced.words[: len(vocab.words) - 1] == [*vocabulary.SPECIAL, vocabulary.WORDPIECES,
+                                                                          "dog", "the", "a", "cat", "cats"]
+    assert not vocabulary.load_matrix(tmp_path / "pieces" / "embeddings.npy")[: len(vocabulary.SPECIAL) + 1].any()
+    report = json.loads((tmp_path / "pieces" / "coverage.json").read_text())
+    assert report["subwords"] is True and report["pieces"] == len(pieced) - 10
+    assert report["coverage"]["eval"]["token_coverage"] == report["coverage"]["eval"]["piece_token_coverage"] == 0.75

@@ -109,3 +109,30 @@ def test_a_matrix_carries_a_record_and_a_damaged_or_edited_one_is_named(tmp_path
         path.write_bytes(buffer.getvalue() + data[cut:])
     with pytest.raises(PipelineError, match=f"{path}: {says}"):
         vocab.load_matrix(path)
+
+
+PIECED = vocab.Vocabulary([*vocab.SPECIAL, vocab.WORDPIECES, "the", "play", "un", "##ing", "##s", "##play", "##able",
+                           "p", "##l"])
+
+
+def test_a_word_without_a_vector_is_read_as_its_longest_first_wordpieces():
+    ids = PIECED.index
+    assert PIECED.wordpieces
+    assert PIECED.ids(["the", "playing"]) == [ids["the"], ids["play"], ids["##ing"]]
+    # longest prefix first, then the longest continuation of the rest (BERT's greedy split)
+    assert PIECED.ids(["unplayable"]) == [ids["un"], ids["##play"], ids["##able"]]
+    assert PIECED.ids(["plays", "pl"]) == [ids["play"], ids["##s"], ids["p"], ids["##l"]]
+    # a remainder with no piece makes the whole word unknown; so does a word past BERT's 100 characters
+    assert PIECED.ids(["playx", "xplay"]) == [vocab.UNK_ID, vocab.UNK_ID]
+    assert PIECED.ids(["un" + "s" * 99]) == [vocab.UNK_ID]
+    assert PIECED.ids(["un" + "s" * 98]) == [ids["un"]] + [ids["##s"]] * 98
+    # the marker is never a token's id, and a vocabulary without it never splits
+    assert vocab.Vocabulary(vocab.SPECIAL + ["play", "##ing"]).ids(["playing"]) == [vocab.UNK_ID]
+    assert not vocab.Vocabulary(vocab.SPECIAL + ["play"]).wordpieces
+
+
+def test_coverage_counts_words_read_through_pieces_apart_from_words_with_vectors():
+    report = vocab.coverage(PIECED, [["the", "playing", "qq"], ["the"]])
+    assert report["token_coverage"] == 0.5 and report["type_coverage"] == pytest.approx(1 / 3)
+    assert report["piece_token_coverage"] == 0.75 and report["piece_type_coverage"] == pytest.approx(2 / 3)
+    assert "piece_token_coverage" not in vocab.coverage(vocab.Vocabulary(vocab.SPECIAL + ["the"]), [["the"]])

@@ -218,13 +218,16 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert results["summary"]["transfer_sets"] == 2
     baseline = json.loads((root / "data/results/baseline.json").read_text())
     assert baseline["trained"] is False and -100 < baseline["summary"]["transfer_pearson"] < 100
-    # issue 19: vectors distilled from all-MiniLM-L6-v2 for the 2,000 most frequent words, two rows trained on them
+    # issue 19: vectors distilled from all-MiniLM-L6-v2 for the 2,000 most frequent words and the teacher's pieces
+    # (issue 34), two rows trained on them
     distilled = json.loads((root / "data/distilled/coverage.json").read_text())
-    assert (distilled["words"], distilled["dim"], distilled["teacher"]) == (2004, 16, "all-MiniLM-L6-v2")
+    assert (distilled["words"], distilled["dim"], distilled["teacher"]) == (2005 + distilled["pieces"], 16,
+                                                                            "all-MiniLM-L6-v2")
+    assert distilled["pieces"] > 20_000 and distilled["coverage"]["eval"]["piece_token_coverage"] > 0.99
     twin = json.loads((root / "data/models/lstmavg-simpwiki-distilled/seed1/train.json").read_text())
     assert twin["settings"]["word_vectors"] == "distilled" and twin["settings"]["model"] == "lstmavg"
     _, vocab, _ = load_model(root / "data/models/lstmavg-simpwiki-distilled/seed1/model.pt")
-    assert vocab.words == (root / "data/distilled/vocab.txt").read_text().split("\n")[:-1]
+    assert vocab.words == (root / "data/distilled/vocab.txt").read_text().split("\n")[:-1] and vocab.wordpieces
     assert "Beyond the paper: word vectors distilled" in report
     # exported like every other model: sentence-transformers loads it and gives our vectors
     folder = export(root / "data/models/lstmavg-simpwiki-distilled/seed1/model.pt", root / "exported")

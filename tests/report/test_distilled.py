@@ -1,6 +1,8 @@
 """The section beyond the paper: the rows trained again on distilled word vectors, beside the same rows on the
 pretrained vectors and the paper's numbers."""
 
+import json
+
 import pandas as pd
 
 from paraphrastic.evaluation.selection import Selection
@@ -71,3 +73,20 @@ def test_the_twins_own_thinning_is_stated_beside_their_settings(results):
     config = dict(config, word_vectors=dict(config["word_vectors"],
                                             distilled_thinning={config["data_profile"]: {"lambda_w": [1e-5, 0.0]}}))
     assert "except that their search keeps lambda_w ∈ {1e-05, 0}" in texts(section(config, folder)[0])
+
+
+def test_with_the_teachers_pieces_the_section_says_how_evaluation_tokens_are_read(results):
+    config, folder = results
+    path = folder / "distilled/coverage.json"
+    original = path.read_text()
+    info = read_json(path)
+    info.update(words=2004 + 1 + 500, pieces=500, subwords=True)
+    info["coverage"]["eval"]["piece_token_coverage"] = 0.995
+    try:
+        path.write_text(json.dumps(info))
+        text = texts(section(config, folder)[0])
+    finally:
+        path.write_text(original)
+    assert "(2,000 words and 500 of the teacher's pieces)" in text
+    assert ("80.0% of the evaluation sets' tokens have a vector of their own, 19.5% more are read as pieces and "
+            "0.50% are `<unk>`") in text

@@ -44,12 +44,33 @@ def distillation_vocabulary(training: Iterable[list[str]], evaluation: Iterable[
     return words[:max_words] if max_words else words
 
 
+def teacher_pieces(tokenizer, words: list[str]) -> tuple[list[str], list[int]]:
+    """The teacher's WordPiece vocabulary less what ``words`` already has, in the teacher's id order, with the ids:
+    whole-word pieces (e.g. ``"zebra"``) and continuation pieces (``"##s"``), never its special or ``[unused]``
+    tokens. A piece that is also one of our words is that word (``[CLS] the [SEP]`` either way), so it is kept
+    once. The teacher must tokenise by WordPiece with ``##`` continuations (as BERT and MiniLM do): that is the
+    split :func:`paraphrastic.data.vocab.wordpiece_ids` repeats."""
+    from paraphrastic.data.vocab import CONTINUATION, SPECIAL, WORDPIECES
+
+    model = tokenizer.backend_tokenizer.model
+    if type(model).__name__ != "WordPiece" or model.continuing_subword_prefix != CONTINUATION:
+        raise PipelineError(f"word_vectors.distilled.subwords: the teacher's tokenizer is {type(model).__name__}, not "
+                            f"WordPiece with {CONTINUATION!r} continuations; set subwords: false for this teacher")
+    special, known = set(tokenizer.all_special_tokens), {*words, *SPECIAL, WORDPIECES}
+    pieces = sorted(((piece, i) for piece, i in tokenizer.get_vocab().items()
+                     if piece not in special and piece not in known
+                     and not (piece.startswith("[unused") and piece.endswith("]"))), key=lambda item: item[1])
+    return [piece for piece, _ in pieces], [i for _, i in pieces]
+
+
 def distill_vectors(words: list[str], teacher: Path, *, dims: int | None, sif_coefficient: float | None,
-                    device: str = "cpu") -> np.ndarray:
-    """One float32 row per word, in ``words``' order (most frequent first): the teacher's mean-pooled output for
-    the word, reduced to ``dims`` by PCA (None: no PCA; the teacher's width or more: PCA without reduction) and
-    scaled by model2vec's Zipf weight ``a / (a + p(rank))``, ``a = sif_coefficient`` (None: no weighting).
-    model2vec shows the progress bar."""
+                    device: str = "cpu", subwords: bool = False) -> tuple[list[str], np.ndarray]:
+    """The vocabulary and one float32 row per entry, in its order: ``words`` (most frequent first), then with
+    ``subwords`` the teacher's pieces they lack (:func:`teacher_pieces`; model2vec's vocabulary is those pieces).
+    A row is the teacher's mean-pooled output for the entry alone (a word's ``[CLS] pieces [SEP]``, a piece's
+    ``[CLS] piece [SEP]``), reduced to ``dims`` by PCA (None: no PCA; the teacher's width or more: PCA without
+    reduction) and scaled by model2vec's Zipf weight ``a / (a + p(rank))``, ``a = sif_coefficient`` (None: no
+    weighting), the pieces ranked after the words. model2vec shows the progress bar."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
@@ -59,16 +80,20 @@ def distill_vectors(words: list[str], teacher: Path, *, dims: int | None, sif_co
         raise PipelineError(f"distilling word vectors needs {INSTALL_HINT}: {exc}") from exc
     if not words:
         raise PipelineError("no words to distil (are the corpora empty?)")
-    if dims is not None and dims >= len(words):
-        raise PipelineError(f"word_vectors.distilled.dims: {dims} dimensions from {len(words)} words; PCA needs "
-                            f"more words than dimensions")
     tokenizer = AutoTokenizer.from_pretrained(str(teacher), use_fast=True)
+    pieces, piece_ids = teacher_pieces(tokenizer, words) if subwords else ([], [])
+    entries = len(words) + len(pieces)
+    if dims is not None and dims >= entries:
+        raise PipelineError(f"word_vectors.distilled.dims: {dims} dimensions from {entries} words; PCA needs "
+                            f"more words than dimensions")
     model = AutoModel.from_pretrained(str(teacher))
-    # [CLS] pieces [SEP], as model2vec tokenises a word it adds to a vocabulary (model2vec.tokenizer).
+    # [CLS] pieces [SEP], as model2vec tokenises a word it adds to a vocabulary (model2vec.tokenizer), and
+    # [CLS] piece [SEP] for a piece, as model2vec distils its teacher's own vocabulary.
     ids = tokenizer(words, add_special_tokens=True)["input_ids"]
+    ids += [[tokenizer.cls_token_id, piece, tokenizer.sep_token_id] for piece in piece_ids]
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     vectors = create_embeddings(model=model, tokenized=ids, device=device, pad_token_id=pad, pooling="mean")
     if dims is not None:  # centred as well as reduced: the common direction of all outputs goes (model2vec's PCA)
         vectors = apply_pca(vectors, min(dims, vectors.shape[1]))
     weights = compute_weights(len(vectors), sif_coefficient=sif_coefficient)
-    return (vectors * weights[:, None]).astype(np.float32)
+    return words + pieces, (vectors * weights[:, None]).astype(np.float32)

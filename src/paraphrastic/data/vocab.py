@@ -20,6 +20,14 @@ PAD, UNK, SOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 PAD_ID, UNK_ID, SOS_ID, EOS_ID = 0, 1, 2, 3
 SPECIAL = [PAD, UNK, SOS, EOS]
 FILE_UNK = "UUUNKKK"  # PARAGRAM-SL999's unknown-word row (the authors' vectors file)
+# A vocabulary whose first word after the special rows is WORDPIECES also holds a teacher's WordPiece pieces (the
+# distilled vectors with ``word_vectors.distilled.subwords``): a word it lacks is read as its pieces, found greedily
+# longest first as BERT's WordPiece does (a piece after the first starts with CONTINUATION), and is unknown only
+# when no split exists. The marker is a row of its own (never produced by :meth:`Vocabulary.ids`), so the fallback
+# travels wherever the word list does: vocab.txt, a model file, an export.
+WORDPIECES = "<wordpieces>"
+CONTINUATION = "##"
+MAX_WORDPIECE_CHARS = 100  # longer words are unknown, as BERT's tokenizer has them (max_input_chars_per_word)
 TAGS = ("none", "sos", "eos", "both")
 
 
@@ -38,15 +46,32 @@ class Vocabulary:
             raise PipelineError(f"a vocabulary starts with {SPECIAL}")
         self.words = words
         self.index = {w: i for i, w in enumerate(words)}
+        self.wordpieces = len(words) > len(SPECIAL) and words[len(SPECIAL)] == WORDPIECES
+        self._splits: dict[str, list[int]] = {}
 
     def __len__(self) -> int:
         return len(self.words)
 
     def ids(self, tokens: Iterable[str], tags: str = "none") -> list[int]:
-        get = self.index.get
-        ids = [get(t, UNK_ID) for t in tokens]
+        index = self.index
+        ids: list[int] = []
+        for token in tokens:
+            found = index.get(token)
+            if found is not None:
+                ids.append(found)
+            elif self.wordpieces:
+                ids.extend(self.pieces(token))
+            else:
+                ids.append(UNK_ID)
         # An empty sentence still gets one (unknown) token so every embedding is defined.
         return add_tags(ids or [UNK_ID], tags)
+
+    def pieces(self, word: str) -> list[int]:
+        """The ids of ``word``'s WordPiece split over this vocabulary (``[UNK_ID]`` where there is none)."""
+        split = self._splits.get(word)
+        if split is None:
+            split = self._splits[word] = wordpiece_ids(word, self.index)
+        return split
 
     def save(self, path) -> None:
         write_text(path, "\n".join(self.words) + "\n")
@@ -63,6 +88,25 @@ class Vocabulary:
         if list(index)[: len(SPECIAL)] != SPECIAL:
             raise PipelineError(f"{path}: a vocabulary file starts with {SPECIAL} (empty or not a vocab.txt?)")
         return cls(list(index))
+
+
+def wordpiece_ids(word: str, index: dict[str, int]) -> list[int]:
+    """BERT's greedy WordPiece split of one word over ``index``: the longest known prefix, then the longest known
+    ``##``-piece of the rest, and so on; ``[UNK_ID]`` for the whole word where a remainder has no piece (as BERT's
+    tokenizer and the ``tokenizers`` library's WordPiece model do, so an export splits a word as we do)."""
+    if len(word) > MAX_WORDPIECE_CHARS:
+        return [UNK_ID]
+    ids, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            found = index.get(word[start:end] if start == 0 else CONTINUATION + word[start:end])
+            if found is not None:
+                ids.append(found)
+                start = end
+                break
+        else:
+            return [UNK_ID]
+    return ids
 
 
 def read_vectors(path, wanted: set[str], skipped: SkippedLines | None = None) -> tuple[dict[str, np.ndarray], int]:
@@ -151,15 +195,20 @@ def build(token_lists: Iterable[list[str]], vectors_path,
 
 
 def coverage(vocab: Vocabulary, token_lists: Iterable[list[str]]) -> dict:
-    tokens = found = 0
-    types: set[str] = set()
+    """The share of tokens (and of distinct words) with a vector of their own; for a vocabulary with WordPiece
+    pieces, also the share read through pieces rather than as unknown (``piece_token_coverage``: both together)."""
+    counts: Counter[str] = Counter()
     for seq in token_lists:
-        tokens += len(seq)
-        found += sum(1 for t in seq if t in vocab.index)
-        types.update(seq)
-    found_types = sum(1 for t in types if t in vocab.index)
-    return {"tokens": tokens, "token_coverage": found / max(tokens, 1),
-            "types": len(types), "type_coverage": found_types / max(len(types), 1)}
+        counts.update(seq)
+    tokens = sum(counts.values())
+    known = [w for w in counts if w in vocab.index]
+    report = {"tokens": tokens, "token_coverage": sum(counts[w] for w in known) / max(tokens, 1),
+              "types": len(counts), "type_coverage": len(known) / max(len(counts), 1)}
+    if vocab.wordpieces:
+        split = [w for w in counts if w not in vocab.index and vocab.pieces(w) != [UNK_ID]]
+        report["piece_token_coverage"] = report["token_coverage"] + sum(counts[w] for w in split) / max(tokens, 1)
+        report["piece_type_coverage"] = report["type_coverage"] + len(split) / max(len(counts), 1)
+    return report
 
 
 # A matrix's record of what it holds, a line after its array (np.load reads the array and ignores what follows): the

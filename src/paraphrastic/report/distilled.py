@@ -73,6 +73,21 @@ def _sentence_distillation(doc: Document, data_dir: Path) -> None:
              "data/sentence_distilled/training.json).")
 
 
+def _covered(info: dict) -> str:
+    """How the evaluation sets' tokens are read: with a vector of their own, as the teacher's pieces (with
+    ``subwords``), or as ``<unk>``."""
+    coverage = (info.get("coverage") or {}).get("eval") or {}
+    if "token_coverage" not in coverage:
+        return ""
+    own = 100 * coverage["token_coverage"]
+    if "piece_token_coverage" not in coverage:
+        return f"; {own:.1f}% of the evaluation sets' tokens have a vector, the others are `<unk>`"
+    pieced = 100 * coverage["piece_token_coverage"]
+    return (f", with the WordPiece pieces of the teacher's tokenizer (`subwords`), as model2vec reads text: a word "
+            f"without a vector is read as its pieces; {own:.1f}% of the evaluation sets' tokens have a vector of "
+            f"their own, {pieced - own:.1f}% more are read as pieces and {100 - pieced:.2f}% are `<unk>`")
+
+
 def distilled_section(doc: Document, config: dict, data_dir: Path, sel: Selection,
                       baselines: dict) -> tuple[dict, dict]:
     """The side-by-side tables; returns metrics.json's entries (the untrained distilled vectors' score, and the
@@ -84,13 +99,13 @@ def distilled_section(doc: Document, config: dict, data_dir: Path, sel: Selectio
                       "below come from vectors distilled for the test vocabulary, which the published static models "
                       "never saw)")
     else:
-        eval_coverage = (info.get("coverage") or {}).get("eval") or {}
-        covered = (f"; {100 * eval_coverage['token_coverage']:.1f}% of the evaluation sets' tokens have a vector, "
-                   "the others are `<unk>`") if "token_coverage" in eval_coverage else ""
-        vocabulary = f"every word of our training corpora, none taken from the evaluation sets{covered}"
-    doc.para(f"Word vectors for {vocabulary} ({info['words'] - len(SPECIAL):,} words), distilled from "
+        vocabulary = f"every word of our training corpora, none taken from the evaluation sets{_covered(info)}"
+    pieces = info.get("pieces", 0)
+    words = info["words"] - len(SPECIAL) - pieces - (1 if info.get("subwords") else 0)  # the marker row
+    counts = f"{words:,} words and {pieces:,} of the teacher's pieces" if info.get("subwords") else f"{words:,} words"
+    doc.para(f"Word vectors for {vocabulary} ({counts}), distilled from "
              f"{info['teacher']} with model2vec's method in {info['seconds']:,.0f} s ({info['device']}): the "
-             "teacher's mean-pooled output for each word alone, PCA to "
+             "teacher's mean-pooled output for each word (and piece) alone, PCA to "
              f"{info['dim']} dimensions and Zipf weighting (coefficient {info['sif_coefficient']}), by our training "
              "corpora's word frequencies. The rows below are trained again from them with their settings"
              f"{_override(config)} (λ_w regularises back to the distilled vectors, as the paper's runs to "

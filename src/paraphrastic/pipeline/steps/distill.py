@@ -28,17 +28,22 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
                                                 evaluation, settings["max_words"])
              if w not in vocabulary.SPECIAL]
     teacher = transformer_folder(settings["teacher"], where="word_vectors.distilled.teacher")
-    print(f"distilling {len(words)} words from {teacher}")
+    print(f"distilling {len(words)} words{' and the pieces of its tokenizer' if settings['subwords'] else ''} "
+          f"from {teacher}")
     start = time.perf_counter()
-    vectors = distill_vectors(words, teacher, dims=settings["dims"], sif_coefficient=settings["sif_coefficient"],
-                              device=str(device))
+    entries, vectors = distill_vectors(words, teacher, dims=settings["dims"],
+                                       sif_coefficient=settings["sif_coefficient"], device=str(device),
+                                       subwords=settings["subwords"])
     seconds = time.perf_counter() - start
-    # The special rows start at zero, as vocab's do: unknown words and SOS/EOS add nothing until trained.
-    matrix = np.concatenate([np.zeros((len(vocabulary.SPECIAL), vectors.shape[1]), np.float32), vectors])
-    vocab = vocabulary.Vocabulary(vocabulary.SPECIAL + words)
+    # The special rows start at zero, as vocab's do: unknown words and SOS/EOS add nothing until trained (nor
+    # does the marker row of a vocabulary with pieces, which no token is read as).
+    special = vocabulary.SPECIAL + ([vocabulary.WORDPIECES] if settings["subwords"] else [])
+    matrix = np.concatenate([np.zeros((len(special), vectors.shape[1]), np.float32), vectors])
+    vocab = vocabulary.Vocabulary(special + entries)
     vocab.save(out / "vocab.txt")
     vocabulary.save_matrix(out / "embeddings.npy", matrix, stage="distill")
-    report = {"words": len(vocab), "dim": int(matrix.shape[1]), "teacher": settings["teacher"],
+    report = {"words": len(vocab), "pieces": len(entries) - len(words), "dim": int(matrix.shape[1]),
+              "teacher": settings["teacher"], "subwords": settings["subwords"],
               "dims": settings["dims"], "sif_coefficient": settings["sif_coefficient"],
               "max_words": settings["max_words"], "evaluation_words": settings["evaluation_words"],
               "seconds": round(seconds, 1), "device": str(device),
