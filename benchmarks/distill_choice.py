@@ -45,8 +45,9 @@ import torch  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data import vocab as vocabulary  # noqa: E402
 from paraphrastic.data.corpus import read_table  # noqa: E402
-from paraphrastic.data.distill import MINILM, distill_vectors, teacher_path  # noqa: E402
+from paraphrastic.data.distill import distill_vectors  # noqa: E402
 from paraphrastic.data.tokenize import tokenize  # noqa: E402
+from paraphrastic.data.transformer_folders import MINILM, transformer_folder  # noqa: E402
 from paraphrastic.encoder import Encoder  # noqa: E402
 from paraphrastic.evaluation import similarity  # noqa: E402
 from paraphrastic.evaluation.compare_encoders import score_raw_sentences  # noqa: E402
@@ -65,11 +66,14 @@ def distill_model2vec(teacher: Path, dims: int):
     return model, time.perf_counter() - start
 
 
-def distill_ours(words: list[str], teacher: Path, dims: int, sif: float) -> tuple[np.ndarray, float]:
-    """(b): the pipeline step's distillation of ``words`` (in the stored order), and its wall time."""
+def distill_ours(words: list[str], teacher: Path, dims: int, sif: float,
+                 subwords: bool) -> tuple[list[str], np.ndarray, float]:
+    """(b): the pipeline step's distillation of ``words`` (in the stored order; with ``subwords``, then the teacher's
+    pieces they lack), and its wall time."""
     start = time.perf_counter()
-    vectors = distill_vectors(words, teacher, dims=dims, sif_coefficient=sif, device="cpu")
-    return vectors, time.perf_counter() - start
+    entries, vectors = distill_vectors(words, teacher, dims=dims, sif_coefficient=sif, device="cpu",
+                                       subwords=subwords)
+    return entries, vectors, time.perf_counter() - start
 
 
 def best_speed(encode, sentences: list[str], repeats: int) -> float:
@@ -190,10 +194,12 @@ def main(argv=None) -> None:
     if stored["teacher"] != MINILM or stored["dims"] != DIMS or stored["sif_coefficient"] != SIF:
         sys.exit(f"error: {args.distilled} was distilled with teacher {stored['teacher']}, dims {stored['dims']}, "
                  f"SIF {stored['sif_coefficient']}; this comparison is of {MINILM}, {DIMS} dims, SIF {SIF}")
-    teacher = teacher_path(MINILM)
+    teacher = transformer_folder(MINILM, where="distill_choice")
     vocab = vocabulary.Vocabulary.load(args.distilled / "vocab.txt")
     matrix = vocabulary.load_matrix(args.distilled / "embeddings.npy")
-    words = vocab.words[len(vocabulary.SPECIAL):]
+    first = len(vocabulary.SPECIAL) + vocab.wordpieces  # the rows after the special ones (and the pieces' marker)
+    entries = vocab.words[first:]
+    words = entries[:len(entries) - stored.get("pieces", 0)]
 
     from transformers import AutoModel
 
@@ -206,9 +212,11 @@ def main(argv=None) -> None:
         print(f"(b) {len(words):,} words: {b_seconds:.1f} s from {args.distilled / 'coverage.json'}")
     else:
         print(f"(b) distil_vectors of {len(words):,} words on {distill_threads} threads ...", flush=True)
-        vectors, b_seconds = distill_ours(words, teacher, DIMS, SIF)
-        b_check = float(np.abs(vectors - matrix[len(vocabulary.SPECIAL):]).max())
-        print(f"    {len(words):,} vectors in {b_seconds:.1f} s; largest difference from the stored vectors "
+        redistilled, vectors, b_seconds = distill_ours(words, teacher, DIMS, SIF, vocab.wordpieces)
+        if redistilled != entries:
+            sys.exit(f"error: {args.distilled} holds another vocabulary than its words distil to")
+        b_check = float(np.abs(vectors - matrix[first:]).max())
+        print(f"    {len(entries):,} vectors in {b_seconds:.1f} s; largest difference from the stored vectors "
               f"{b_check:.2g}", flush=True)
 
     torch.set_num_threads(1)
@@ -234,7 +242,7 @@ def main(argv=None) -> None:
     encoder = Encoder(model, vocab, device=torch.device("cpu"))
     b_results = similarity.score_sets(model, vocab, frame)  # as the baseline step scores it: the table's tokens
     b_raw, _ = score_raw_sentences(encoder.encode, frame)  # as a user gets it: raw text through Encoder
-    b = summary_row("(b) ours (PTB words, our tokenizer)", b_results, selection, vectors=len(words),
+    b = summary_row("(b) ours (PTB words, our tokenizer)", b_results, selection, vectors=len(entries),
                     distill_seconds=b_seconds, mib=matrix.nbytes / 2**20, dtype=str(matrix.dtype),
                     sentences_per_second=best_speed(encoder.encode, raw, args.repeats),
                     tokenize_per_second=tokenize_speed(raw), stored_vectors_max_difference=b_check,
