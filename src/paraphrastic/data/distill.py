@@ -67,14 +67,20 @@ def distill_vectors(words: list[str], teacher: Path, *, dims: int | None, sif_co
                     device: str = "cpu", subwords: bool = False) -> tuple[list[str], np.ndarray]:
     """The vocabulary and one float32 row per entry, in its order: ``words`` (most frequent first), then with
     ``subwords`` the teacher's pieces they lack (:func:`teacher_pieces`; model2vec's vocabulary is those pieces).
-    A row is the teacher's mean-pooled output for the entry alone (a word's ``[CLS] pieces [SEP]``, a piece's
-    ``[CLS] piece [SEP]``), reduced to ``dims`` by PCA (None: no PCA; the teacher's width or more: PCA without
-    reduction) and scaled by model2vec's Zipf weight ``a / (a + p(rank))``, ``a = sif_coefficient`` (None: no
-    weighting), the pieces ranked after the words. model2vec shows the progress bar."""
+    A row is the teacher's output for the entry (:func:`teacher_outputs`), reduced and weighted
+    (:func:`reduce_and_weight`), the pieces ranked after the words. model2vec shows the progress bar."""
+    entries, outputs = teacher_outputs(words, teacher, device=device, subwords=subwords)
+    return entries, reduce_and_weight(outputs, dims=dims, sif_coefficient=sif_coefficient)
+
+
+def teacher_outputs(words: list[str], teacher: Path, *, device: str = "cpu",
+                    subwords: bool = False) -> tuple[list[str], np.ndarray]:
+    """The vocabulary (``words``, then with ``subwords`` the teacher's pieces they lack) and the teacher's
+    mean-pooled output for each entry alone: a word's ``[CLS] pieces [SEP]``, a piece's ``[CLS] piece [SEP]``."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
-        from model2vec.distill.inference import apply_pca, compute_weights, create_embeddings
+        from model2vec.distill.inference import create_embeddings
         from transformers import AutoModel, AutoTokenizer
     except ImportError as exc:
         raise PipelineError(f"distilling word vectors needs {INSTALL_HINT}: {exc}") from exc
@@ -82,18 +88,26 @@ def distill_vectors(words: list[str], teacher: Path, *, dims: int | None, sif_co
         raise PipelineError("no words to distil (are the corpora empty?)")
     tokenizer = AutoTokenizer.from_pretrained(str(teacher), use_fast=True)
     pieces, piece_ids = teacher_pieces(tokenizer, words) if subwords else ([], [])
-    entries = len(words) + len(pieces)
-    if dims is not None and dims >= entries:
-        raise PipelineError(f"word_vectors.distilled.dims: {dims} dimensions from {entries} words; PCA needs "
-                            f"more words than dimensions")
     model = AutoModel.from_pretrained(str(teacher))
     # [CLS] pieces [SEP], as model2vec tokenises a word it adds to a vocabulary (model2vec.tokenizer), and
     # [CLS] piece [SEP] for a piece, as model2vec distils its teacher's own vocabulary.
     ids = tokenizer(words, add_special_tokens=True)["input_ids"]
     ids += [[tokenizer.cls_token_id, piece, tokenizer.sep_token_id] for piece in piece_ids]
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    vectors = create_embeddings(model=model, tokenized=ids, device=device, pad_token_id=pad, pooling="mean")
+    return words + pieces, create_embeddings(model=model, tokenized=ids, device=device, pad_token_id=pad,
+                                             pooling="mean")
+
+
+def reduce_and_weight(outputs: np.ndarray, *, dims: int | None, sif_coefficient: float | None) -> np.ndarray:
+    """The teacher's outputs (rows most frequent first) reduced to ``dims`` by PCA (None: no PCA; the teacher's
+    width or more: PCA without reduction) and scaled by model2vec's Zipf weight ``a / (a + p(rank))``,
+    ``a = sif_coefficient`` (None: no weighting), as float32."""
+    from model2vec.distill.inference import apply_pca, compute_weights
+
+    if dims is not None and dims >= len(outputs):
+        raise PipelineError(f"word_vectors.distilled.dims: {dims} dimensions from {len(outputs)} words; PCA needs "
+                            f"more words than dimensions")
     if dims is not None:  # centred as well as reduced: the common direction of all outputs goes (model2vec's PCA)
-        vectors = apply_pca(vectors, min(dims, vectors.shape[1]))
-    weights = compute_weights(len(vectors), sif_coefficient=sif_coefficient)
-    return words + pieces, (vectors * weights[:, None]).astype(np.float32)
+        outputs = apply_pca(outputs, min(dims, outputs.shape[1]))
+    weights = compute_weights(len(outputs), sif_coefficient=sif_coefficient)
+    return (outputs * weights[:, None]).astype(np.float32)

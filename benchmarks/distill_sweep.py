@@ -1,0 +1,121 @@
+"""What the distilled vectors' vocabulary size, dimensions and word weighting change (issue 34), untrained:
+python benchmarks/distill_sweep.py [--corpus data/corpus] [--sizes 10000 20000 0] [--dims 64 128 256 384]
+                                   [--sif none 1e-3 1e-4 1e-5]
+
+The teacher (word_vectors.distilled.teacher) encodes every training-corpus word and the WordPiece pieces they lack
+once (the `distill` stage's vocabulary with `subwords`, none taken from the evaluation sets); then, for each
+vocabulary size (the N most frequent words, 0 for all, and the teacher's pieces those lack), PCA dimensions (384:
+the teacher's width, centred only) and Zipf coefficient (none: no weighting), the vectors are reduced and weighted as
+`distill` does and scored untrained under avg on our sets: STS 2016 (the selection, as the pipeline selects) and
+the 22-set mean Pearson. The configuration params.yaml names is marked, and the one STS 2016 would pick.
+Writes benchmarks/results/distill_sweep.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(HERE))
+
+from rehearsal import commit  # noqa: E402
+
+from paraphrastic.atomic import write_json, write_text  # noqa: E402
+
+
+def coefficient(text: str) -> float | None:
+    return None if text.lower() == "none" else float(text)
+
+
+def markdown(result: dict) -> str:
+    lines = ["The distilled vectors untrained (averaged, our scorer), by vocabulary size (the most frequent training "
+             "words, then the teacher's pieces they lack), PCA dimensions and Zipf coefficient; Pearson × 100. "
+             f"Teacher outputs for {result['words']:,} words and {result['pieces']:,} pieces computed once in "
+             f"{result['teacher_seconds']:.0f} s.", "",
+             "| words | pieces | dims | Zipf coefficient | STS 2016 | 22-set mean | |",
+             "|---:|---:|---:|---|---:|---:|---|"]
+    for row in result["rows"]:
+        marks = [mark for mark, key in (("params.yaml", "configured"), ("best STS 2016", "selected")) if row[key]]
+        lines.append(f"| {row['words']:,} | {row['pieces']:,} | {row['dims']} | {row['sif_coefficient'] or 'none'} | "
+                     f"{row['selection_pearson']:.2f} | {row['transfer_pearson']:.2f} | {', '.join(marks)} |")
+    return "\n".join(lines) + f"\n\nMeasured at {result['commit']} by `benchmarks/distill_sweep.py`.\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=REPO / "data/corpus",
+                        help="simpwiki.parquet, ppdb.parquet and eval.parquet (default: %(default)s)")
+    parser.add_argument("--params", type=Path, default=REPO / "params.yaml")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 20_000, 0],
+                        help="vocabulary sizes in words (0: every training word)")
+    parser.add_argument("--dims", type=int, nargs="+", default=[64, 128, 256, 384])
+    parser.add_argument("--sif", type=coefficient, nargs="+", default=[None, 1e-3, 1e-4, 1e-5],
+                        help="Zipf coefficients (none: no weighting)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "distill_sweep",
+                        help="writes OUT.json and OUT.md (default: %(default)s)")
+    args = parser.parse_args(argv)
+    from transformers import AutoTokenizer
+
+    from paraphrastic.configuration import params as cfg
+    from paraphrastic.data import vocab as vocabulary
+    from paraphrastic.data.corpus import read_table, token_lists
+    from paraphrastic.data.distill import distillation_vocabulary, reduce_and_weight, teacher_outputs, teacher_pieces
+    from paraphrastic.data.transformer_folders import transformer_folder
+    from paraphrastic.evaluation.similarity import score_sets, summarize
+    from paraphrastic.models.encoders import build_model
+
+    torch.set_num_threads(args.threads)
+    config = cfg.load(args.params)
+    settings = config["word_vectors"]["distilled"]
+    selection = cfg.selection_ids(config)
+    training = [tokens for name in ("simpwiki", "ppdb")
+                for tokens in token_lists(read_table(args.corpus / f"{name}.parquet"))]
+    evaluation = read_table(args.corpus / "eval.parquet")
+    words = [w for w in distillation_vocabulary(training) if w not in vocabulary.SPECIAL]
+    teacher = transformer_folder(settings["teacher"], where="word_vectors.distilled.teacher")
+    start = time.perf_counter()
+    entries, outputs = teacher_outputs(words, teacher, subwords=True)
+    teacher_seconds = time.perf_counter() - start
+    row_of = {entry: i for i, entry in enumerate(entries)}
+    tokenizer = AutoTokenizer.from_pretrained(str(teacher), use_fast=True)
+
+    rows = []
+    for size in args.sizes:
+        kept = words[:size] if size else words
+        pieces, _ = teacher_pieces(tokenizer, kept)  # a piece that is a less frequent word has that word's output
+        vocab = vocabulary.Vocabulary([*vocabulary.SPECIAL, vocabulary.WORDPIECES, *kept, *pieces])
+        chosen = outputs[[row_of[entry] for entry in kept + pieces]]
+        for dims, sif in itertools.product(args.dims, args.sif):
+            vectors = reduce_and_weight(chosen, dims=dims, sif_coefficient=sif)
+            matrix = np.concatenate([np.zeros((len(vocabulary.SPECIAL) + 1, vectors.shape[1]), np.float32), vectors])
+            summary = summarize(score_sets(build_model("avg", torch.from_numpy(matrix)), vocab, evaluation),
+                                selection)
+            rows.append({"words": len(kept), "pieces": len(pieces), "dims": dims, "sif_coefficient": sif,
+                         "selection_pearson": summary["selection_pearson"],
+                         "transfer_pearson": summary["transfer_pearson"],
+                         "configured": (size == 0 and settings["max_words"] is None and dims == settings["dims"]
+                                        and sif == settings["sif_coefficient"])})
+            print(rows[-1], flush=True)
+    best = max(rows, key=lambda row: row["selection_pearson"])
+    for row in rows:
+        row["selected"] = row is best
+    result = {"commit": commit(), "corpus": str(args.corpus), "teacher": settings["teacher"], "words": len(words),
+              "pieces": len(entries) - len(words), "teacher_seconds": teacher_seconds, "threads": args.threads,
+              "rows": rows}
+    write_json(args.out.with_suffix(".json"), result)
+    write_text(args.out.with_suffix(".md"), markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
