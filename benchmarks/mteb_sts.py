@@ -8,7 +8,7 @@ main score) for all-MiniLM-L6-v2 (installed offline: the calibration, its publis
 averaged untrained as avg, and for each folder `paraphrastic export --static` wrote, loaded by
 sentence-transformers and by model2vec with no code of ours (their tokenizer only approximates ours: the rows show
 what that costs). Every measured encoder also gets our 22-set mean Pearson (one correlation per source, the paper's
-measure). The published scores of benchmarks/published/mteb_sts.csv go beside them (figures carried from the public
+measure). The published scores of workflow/published/mteb_sts.csv go beside them (figures carried from the public
 MTEB results repository, each with its file there; those models cannot be downloaded here).
 Writes benchmarks/results/mteb_sts.{json,md}.
 """
@@ -16,7 +16,6 @@ Writes benchmarks/results/mteb_sts.{json,md}.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import statistics
 import sys
@@ -33,22 +32,10 @@ sys.path.insert(0, str(HERE))
 from rehearsal import commit  # noqa: E402
 
 from paraphrastic.atomic import write_json, write_text  # noqa: E402
-from paraphrastic.evaluation.mteb_sts import MTEB_TASKS, pooled  # noqa: E402
+from paraphrastic.evaluation.mteb_sts import MTEB_TASKS, pooled, published  # noqa: E402
 
-PUBLISHED = HERE / "published" / "mteb_sts.csv"
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 TOLERANCE = 0.5  # the calibration: our scoring of MiniLM against its published scores, per task
-
-
-def published(path: Path = PUBLISHED) -> dict[str, dict[str, dict]]:
-    """model -> task -> {spearman, pearson (× 100), source}, from the carried figures."""
-    found: dict[str, dict[str, dict]] = {}
-    with open(path, encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle):
-            found.setdefault(row["model"], {})[row["task"]] = {
-                "spearman": 100 * float(row["cosine_spearman"]), "pearson": 100 * float(row["cosine_pearson"]),
-                "source": row["source"]}
-    return found
 
 
 def calibration(measured: dict[str, dict], cited: dict[str, dict]) -> dict:
@@ -62,7 +49,7 @@ def markdown(result: dict) -> str:
     tasks = list(MTEB_TASKS)
     lines = ["MTEB's STS12–STS16 (each year's test pairs pooled; cosine; Spearman × 100, MTEB's main score). Measured "
              "here: " + ", ".join(result["measured"]) + "; cited: the published scores, each from its file in the MTEB "
-             "results repository (benchmarks/published/mteb_sts.csv). The means: over the five tasks (where an encoder "
+             "results repository (workflow/published/mteb_sts.csv). The means: over the five tasks (where an encoder "
              "has all five), and over STS12–15, which every one has.", "",
              "| encoder | " + " | ".join(tasks) + " | mean | mean STS12–15 | 22-set mean Pearson | |",
              "|---|" + "---:|" * len(tasks) + "---:|---:|---:|---|"]

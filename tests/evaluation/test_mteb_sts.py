@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from paraphrastic.errors import PipelineError
-from paraphrastic.evaluation.mteb_sts import MTEB_PAIRS, MTEB_TASKS, pooled
+from paraphrastic.evaluation.mteb_sts import MTEB_PAIRS, MTEB_TASKS, pooled, published, whole_years
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -32,10 +32,22 @@ def test_each_year_is_pooled_without_sts13_smt_and_must_be_whole():
     with pytest.raises(PipelineError, match="the evaluation table: MTEB's STS tasks need every test pair of their "
                                             "year; found STS14 3749 of 3750"):
         pooled(_table({**MTEB_PAIRS, "STS14": 3749}))
+    # a profile evaluating on part of a year scores the whole years only
+    some = whole_years(_table({**MTEB_PAIRS, "STS14": 3749}))
+    assert some["dataset"].value_counts().to_dict() == {t: n for t, n in MTEB_PAIRS.items() if t != "STS14"}
+    assert whole_years(_table({"STS12": 5})).empty
+
+
+def test_a_published_row_that_is_not_one_is_named_by_its_line(tmp_path):
+    path = tmp_path / "published.csv"
+    path.write_text("model,task,cosine_spearman,cosine_pearson,mteb_version,source\n"
+                    "m,STS12,0.5,0.6,1,somewhere\nm,STS17,0.5,0.6,1,somewhere\n")
+    with pytest.raises(PipelineError, match=r"published.csv:3: not a published score \(task 'STS17'"):
+        published(path)
 
 
 def test_the_published_figures_carry_their_sources():
-    cited = mteb_sts.published()
+    cited = published()
     assert set(cited) == {"sentence-transformers/all-MiniLM-L6-v2", "minishlab/potion-base-8M",
                           "minishlab/potion-base-32M", "sentence-transformers/static-similarity-mrl-multilingual-v1",
                           "sentence-transformers/static-retrieval-mrl-en-v1"}
@@ -50,7 +62,7 @@ def test_the_published_figures_carry_their_sources():
 
 
 def test_the_calibration_holds_within_half_a_point_on_every_task():
-    cited = mteb_sts.published()["sentence-transformers/all-MiniLM-L6-v2"]
+    cited = published()["sentence-transformers/all-MiniLM-L6-v2"]
     close = {task: {"spearman": s["spearman"] + 0.3} for task, s in cited.items()}
     assert mteb_sts.calibration(close, cited)["within"]
     far = {**close, "STS13": {"spearman": cited["STS13"]["spearman"] - 5.9}}
@@ -58,7 +70,7 @@ def test_the_calibration_holds_within_half_a_point_on_every_task():
     assert not result["within"] and result["differences"]["STS13"] == pytest.approx(-5.9)
     text = mteb_sts.markdown({"commit": "abc", "measured": {"all-MiniLM-L6-v2": close},
                               "sts22": {"all-MiniLM-L6-v2": 71.234},
-                              "published": mteb_sts.published(), "calibration": result})
+                              "published": published(), "calibration": result})
     assert "largest difference -5.90 (NOT within 0.5)" in text
     assert "| minishlab/potion-base-32M | 62.72 | 77.59 | 72.90 | 80.76 | – | – | 73.50 | – | published |" in text
     assert "| 71.23 | measured |" in text  # our 22-set mean beside a measured encoder's MTEB scores

@@ -1,7 +1,11 @@
 """The comparison with all-MiniLM-L6-v2: accuracy and speed beside Table 4's models."""
 
-import pandas as pd
+import json
 
+import pandas as pd
+import pytest
+
+from paraphrastic.evaluation.mteb_sts import published
 from paraphrastic.report.compare_encoders import accuracy_speed_plot, reference_section
 from paraphrastic.report.document import Document
 from tests.report.conftest import DISTILLED_BASELINE, table_after, texts
@@ -44,3 +48,36 @@ def test_without_the_comparison_the_section_says_which_stage_to_run(results):
     doc = Document()
     assert reference_section(doc, folder) == {}
     assert "run the `compare_encoders` stage" in texts(doc)
+
+
+def test_mteb_scores_stand_beside_the_published_ones_in_a_table_and_a_second_panel(results, tmp_path):
+    """Where the profile evaluates on whole years, every encoder has MTEB's STS scores: a table beside the published
+    models', a column of the summary, metrics.json, and the plot's second panel with the published means as lines."""
+    _, folder = results
+    path = folder / "results/encoders.json"
+    found = json.loads(path.read_text())
+    tasks = ["STS12", "STS13", "STS14", "STS15", "STS16"]
+    found["reference"]["mteb"] = {task: {"spearman": 80.0, "pearson": 81.0} for task in tasks}
+    found["ours"]["avg"]["mteb"] = {task: {"spearman": 60.0 + i, "pearson": 61.0} for i, task in enumerate(tasks)}
+    found["published"] = published()
+    path.write_text(json.dumps(found))
+    doc = Document()
+    metrics = reference_section(doc, folder, tmp_path)
+    summary = table_after(doc, "What a user would pick instead").set_index("model")
+    assert summary.loc["avg (ours, avg-simpwiki_matched)", "MTEB STS ρ"] == 62.0
+    assert pd.isna(summary.loc["gran (ours, gran-simpwiki)", "MTEB STS ρ"])
+    mteb = table_after(doc, "On MTEB's STS protocol").set_index("encoder")
+    assert mteb.loc["avg (ours, avg-simpwiki_matched)", "STS16"] == 64.0
+    assert mteb.loc["minishlab/potion-base-8M", "how"] == "published"
+    assert mteb.loc["minishlab/potion-base-8M", "mean"] == pytest.approx(
+        sum(s["spearman"] for s in published()["minishlab/potion-base-8M"].values()) / 5, abs=0.01)
+    assert pd.isna(mteb.loc["minishlab/potion-base-32M", "STS16"])  # none published
+    assert metrics["avg"]["mteb_sts_spearman"] == 62.0 and "mteb_sts_spearman" not in metrics["gran"]
+    # the panel: our encoders with all five tasks as points, each published five-task mean as a labelled line
+    # (MiniLM's is measured here, so not a line; potion-base-32M has no STS16, so no five-task mean)
+    fig = accuracy_speed_plot(summary.reset_index(), tmp_path / "plot.png", threads=1,
+                              published={"minishlab/potion-base-8M": 73.5})
+    assert len(fig.axes) == 2 and "MTEB" in fig.axes[1].get_ylabel()
+    assert [t.get_text() for t in fig.axes[1].texts if "published" in t.get_text()] == [
+        "potion-base-8M (published: accuracy only)"]
+    assert "MTEB" in [block for kind, block in doc.blocks if kind == "img"][0][1]

@@ -136,7 +136,8 @@ def add_commands(sub, load_config) -> None:
     _device(p)
     _threads(p)
     p = stage("compare-encoders", "all-MiniLM-L6-v2 on the same sets, and encoding speed beside Table 4's models")
-    _paths(p, data_dir=DATA, out="the comparison (JSON)")
+    _paths(p, data_dir=DATA, out="the comparison (JSON)",
+           published="the published MTEB STS scores put beside ours (CSV; none without it)")
     _threads(p)
 
     # ---- gate analysis ----------------------------------------------------------------------------------

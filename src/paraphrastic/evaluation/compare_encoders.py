@@ -105,10 +105,19 @@ def raw_text_speed(model, vocab, sentences: list[str], batch_size: int) -> dict:
     return _speed(len(sentences), time.perf_counter() - start)
 
 
-def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> dict:
+def _split(results: dict[str, dict]) -> dict:
+    """Scores over the evaluation table and its pooled MTEB tasks: our sets' (``per_dataset``) and MTEB's (``mteb``)."""
+    from paraphrastic.evaluation.mteb_sts import MTEB_TASKS
+
+    return {"per_dataset": {name: r for name, r in results.items() if name not in MTEB_TASKS},
+            "mteb": {name: r for name, r in results.items() if name in MTEB_TASKS}}
+
+
+def compare(config: dict, data_dir, out_path, *, threads: int | None = None, published_path=None) -> dict:
     """MiniLM's scores and speed, and the scores and speed of Table 4's models (each row's STS-2016-selected model,
     first seed; and their twins on the distilled and sentence-distilled vectors) and of the untrained averaged
-    vectors, on the CPU.
+    vectors, on the CPU; each also on MTEB's STS tasks (those whose every pair the profile evaluates on), beside
+    the published scores read from ``published_path`` (:data:`paraphrastic.evaluation.mteb_sts.PUBLISHED`).
 
     Every encoder runs on the CPU with the same thread count: the comparison a user without a GPU makes. Speed
     is every distinct raw sentence of the sets encoded as a user's ``encode`` call does it (tokenisation included,
@@ -119,6 +128,7 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
     from paraphrastic.data.corpus import read_table
     from paraphrastic.data.vocab import Vocabulary, load_matrix
     from paraphrastic.evaluation import similarity
+    from paraphrastic.evaluation.mteb_sts import published, whole_years
     from paraphrastic.evaluation.selection import model_dir
     from paraphrastic.models.encoders import build_model
     from paraphrastic.models.files import load_model
@@ -129,6 +139,8 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
     data_dir = Path(data_dir)
     frame = read_table(DataLayout(data_dir).eval_table)
     raw = list(dict.fromkeys(list(frame["s1"]) + list(frame["s2"])))
+    # MTEB's tasks pool our sets' pairs: the same sentences, scored once more as a year each
+    scored = pd.concat([frame, whole_years(frame)], ignore_index=True)
     sentences = [list(s) for s in dict.fromkeys(tuple(t) for t in list(frame["tokens1"]) + list(frame["tokens2"]))]
 
     def measured(model, vocab) -> dict:
@@ -136,8 +148,8 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
         start = time.perf_counter()
         similarity.encode(model, vocab, sentences, batch_size=batch_size)
         tokenized = len(sentences) / max(time.perf_counter() - start, 1e-9)
-        results = similarity.score_sets(model, vocab, frame, batch_size=batch_size)
-        return {"per_dataset": results, "summary": similarity.summarize(results, config["evaluation"]["selection"]),
+        results = _split(similarity.score_sets(model, vocab, scored, batch_size=batch_size))
+        return {**results, "summary": similarity.summarize(results["per_dataset"], config["evaluation"]["selection"]),
                 **raw_text_speed(model, vocab, raw, batch_size),
                 "tokenized_sentences_per_second": tokenized}
 
@@ -153,10 +165,13 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None) -> 
                                      vocab)
     encoder = MiniLM(batch_size=settings["batch_size"])
     encoder.encode(list(frame["s1"].iloc[:64]))  # warm up
-    results, speed = score_raw_sentences(encoder.encode, frame)
+    results, speed = score_raw_sentences(encoder.encode, scored)
+    results = _split(results)
     result = {"threads": torch.get_num_threads(), "device": "cpu",
-              "reference": {"model": MINILM, "per_dataset": results,
-                            "summary": similarity.summarize(results, config["evaluation"]["selection"]), **speed},
-              "ours": ours, "untrained": untrained}
+              "reference": {"model": MINILM, **results,
+                            "summary": similarity.summarize(results["per_dataset"], config["evaluation"]["selection"]),
+                            **speed},
+              "ours": ours, "untrained": untrained,
+              "published": published(published_path) if published_path else {}}
     write_json(Path(out_path), result)
     return result

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from paraphrastic.layout import DataLayout
 from paraphrastic.pipeline.code_deps import closure_files, digest, sha256sum
+from paraphrastic.resources import PUBLISHED_MTEB_STS
 
 # The data layout's folders (declared once, in paraphrastic.layout), as the commands and outputs name them.
 _DATA = DataLayout()
@@ -275,8 +276,9 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "summary": Output(f"{_ERROR_ANALYSIS}/summary.json")},
           params=("error_analysis", *_SELECTION_PARAMS, "device")),
     # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
-    Stage("compare_encoders", f"compare-encoders --data-dir data --out {_RESULTS}/encoders.json --threads {{threads}}",
-          deps=(_EVAL, _MODELS, *_VOCAB, *_DISTILLED, *_SENTENCE_DISTILLED),
+    Stage("compare_encoders", f"compare-encoders --data-dir data --out {_RESULTS}/encoders.json "
+                              f"--published {PUBLISHED_MTEB_STS} --threads {{threads}}",
+          deps=(_EVAL, _MODELS, *_VOCAB, *_DISTILLED, *_SENTENCE_DISTILLED, PUBLISHED_MTEB_STS),
           outs={"results": Output(f"{_RESULTS}/encoders.json")},
           params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS)),
     # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
