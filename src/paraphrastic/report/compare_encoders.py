@@ -180,6 +180,7 @@ def reference_section(doc: Document, data_dir: Path, out_dir: Path | None = None
     # metrics.json's names: Table 4's labels (as before the distilled rows), and the untrained vectors by source
     named = [(ref["model"], ref), *ours.items(),
              *((f"initial vectors ({source})", u) for source, u in found.get("untrained", {}).items())]
-    return {name: {"transfer_pearson": r["summary"]["transfer_pearson"], "sentences_per_second": r["sentences_per_second"],
+    return {name: {"transfer_pearson": r["summary"]["transfer_pearson"],
+                   "sentences_per_second": r["sentences_per_second"],
                    **({"mteb_sts_spearman": mean} if (mean := mean_over_tasks(r.get("mteb", {}))) is not None else {})}
             for name, r in named}
