@@ -7,7 +7,8 @@ once (the `distill` stage's vocabulary with `subwords`, none taken from the eval
 vocabulary size (the N most frequent words, 0 for all, and the teacher's pieces those lack), PCA dimensions (384:
 the teacher's width, centred only) and Zipf coefficient (none: no weighting), the vectors are reduced and weighted as
 `distill` does and scored untrained under avg on our sets: STS 2016 (the selection, as the pipeline selects) and
-the 22-set mean Pearson. The configuration params.yaml names is marked, and the one STS 2016 would pick.
+the 22-set mean Pearson. The one STS 2016 picks is marked, and the one params.yaml names (benchmarks/readme.py
+marks it again from the params.yaml of the day when it writes the table into the docs).
 Writes benchmarks/results/distill_sweep.{json,md}.
 """
 
@@ -36,17 +37,32 @@ def coefficient(text: str) -> float | None:
     return None if text.lower() == "none" else float(text)
 
 
-def markdown(result: dict) -> str:
+def configured(row: dict, settings: dict) -> bool:
+    """Whether ``row`` is the configuration ``word_vectors.distilled`` names (every word, its dims and coefficient)."""
+    return (settings["max_words"] is None and row["words"] == row["all_words"] and row["dims"] == settings["dims"]
+            and row["sif_coefficient"] == settings["sif_coefficient"])
+
+
+def markdown(result: dict, settings: dict) -> str:
+    """One row per vocabulary size and width, one column per Zipf coefficient: "STS 2016 / 22-set mean"; the best
+    STS 2016 in bold, the configuration ``settings`` (``word_vectors.distilled``) names in italics."""
+    rows = [{**row, "all_words": result["words"]} for row in result["rows"]]
+    coefficients = list(dict.fromkeys(row["sif_coefficient"] for row in rows))
+    named = [("none" if c is None else f"{c:g}") for c in coefficients]
     lines = ["The distilled vectors untrained (averaged, our scorer), by vocabulary size (the most frequent training "
-             "words, then the teacher's pieces they lack), PCA dimensions and Zipf coefficient; Pearson × 100. "
-             f"Teacher outputs for {result['words']:,} words and {result['pieces']:,} pieces computed once in "
-             f"{result['teacher_seconds']:.0f} s.", "",
-             "| words | pieces | dims | Zipf coefficient | STS 2016 | 22-set mean | |",
-             "|---:|---:|---:|---|---:|---:|---|"]
-    for row in result["rows"]:
-        marks = [mark for mark, key in (("params.yaml", "configured"), ("best STS 2016", "selected")) if row[key]]
-        lines.append(f"| {row['words']:,} | {row['pieces']:,} | {row['dims']} | {row['sif_coefficient'] or 'none'} | "
-                     f"{row['selection_pearson']:.2f} | {row['transfer_pearson']:.2f} | {', '.join(marks)} |")
+             "words, then the teacher's pieces they lack), PCA dimensions and Zipf coefficient (none: no weighting): "
+             "STS 2016 / 22-set mean, Pearson × 100. **Bold**: the best STS 2016 (the selection); *italic*: the "
+             f"configuration params.yaml names. Teacher outputs for {result['words']:,} words and "
+             f"{result['pieces']:,} pieces computed once in {result['teacher_seconds']:.0f} s.", "",
+             "| words | pieces | dims | " + " | ".join(f"Zipf {name}" for name in named) + " |",
+             "|---:|---:|---:|" + "---:|" * len(coefficients)]
+    for (words, pieces, dims) in dict.fromkeys((row["words"], row["pieces"], row["dims"]) for row in rows):
+        cells = []
+        for c in coefficients:
+            row = next(r for r in rows if (r["words"], r["dims"], r["sif_coefficient"]) == (words, dims, c))
+            cell = f"{row['selection_pearson']:.2f} / {row['transfer_pearson']:.2f}"
+            cells.append(f"**{cell}**" if row["selected"] else f"*{cell}*" if configured(row, settings) else cell)
+        lines.append(f"| {words:,} | {pieces:,} | {dims} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + f"\n\nMeasured at {result['commit']} by `benchmarks/distill_sweep.py`.\n"
 
 
@@ -102,9 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                                 selection)
             rows.append({"words": len(kept), "pieces": len(pieces), "dims": dims, "sif_coefficient": sif,
                          "selection_pearson": summary["selection_pearson"],
-                         "transfer_pearson": summary["transfer_pearson"],
-                         "configured": (size == 0 and settings["max_words"] is None and dims == settings["dims"]
-                                        and sif == settings["sif_coefficient"])})
+                         "transfer_pearson": summary["transfer_pearson"]})
             print(rows[-1], flush=True)
     best = max(rows, key=lambda row: row["selection_pearson"])
     for row in rows:
@@ -113,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
               "pieces": len(entries) - len(words), "teacher_seconds": teacher_seconds, "threads": args.threads,
               "rows": rows}
     write_json(args.out.with_suffix(".json"), result)
-    write_text(args.out.with_suffix(".md"), markdown(result))
+    write_text(args.out.with_suffix(".md"), markdown(result, settings))
     return 0
 
 

@@ -56,6 +56,16 @@ def test_suite() -> str:
             + tabulate(slowest, ["test", "phase", "s"], tablefmt="github", disable_numparse=True) + "\n")
 
 
+def distill_sweep() -> str:
+    """The sweep's table, marking the configuration today's params.yaml names."""
+    import distill_sweep as sweep
+
+    from paraphrastic.configuration import params
+
+    settings = params.load(HERE.parent / "params.yaml")["word_vectors"]["distilled"]
+    return sweep.markdown(json.loads((RESULTS / "distill_sweep.json").read_text()), settings)
+
+
 BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "test suite": test_suite,
           "rehearsal": lambda: (RESULTS / "rehearsal.md").read_text(),
           "rehearsal on a GPU": lambda: (RESULTS / "rehearsal_gpu.md").read_text(),
@@ -66,7 +76,8 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "fidelity effects": lambda: (RESULTS / "fidelity_effects.md").read_text(),
           "authors code": lambda: (RESULTS / "authors_code.md").read_text(),
           "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),
-          "step profile": lambda: (RESULTS / "step_profile.md").read_text()}
+          "step profile": lambda: (RESULTS / "step_profile.md").read_text(),
+          "distill sweep": distill_sweep}
 
 
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:
