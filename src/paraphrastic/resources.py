@@ -1,5 +1,4 @@
-"""Files the package ships beside its code: the params.yaml schema, the sources manifest, the two configs and the
-published MTEB STS scores put beside ours.
+"""Files the package ships beside its code: the params.yaml schema, the sources manifest and the two configs.
 
 In a checkout (and an editable install) they are the repository's own files. A built wheel holds copies,
 which setup.py's build step puts in ``paraphrastic/_resources/`` under the same relative paths, so the
@@ -14,10 +13,7 @@ SCHEMA = "workflow/schemas/params.schema.yaml"
 MANIFEST = "workflow/sources.yaml"
 DEFAULT_PARAMS = "params.yaml"
 TINY_PARAMS = "params.test.yaml"
-# Static models' (and all-MiniLM-L6-v2's) scores on MTEB's STS tasks, carried from the public MTEB results
-# repository with each figure's file there (those models cannot be downloaded here): paraphrastic.evaluation.mteb_sts
-PUBLISHED_MTEB_STS = "workflow/published/mteb_sts.csv"
-SHIPPED = (SCHEMA, MANIFEST, DEFAULT_PARAMS, TINY_PARAMS, PUBLISHED_MTEB_STS)  # what setup.py copies into a wheel
+SHIPPED = (SCHEMA, MANIFEST, DEFAULT_PARAMS, TINY_PARAMS)  # what setup.py copies into a wheel
 
 PACKAGED = Path(__file__).resolve().parent / "_resources"
 CHECKOUT = Path(__file__).resolve().parents[2]

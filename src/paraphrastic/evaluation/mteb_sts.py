@@ -49,13 +49,10 @@ def whole_years(frame: pd.DataFrame) -> pd.DataFrame:
     return rows[rows["dataset"].isin([task for task, n in counts.items() if n == MTEB_PAIRS[task]])]
 
 
-def published(path: Path | str | None = None) -> dict[str, dict[str, dict]]:
+def published(path: Path | str) -> dict[str, dict[str, dict]]:
     """model -> task -> {spearman, pearson (× 100), source}, from the carried figures (a CSV of model, task,
-    cosine_spearman, cosine_pearson, mteb_version, source; by default the shipped
-    :data:`paraphrastic.resources.PUBLISHED_MTEB_STS`); a row that is not one is an error naming its line."""
-    from paraphrastic.resources import PUBLISHED_MTEB_STS, find
-
-    path = find(PUBLISHED_MTEB_STS) if path is None else path
+    cosine_spearman, cosine_pearson, mteb_version, source: :data:`paraphrastic.pipeline.graph.PUBLISHED_MTEB_STS`);
+    a row that is not one is an error naming its line."""
     found: dict[str, dict[str, dict]] = {}
     with open(path, encoding="utf-8", newline="") as handle:
         for line, row in enumerate(csv.DictReader(handle), start=2):
