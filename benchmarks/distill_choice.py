@@ -1,12 +1,13 @@
 """Which distillation of all-MiniLM-L6-v2 into static vectors: model2vec's default or ours, one command:
 python benchmarks/distill_choice.py [--distilled data/distilled]
 
-(a) model2vec's default, ``distill(teacher, pca_dims=256)``: one vector per teacher wordpiece, and a
+(a) model2vec's ``distill(teacher, pca_dims=D, sif_coefficient=A)``: one vector per teacher wordpiece, and a
     ``StaticModel`` that encodes raw text with the teacher's own (WordPiece) tokenizer.
 (b) ours (paraphrastic.data.distill, the pipeline's ``distill`` step): one vector per PTB-tokenised,
-    lower-cased word of our corpora and evaluation sets (256 dims, SIF 1e-4), averaged over our tokens as
-    the untrained ``baseline`` does; raw text goes through paraphrastic.data.tokenize first, as the
-    user-facing Encoder does.
+    lower-cased word of the stored folder's vocabulary (and, where it has them, the teacher's pieces those
+    words lack), averaged over our tokens as the untrained ``baseline`` does; raw text goes through
+    paraphrastic.data.tokenize first, as the user-facing Encoder does.
+Both with the folder's own width D and Zipf coefficient A (its coverage.json).
 
 For each, from one run on data/corpus/eval.parquet: the distillation's wall time (CPU, --threads torch
 threads, the teacher's loading included; (b) is distilled again from the stored folder's words, in its
@@ -54,15 +55,14 @@ from paraphrastic.evaluation.compare_encoders import score_raw_sentences  # noqa
 from paraphrastic.models.encoders import build_model  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-DIMS, SIF = 256, 1e-4  # model2vec's defaults; (b) is checked to use the same
 
 
-def distill_model2vec(teacher: Path, dims: int):
+def distill_model2vec(teacher: Path, dims: int, sif: float | None):
     """(a): model2vec's ``distill`` over the teacher's own wordpieces, and its wall time."""
     from model2vec.distill import distill
 
     start = time.perf_counter()
-    model = distill(str(teacher), pca_dims=dims, device="cpu")
+    model = distill(str(teacher), pca_dims=dims, sif_coefficient=sif, device="cpu")
     return model, time.perf_counter() - start
 
 
@@ -191,28 +191,29 @@ def main(argv=None) -> None:
     frame = read_table(args.eval)
     raw = list(dict.fromkeys(list(frame["s1"]) + list(frame["s2"])))
     stored = json.loads((args.distilled / "coverage.json").read_text())
-    if stored["teacher"] != MINILM or stored["dims"] != DIMS or stored["sif_coefficient"] != SIF:
-        sys.exit(f"error: {args.distilled} was distilled with teacher {stored['teacher']}, dims {stored['dims']}, "
-                 f"SIF {stored['sif_coefficient']}; this comparison is of {MINILM}, {DIMS} dims, SIF {SIF}")
+    if stored["teacher"] != MINILM:
+        sys.exit(f"error: {args.distilled} was distilled from {stored['teacher']}; this comparison is of {MINILM}")
+    dims, sif = stored["dims"], stored["sif_coefficient"]
     teacher = transformer_folder(MINILM, where="distill_choice")
     vocab = vocabulary.Vocabulary.load(args.distilled / "vocab.txt")
     matrix = vocabulary.load_matrix(args.distilled / "embeddings.npy")
-    first = len(vocabulary.SPECIAL) + vocab.wordpieces  # the rows after the special ones (and the pieces' marker)
+    first = len(vocabulary.SPECIAL) + (1 if vocab.has_wordpieces else 0)  # after the special rows and the marker
     entries = vocab.words[first:]
     words = entries[:len(entries) - stored.get("pieces", 0)]
 
     from transformers import AutoModel
 
     AutoModel.from_pretrained(str(teacher))  # the teacher's files read once, so neither timing pays the cold disk
-    print(f"(a) model2vec distill({MINILM}, pca_dims={DIMS}) on {distill_threads} threads ...", flush=True)
-    static, a_seconds = distill_model2vec(teacher, DIMS)
+    print(f"(a) model2vec distill({MINILM}, pca_dims={dims}, sif_coefficient={sif}) on {distill_threads} threads ...",
+          flush=True)
+    static, a_seconds = distill_model2vec(teacher, dims, sif)
     print(f"    {static.embedding.shape[0]:,} vectors in {a_seconds:.1f} s", flush=True)
     if args.no_redistill:
         b_seconds, b_check = float(stored["seconds"]), None
         print(f"(b) {len(words):,} words: {b_seconds:.1f} s from {args.distilled / 'coverage.json'}")
     else:
         print(f"(b) distil_vectors of {len(words):,} words on {distill_threads} threads ...", flush=True)
-        redistilled, vectors, b_seconds = distill_ours(words, teacher, DIMS, SIF, vocab.wordpieces)
+        redistilled, vectors, b_seconds = distill_ours(words, teacher, dims, sif, vocab.has_wordpieces)
         if redistilled != entries:
             sys.exit(f"error: {args.distilled} holds another vocabulary than its words distil to")
         b_check = float(np.abs(vectors - matrix[first:]).max())
@@ -268,7 +269,7 @@ def main(argv=None) -> None:
     result = {"machine": f"{platform.machine()}, {os.cpu_count()} CPUs", "cpus": os.cpu_count(),
               "load": [load_start, os.getloadavg()[0]], "torch": torch.__version__,
               "stored_seconds": None if args.no_redistill else stored.get("seconds"),
-              "model2vec": model2vec.__version__, "teacher": MINILM, "dims": DIMS, "sif_coefficient": SIF,
+              "model2vec": model2vec.__version__, "teacher": MINILM, "dims": dims, "sif_coefficient": sif,
               "distill_threads": distill_threads, "encode_threads": 1, "repeats": args.repeats,
               "distilled": str(args.distilled), "sets": int(frame["dataset"].nunique()), "sentences": len(raw),
               "selection": selection, "rows": rows, "conclusion": conclusion(a, b, t, selection)}

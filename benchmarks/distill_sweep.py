@@ -1,6 +1,6 @@
 """What the distilled vectors' vocabulary size, dimensions and word weighting change (issue 34), untrained:
 python benchmarks/distill_sweep.py [--corpus data/corpus] [--sizes 10000 20000 0] [--dims 64 128 256 384]
-                                   [--sif none 1e-3 1e-4 1e-5]
+                                   [--sif none 1e-2 3e-3 1e-3 1e-4 1e-5]
 
 The teacher (word_vectors.distilled.teacher) encodes every training-corpus word and the WordPiece pieces they lack
 once (the `distill` stage's vocabulary with `subwords`, none taken from the evaluation sets); then, for each
@@ -38,8 +38,10 @@ def coefficient(text: str) -> float | None:
 
 
 def configured(row: dict, settings: dict) -> bool:
-    """Whether ``row`` is the configuration ``word_vectors.distilled`` names (every word, its dims and coefficient)."""
-    return (settings["max_words"] is None and row["words"] == row["all_words"] and row["dims"] == settings["dims"]
+    """Whether ``row`` is the configuration ``word_vectors.distilled`` names (the fair vocabulary with the teacher's
+    pieces, every word, its dims and coefficient)."""
+    return (settings["subwords"] and not settings["evaluation_words"] and settings["max_words"] is None
+            and row["words"] == row["all_words"] and row["dims"] == settings["dims"]
             and row["sif_coefficient"] == settings["sif_coefficient"])
 
 
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 20_000, 0],
                         help="vocabulary sizes in words (0: every training word)")
     parser.add_argument("--dims", type=int, nargs="+", default=[64, 128, 256, 384])
-    parser.add_argument("--sif", type=coefficient, nargs="+", default=[None, 1e-3, 1e-4, 1e-5],
+    parser.add_argument("--sif", type=coefficient, nargs="+", default=[None, 1e-2, 3e-3, 1e-3, 1e-4, 1e-5],
                         help="Zipf coefficients (none: no weighting)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "distill_sweep",
@@ -125,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         row["selected"] = row is best
     result = {"commit": commit(), "corpus": str(args.corpus), "teacher": settings["teacher"], "words": len(words),
               "pieces": len(entries) - len(words), "teacher_seconds": teacher_seconds, "threads": args.threads,
-              "rows": rows}
+              "sizes": args.sizes, "dims": args.dims, "sif": args.sif, "rows": rows}
     write_json(args.out.with_suffix(".json"), result)
     write_text(args.out.with_suffix(".md"), markdown(result, settings))
     return 0

@@ -17,7 +17,7 @@ import pytest
 
 from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.data.corpus import TRAIN_SCHEMA, write_table
-from paraphrastic.data.vocab import UNK, Vocabulary
+from paraphrastic.data.vocab import SPECIAL, UNK, WORDPIECES, Vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -196,3 +196,12 @@ def test_each_run_is_compared_with_its_seeds_spread():
     assert summary["b"]["difference"] == pytest.approx(2.95) and not summary["b"]["within"]
     table = run.markdown(rows, {"python": "2.7", "theano": "1.0.5", "lasagne": "0.2"})
     assert "| a | 2 | 57.50 ± 0.71 | 57.70 ± 0.28 | +0.20 | yes | +0.4 |" in table  # 0.2 / √(0.5/2 + 0.08/2)
+
+
+def test_vectors_with_wordpieces_are_refused_as_their_code_cannot_read_pieces(tmp_path):
+    folder = tmp_path / "distilled"
+    folder.mkdir()
+    Vocabulary([*SPECIAL, WORDPIECES, "man", "##s"]).save(folder / "vocab.txt")
+    np.save(folder / "embeddings.npy", np.zeros((7, 2), np.float32))
+    with pytest.raises(SystemExit, match=r"distilled/vocab.txt holds WordPiece pieces"):
+        convert.write_vectors(folder, tmp_path)

@@ -81,6 +81,9 @@ def write_vectors(folder: Path, out: Path) -> dict:
         raise SystemExit(f"{folder}: embeddings.npy has {vectors.shape[0]} rows for {len(vocab)} words")
     if THEIR_UNKNOWN in vocab.words:
         raise SystemExit(f"{folder}/vocab.txt holds {THEIR_UNKNOWN!r}, the authors' unknown word")
+    if vocab.has_wordpieces:  # their code reads a word it lacks as UUUNKKK, never as pieces
+        raise SystemExit(f"{folder}/vocab.txt holds WordPiece pieces (word_vectors.distilled.subwords), which the "
+                         "authors' code cannot read; distil with subwords: false for the harness")
 
     def lines():
         for word, row in zip(vocab.words, vectors, strict=True):

@@ -176,7 +176,7 @@ def write_static(encoder, folder: Path) -> None:
     from paraphrastic.data.vocab import CONTINUATION, MAX_WORDPIECE_CHARS, UNK
 
     vocab = encoder.vocab
-    if vocab.wordpieces:  # the tokenizers library's WordPiece splits a word it lacks as Vocabulary.ids does
+    if vocab.has_wordpieces:  # the tokenizers library's WordPiece splits a word it lacks as Vocabulary.ids does
         model = models.WordPiece(vocab=dict(vocab.index), unk_token=UNK, continuing_subword_prefix=CONTINUATION,
                                  max_input_chars_per_word=MAX_WORDPIECE_CHARS)
     else:

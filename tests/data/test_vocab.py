@@ -117,7 +117,7 @@ PIECED = vocab.Vocabulary([*vocab.SPECIAL, vocab.WORDPIECES, "the", "play", "un"
 
 def test_a_word_without_a_vector_is_read_as_its_longest_first_wordpieces():
     ids = PIECED.index
-    assert PIECED.wordpieces
+    assert PIECED.has_wordpieces
     assert PIECED.ids(["the", "playing"]) == [ids["the"], ids["play"], ids["##ing"]]
     # longest prefix first, then the longest continuation of the rest (BERT's greedy split)
     assert PIECED.ids(["unplayable"]) == [ids["un"], ids["##play"], ids["##able"]]
@@ -126,13 +126,32 @@ def test_a_word_without_a_vector_is_read_as_its_longest_first_wordpieces():
     assert PIECED.ids(["playx", "xplay"]) == [vocab.UNK_ID, vocab.UNK_ID]
     assert PIECED.ids(["un" + "s" * 99]) == [vocab.UNK_ID]
     assert PIECED.ids(["un" + "s" * 98]) == [ids["un"]] + [ids["##s"]] * 98
-    # the marker is never a token's id, and a vocabulary without it never splits
+    # punctuation cuts a word first, as BERT's pre-tokenizer cuts text; each part is read on its own
+    assert PIECED.ids(["the-playing"]) == [ids["the"], vocab.UNK_ID, ids["play"], ids["##ing"]]
+    assert PIECED.ids(["playx.the"]) == [vocab.UNK_ID, vocab.UNK_ID, ids["the"]]
+    # a vocabulary without the marker never splits
     assert vocab.Vocabulary(vocab.SPECIAL + ["play", "##ing"]).ids(["playing"]) == [vocab.UNK_ID]
-    assert not vocab.Vocabulary(vocab.SPECIAL + ["play"]).wordpieces
+    assert not vocab.Vocabulary(vocab.SPECIAL + ["play"]).has_wordpieces
+
+
+def test_a_word_is_split_as_the_tokenizers_librarys_bert_pre_tokenizer_and_wordpiece_model_split_it():
+    """What a static export's tokenizer does with the same vocabulary, on words with and without punctuation."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    pieced = vocab.Vocabulary([*PIECED.words, "-", ".", "'", "s", "##t", "t", "##p", "##y"])
+    exported = Tokenizer(models.WordPiece(vocab=dict(pieced.index), unk_token=vocab.UNK, continuing_subword_prefix="##",
+                                          max_input_chars_per_word=vocab.MAX_WORDPIECE_CHARS))
+    exported.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    rng = np.random.default_rng(0)
+    letters = list("playunthesgi-.'$é")
+    words = ["".join(rng.choice(letters, size=rng.integers(1, 12))) for _ in range(3000)] + ["t" * 101, "s.t" * 40]
+    for word in words:
+        if word not in pieced.index:
+            assert pieced.pieces(word) == exported.encode(word).ids, word
 
 
 def test_coverage_counts_words_read_through_pieces_apart_from_words_with_vectors():
     report = vocab.coverage(PIECED, [["the", "playing", "qq"], ["the"]])
     assert report["token_coverage"] == 0.5 and report["type_coverage"] == pytest.approx(1 / 3)
-    assert report["piece_token_coverage"] == 0.75 and report["piece_type_coverage"] == pytest.approx(2 / 3)
-    assert "piece_token_coverage" not in vocab.coverage(vocab.Vocabulary(vocab.SPECIAL + ["the"]), [["the"]])
+    assert report["token_coverage_with_pieces"] == 0.75 and report["type_coverage_with_pieces"] == pytest.approx(2 / 3)
+    assert "token_coverage_with_pieces" not in vocab.coverage(vocab.Vocabulary(vocab.SPECIAL + ["the"]), [["the"]])

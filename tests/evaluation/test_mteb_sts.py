@@ -45,6 +45,10 @@ def test_a_published_row_that_is_not_one_is_named_by_its_line(tmp_path):
                     "m,STS12,0.5,0.6,1,somewhere\nm,STS17,0.5,0.6,1,somewhere\n")
     with pytest.raises(PipelineError, match=r"published.csv:3: not a published score \(task 'STS17'"):
         published(path)
+    path.write_text("model,task,cosine_spearman,cosine_pearson,mteb_version,source\n"
+                    "m,STS12,0.5,0.6,1,somewhere\nm,STS12,0.5,0.6,1,elsewhere\n")
+    with pytest.raises(PipelineError, match=r"published.csv:3: not a published score \(m STS12 given twice\)"):
+        published(path)
 
 
 def test_the_published_figures_carry_their_sources():

@@ -223,11 +223,11 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     distilled = json.loads((root / "data/distilled/coverage.json").read_text())
     assert (distilled["words"], distilled["dim"], distilled["teacher"]) == (2005 + distilled["pieces"], 16,
                                                                             "all-MiniLM-L6-v2")
-    assert distilled["pieces"] > 20_000 and distilled["coverage"]["eval"]["piece_token_coverage"] > 0.99
+    assert distilled["pieces"] > 20_000 and distilled["coverage"]["eval"]["token_coverage_with_pieces"] > 0.99
     twin = json.loads((root / "data/models/lstmavg-simpwiki-distilled/seed1/train.json").read_text())
     assert twin["settings"]["word_vectors"] == "distilled" and twin["settings"]["model"] == "lstmavg"
     _, vocab, _ = load_model(root / "data/models/lstmavg-simpwiki-distilled/seed1/model.pt")
-    assert vocab.words == (root / "data/distilled/vocab.txt").read_text().split("\n")[:-1] and vocab.wordpieces
+    assert vocab.words == (root / "data/distilled/vocab.txt").read_text().split("\n")[:-1] and vocab.has_wordpieces
     assert "Beyond the paper: word vectors distilled" in report
     # exported like every other model: sentence-transformers loads it and gives our vectors
     folder = export(root / "data/models/lstmavg-simpwiki-distilled/seed1/model.pt", root / "exported")

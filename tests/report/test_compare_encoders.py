@@ -7,7 +7,7 @@ import pytest
 
 from paraphrastic.evaluation.mteb_sts import published
 from paraphrastic.pipeline.graph import PUBLISHED_MTEB_STS
-from paraphrastic.report.compare_encoders import accuracy_speed_plot, reference_section
+from paraphrastic.report.compare_encoders import _mteb_section, accuracy_speed_plot, reference_section
 from paraphrastic.report.document import Document
 from tests.report.conftest import DISTILLED_BASELINE, REPO, table_after, texts
 
@@ -75,6 +75,10 @@ def test_mteb_scores_stand_beside_the_published_ones_in_a_table_and_a_second_pan
         sum(s["spearman"] for s in cited["minishlab/potion-base-8M"].values()) / 5, abs=0.01)
     assert pd.isna(mteb.loc["minishlab/potion-base-32M", "STS16"])  # none published
     assert metrics["avg"]["mteb_sts_spearman"] == 62.0 and "mteb_sts_spearman" not in metrics["gran"]
+    # the lines of the plot: every published five-task mean but MiniLM's, which is measured here
+    lines = _mteb_section(Document(), {"all-MiniLM-L6-v2": found["reference"]}, cited)
+    assert set(lines) == {"minishlab/potion-base-8M", "sentence-transformers/static-similarity-mrl-multilingual-v1",
+                          "sentence-transformers/static-retrieval-mrl-en-v1"}
     # the panel: our encoders with all five tasks as points, each published five-task mean as a labelled line
     # (MiniLM's is measured here, so not a line; potion-base-32M has no STS16, so no five-task mean)
     fig = accuracy_speed_plot(summary.reset_index(), tmp_path / "plot.png", threads=1,

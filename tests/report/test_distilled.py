@@ -81,7 +81,7 @@ def test_with_the_teachers_pieces_the_section_says_how_evaluation_tokens_are_rea
     original = path.read_text()
     info = read_json(path)
     info.update(words=2004 + 1 + 500, pieces=500, subwords=True)
-    info["coverage"]["eval"]["piece_token_coverage"] = 0.995
+    info["coverage"]["eval"]["token_coverage_with_pieces"] = 0.995
     try:
         path.write_text(json.dumps(info))
         text = texts(section(config, folder)[0])

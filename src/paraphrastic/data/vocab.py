@@ -21,9 +21,10 @@ PAD_ID, UNK_ID, SOS_ID, EOS_ID = 0, 1, 2, 3
 SPECIAL = [PAD, UNK, SOS, EOS]
 FILE_UNK = "UUUNKKK"  # PARAGRAM-SL999's unknown-word row (the authors' vectors file)
 # A vocabulary whose first word after the special rows is WORDPIECES also holds a teacher's WordPiece pieces (the
-# distilled vectors with ``word_vectors.distilled.subwords``): a word it lacks is read as its pieces, found greedily
-# longest first as BERT's WordPiece does (a piece after the first starts with CONTINUATION), and is unknown only
-# when no split exists. The marker is a row of its own (never produced by :meth:`Vocabulary.ids`), so the fallback
+# distilled vectors with ``word_vectors.distilled.subwords``): a word it lacks is cut at punctuation as BERT's
+# pre-tokenizer cuts text, and each part it lacks is read as its pieces, found greedily longest first as BERT's
+# WordPiece does (a piece after the first starts with CONTINUATION) over this vocabulary's words and pieces; a part
+# with no split is unknown. The marker is a row of its own (no text our tokenizer makes reads as it), so the fallback
 # travels wherever the word list does: vocab.txt, a model file, an export.
 WORDPIECES = "<wordpieces>"
 CONTINUATION = "##"
@@ -46,7 +47,7 @@ class Vocabulary:
             raise PipelineError(f"a vocabulary starts with {SPECIAL}")
         self.words = words
         self.index = {w: i for i, w in enumerate(words)}
-        self.wordpieces = len(words) > len(SPECIAL) and words[len(SPECIAL)] == WORDPIECES
+        self.has_wordpieces = len(words) > len(SPECIAL) and words[len(SPECIAL)] == WORDPIECES
         self._splits: dict[str, list[int]] = {}
 
     def __len__(self) -> int:
@@ -59,7 +60,7 @@ class Vocabulary:
             found = index.get(token)
             if found is not None:
                 ids.append(found)
-            elif self.wordpieces:
+            elif self.has_wordpieces:
                 ids.extend(self.pieces(token))
             else:
                 ids.append(UNK_ID)
@@ -90,16 +91,45 @@ class Vocabulary:
         return cls(list(index))
 
 
+def is_punctuation(char: str) -> bool:
+    """BERT's punctuation (its tokenizer's and the ``tokenizers`` library's BertPreTokenizer's): ASCII symbols
+    such as ``$``, ``+``, ``^`` and ``` ` ```, and every Unicode punctuation character."""
+    code = ord(char)
+    return (33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126
+            or unicodedata.category(char).startswith("P"))
+
+
+def punctuation_parts(word: str) -> list[str]:
+    """``word`` cut as BERT's pre-tokenizer cuts text: each punctuation character a part of its own."""
+    parts, current = [], ""
+    for char in word:
+        if is_punctuation(char):
+            parts += [current, char] if current else [char]
+            current = ""
+        else:
+            current += char
+    return parts + [current] if current else parts
+
+
 def wordpiece_ids(word: str, index: dict[str, int]) -> list[int]:
-    """BERT's greedy WordPiece split of one word over ``index``: the longest known prefix, then the longest known
-    ``##``-piece of the rest, and so on; ``[UNK_ID]`` for the whole word where a remainder has no piece (as BERT's
-    tokenizer and the ``tokenizers`` library's WordPiece model do, so an export splits a word as we do)."""
-    if len(word) > MAX_WORDPIECE_CHARS:
+    """A word ``index`` lacks, as BERT reads it over ``index``: cut at punctuation (:func:`punctuation_parts`); a part
+    ``index`` has is that entry, another is split greedily (the longest known prefix, then the longest known
+    ``##``-piece of the rest, and so on) and is ``UNK_ID`` where a remainder has no piece or it is longer than
+    MAX_WORDPIECE_CHARS. The ``tokenizers`` library's BertPreTokenizer and WordPiece model read the word the same way,
+    so a static export splits it as we do."""
+    ids: list[int] = []
+    for part in punctuation_parts(word):
+        ids.extend(_greedy_pieces(part, index))
+    return ids or [UNK_ID]
+
+
+def _greedy_pieces(part: str, index: dict[str, int]) -> list[int]:
+    if len(part) > MAX_WORDPIECE_CHARS:
         return [UNK_ID]
     ids, start = [], 0
-    while start < len(word):
-        for end in range(len(word), start, -1):
-            found = index.get(word[start:end] if start == 0 else CONTINUATION + word[start:end])
+    while start < len(part):
+        for end in range(len(part), start, -1):
+            found = index.get(part[start:end] if start == 0 else CONTINUATION + part[start:end])
             if found is not None:
                 ids.append(found)
                 start = end
@@ -196,7 +226,8 @@ def build(token_lists: Iterable[list[str]], vectors_path,
 
 def coverage(vocab: Vocabulary, token_lists: Iterable[list[str]]) -> dict:
     """The share of tokens (and of distinct words) with a vector of their own; for a vocabulary with WordPiece
-    pieces, also the share read through pieces rather than as unknown (``piece_token_coverage``: both together)."""
+    pieces, also the share with a vector of their own or read wholly through pieces, no part of them unknown
+    (``token_coverage_with_pieces``)."""
     counts: Counter[str] = Counter()
     for seq in token_lists:
         counts.update(seq)
@@ -204,10 +235,10 @@ def coverage(vocab: Vocabulary, token_lists: Iterable[list[str]]) -> dict:
     known = [w for w in counts if w in vocab.index]
     report = {"tokens": tokens, "token_coverage": sum(counts[w] for w in known) / max(tokens, 1),
               "types": len(counts), "type_coverage": len(known) / max(len(counts), 1)}
-    if vocab.wordpieces:
-        split = [w for w in counts if w not in vocab.index and vocab.pieces(w) != [UNK_ID]]
-        report["piece_token_coverage"] = report["token_coverage"] + sum(counts[w] for w in split) / max(tokens, 1)
-        report["piece_type_coverage"] = report["type_coverage"] + len(split) / max(len(counts), 1)
+    if vocab.has_wordpieces:
+        split = [w for w in counts if w not in vocab.index and UNK_ID not in vocab.pieces(w)]
+        report["token_coverage_with_pieces"] = report["token_coverage"] + sum(counts[w] for w in split) / max(tokens, 1)
+        report["type_coverage_with_pieces"] = report["type_coverage"] + len(split) / max(len(counts), 1)
     return report
 
 

@@ -117,7 +117,7 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None, pub
     """MiniLM's scores and speed, and the scores and speed of Table 4's models (each row's STS-2016-selected model,
     first seed; and their twins on the distilled and sentence-distilled vectors) and of the untrained averaged
     vectors, on the CPU; each also on MTEB's STS tasks (those whose every pair the profile evaluates on), beside
-    the published scores read from ``published_path`` (:data:`paraphrastic.evaluation.mteb_sts.PUBLISHED`).
+    the published scores read from ``published_path`` (:data:`paraphrastic.pipeline.graph.PUBLISHED_MTEB_STS`).
 
     Every encoder runs on the CPU with the same thread count: the comparison a user without a GPU makes. Speed
     is every distinct raw sentence of the sets encoded as a user's ``encode`` call does it (tokenisation included,

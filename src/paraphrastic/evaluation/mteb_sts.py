@@ -59,6 +59,8 @@ def published(path: Path | str) -> dict[str, dict[str, dict]]:
             try:
                 if row["task"] not in MTEB_TASKS or not row["source"] or not row["model"]:
                     raise ValueError(f"task {row['task']!r} (one of {', '.join(MTEB_TASKS)}), a model and a source")
+                if row["task"] in found.get(row["model"], {}):
+                    raise ValueError(f"{row['model']} {row['task']} given twice")
                 found.setdefault(row["model"], {})[row["task"]] = {
                     "spearman": 100 * float(row["cosine_spearman"]), "pearson": 100 * float(row["cosine_pearson"]),
                     "source": row["source"]}

@@ -80,9 +80,9 @@ def _covered(info: dict) -> str:
     if "token_coverage" not in coverage:
         return ""
     own = 100 * coverage["token_coverage"]
-    if "piece_token_coverage" not in coverage:
+    if "token_coverage_with_pieces" not in coverage:
         return f"; {own:.1f}% of the evaluation sets' tokens have a vector, the others are `<unk>`"
-    pieced = 100 * coverage["piece_token_coverage"]
+    pieced = 100 * coverage["token_coverage_with_pieces"]
     return (f", with the WordPiece pieces of the teacher's tokenizer (`subwords`), as model2vec reads text: a word "
             f"without a vector is read as its pieces; {own:.1f}% of the evaluation sets' tokens have a vector of "
             f"their own, {pieced - own:.1f}% more are read as pieces and {100 - pieced:.2f}% are `<unk>`")

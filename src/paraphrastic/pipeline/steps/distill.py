@@ -26,7 +26,7 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     evaluation = token_lists(tables["eval"]) if settings["evaluation_words"] else []
     words = [w for w in distillation_vocabulary(token_lists(tables["simpwiki"]) + token_lists(tables["ppdb"]),
                                                 evaluation, settings["max_words"])
-             if w not in vocabulary.SPECIAL]
+             if w not in vocabulary.SPECIAL and w != vocabulary.WORDPIECES]
     teacher = transformer_folder(settings["teacher"], where="word_vectors.distilled.teacher")
     print(f"distilling {len(words)} words{' and the pieces of its tokenizer' if settings['subwords'] else ''} "
           f"from {teacher}")
