@@ -3,14 +3,15 @@
 Our models read PTB-tokenised, lower-cased words; the teacher reads WordPiece ids. Each of our words is
 given one vector: the teacher's output for the word alone (``[CLS] pieces [SEP]``), mean-pooled, then PCA
 and Zipf (SIF-like) weighting, which is model2vec's distillation applied to a vocabulary of words instead
-of the teacher's wordpieces. The vectors then take GloVe's place: a trained model starts from them and
+of the teacher's wordpieces. With ``subwords`` the teacher's pieces that our words lack follow them, each
+distilled alone (``[CLS] piece [SEP]``), so that a word outside the vocabulary is read as its pieces
+(:mod:`paraphrastic.data.vocab`). The vectors then take GloVe's place: a trained model starts from them and
 λ_w regularises back to them, as the paper does with PARAGRAM-SL999.
 
-model2vec's ``distill(vocabulary=...)`` would do the same, but it always distils the teacher's 30k
-wordpieces as well (our words are added to them), so the PCA is fitted on and the Zipf ranks taken from
-wordpieces our models never read. The building blocks below are model2vec's own
-(``model2vec.distill.inference``): the forward pass with its pooling, its PCA, its Zipf weights; only the
-vocabulary and its order (our training corpora's frequencies) are ours.
+model2vec's ``distill(vocabulary=...)`` would distil every one of the teacher's 30k wordpieces and add our words
+after them, so the Zipf ranks would put its pieces first, whatever their use in our text. The building blocks below
+are model2vec's own (``model2vec.distill.inference``): the forward pass with its pooling, its PCA, its Zipf weights;
+only the vocabulary and its order (our words by their training frequency, then the pieces they lack) are ours.
 """
 
 from __future__ import annotations
