@@ -113,15 +113,15 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.no_minilm:
         raw_text("all-MiniLM-L6-v2", MiniLM(batch_size=128).encode)
-    for spec in args.models:
-        label, _, path = spec.partition("=")
-        model, vocab, _ = load_model(path or label)
-        record(label, score_sets(model, vocab, both))
     for spec in args.vectors:
         label, _, folder = spec.partition("=")
         vocab = Vocabulary.load(Path(folder) / "vocab.txt")
         record(label, score_sets(build_model("avg", torch.from_numpy(load_matrix(Path(folder) / "embeddings.npy"))),
                                  vocab, both))
+    for spec in args.models:
+        label, _, path = spec.partition("=")
+        model, vocab, _ = load_model(path or label)
+        record(label, score_sets(model, vocab, both))
     for spec in args.exports:
         label, _, folder = spec.partition("=")
         from model2vec import StaticModel

@@ -56,6 +56,25 @@ def test_suite() -> str:
             + tabulate(slowest, ["test", "phase", "s"], tablefmt="github", disable_numparse=True) + "\n")
 
 
+def static_encoders() -> str:
+    """The README's short table: each encoder benchmarks/mteb_sts.py measured or cites, by its MTEB STS12-16 mean
+    (the five tasks, Spearman) and, where measured, our 22-set mean."""
+    import statistics
+
+    result = json.loads((RESULTS / "mteb_sts.json").read_text())
+    rows = []
+    for how, encoders in (("measured here", result["measured"]), ("published", result["published"])):
+        for name, scores in encoders.items():
+            if len(scores) == 5:
+                mean = statistics.mean(score["spearman"] for score in scores.values())
+                ours = result.get("sts22", {}).get(name) if how == "measured here" else None
+                rows.append([name, f"{mean:.1f}", "–" if ours is None else f"{ours:.1f}", how])
+    return (tabulate(rows, ["encoder", "MTEB STS12–16 (ρ)", "our 22 sets (r)", ""], tablefmt="github",
+                     disable_numparse=True)
+            + f"\n\nMeasured at {result['commit']} on the offline data by `benchmarks/mteb_sts.py` "
+              "([Results](docs/results.md#on-mtebs-protocol-beside-the-published-static-models) has every task).\n")
+
+
 def distill_sweep() -> str:
     """The sweep's table, marking the configuration today's params.yaml names."""
     import distill_sweep as sweep
@@ -77,7 +96,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "authors code": lambda: (RESULTS / "authors_code.md").read_text(),
           "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),
           "step profile": lambda: (RESULTS / "step_profile.md").read_text(),
-          "distill sweep": distill_sweep}
+          "distill sweep": distill_sweep, "static encoders": static_encoders}
 
 
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:
