@@ -84,7 +84,8 @@ def _covered(info: dict) -> str:
         return f"; {own:.1f}% of the evaluation sets' tokens have a vector, the others are `<unk>`"
     pieced = 100 * coverage["token_coverage_with_pieces"]
     return (f", with the WordPiece pieces of the teacher's tokenizer (`subwords`), as model2vec reads text: a word "
-            f"without a vector is read as its pieces; {own:.1f}% of the evaluation sets' tokens have a vector of "
+            "without a vector is cut at punctuation and read as its pieces, as BERT's tokenizer splits a word; "
+            f"{own:.1f}% of the evaluation sets' tokens have a vector of "
             f"their own, {pieced - own:.1f}% more are read as pieces and {100 - pieced:.2f}% are `<unk>`")
 
 
@@ -107,7 +108,8 @@ def distilled_section(doc: Document, config: dict, data_dir: Path, sel: Selectio
              f"{info['teacher']} with model2vec's method in {info['seconds']:,.0f} s ({info['device']}): the "
              "teacher's mean-pooled output for each word (and piece) alone, PCA to "
              f"{info['dim']} dimensions and Zipf weighting (coefficient {info['sif_coefficient']}), by our training "
-             "corpora's word frequencies. The rows below are trained again from them with their settings"
+             "corpora's word frequencies (the pieces ranked after the words). The rows below are trained again from "
+             "them with their settings"
              f"{_override(config)} (λ_w regularises back to the distilled vectors, as the paper's runs to "
              f"PARAGRAM-SL999), beside the same rows on the pretrained vectors ({pretrained_name}) and the paper's "
              "number. Model selection stays on STS 2016.")
