@@ -20,7 +20,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 HERE = Path(__file__).resolve().parent
@@ -85,9 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     from transformers import AutoTokenizer
 
     from paraphrastic.configuration import params as cfg
-    from paraphrastic.data import vocab as vocabulary
     from paraphrastic.data.corpus import read_table, token_lists
-    from paraphrastic.data.distill import distillation_vocabulary, reduce_and_weight, teacher_outputs, teacher_pieces
+    from paraphrastic.data.distill import (
+        distillation_vocabulary,
+        reduce_and_weight,
+        teacher_outputs,
+        teacher_pieces,
+        with_special_rows,
+    )
     from paraphrastic.data.transformer_folders import transformer_folder
     from paraphrastic.evaluation.similarity import score_sets, summarize
     from paraphrastic.models.encoders import build_model
@@ -99,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     training = [tokens for name in ("simpwiki", "ppdb")
                 for tokens in token_lists(read_table(args.corpus / f"{name}.parquet"))]
     evaluation = read_table(args.corpus / "eval.parquet")
-    words = [w for w in distillation_vocabulary(training) if w not in vocabulary.SPECIAL]
+    words = distillation_vocabulary(training)
     teacher = transformer_folder(settings["teacher"], where="word_vectors.distilled.teacher")
     start = time.perf_counter()
     entries, outputs = teacher_outputs(words, teacher, subwords=True)
@@ -111,11 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     for size in args.sizes:
         kept = words[:size] if size else words
         pieces, _ = teacher_pieces(tokenizer, kept)  # a piece that is a less frequent word has that word's output
-        vocab = vocabulary.Vocabulary([*vocabulary.SPECIAL, vocabulary.WORDPIECES, *kept, *pieces])
         chosen = outputs[[row_of[entry] for entry in kept + pieces]]
         for dims, sif in itertools.product(args.dims, args.sif):
             vectors = reduce_and_weight(chosen, dims=dims, sif_coefficient=sif)
-            matrix = np.concatenate([np.zeros((len(vocabulary.SPECIAL) + 1, vectors.shape[1]), np.float32), vectors])
+            vocab, matrix = with_special_rows(kept + pieces, vectors, subwords=True)
             summary = summarize(score_sets(build_model("avg", torch.from_numpy(matrix)), vocab, evaluation),
                                 selection)
             rows.append({"words": len(kept), "pieces": len(pieces), "dims": dims, "sif_coefficient": sif,

@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE))
 from rehearsal import commit  # noqa: E402
 
 from paraphrastic.atomic import write_json, write_text  # noqa: E402
-from paraphrastic.evaluation.mteb_sts import MTEB_TASKS, pooled, published  # noqa: E402
+from paraphrastic.evaluation.mteb_sts import MTEB_TASKS, mean_over_tasks, pooled, published  # noqa: E402
 from paraphrastic.pipeline.graph import PUBLISHED_MTEB_STS  # noqa: E402
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -58,8 +58,8 @@ def markdown(result: dict) -> str:
 
     def row(name: str, scores: dict, how: str) -> str:
         cells = [f"{scores[t]['spearman']:.2f}" if t in scores else "–" for t in tasks]
-        whole = all(t in scores for t in tasks)
-        mean = f"{statistics.mean(scores[t]['spearman'] for t in tasks):.2f}" if whole else "–"
+        whole = mean_over_tasks(scores)
+        mean = "–" if whole is None else f"{whole:.2f}"
         early = statistics.mean(scores[t]["spearman"] for t in tasks[:4])
         ours = f"{sts22[name]:.2f}" if name in sts22 else "–"
         return f"| {name} | " + " | ".join(cells) + f" | {mean} | {early:.2f} | {ours} | {how} |"

