@@ -89,6 +89,16 @@ def test_pca_centres_and_reduces_and_zipf_weights_grow_with_rank(teacher):
     np.testing.assert_array_equal(distill_vectors(WORDS, teacher, dims=4, sif_coefficient=1e-1)[1], weighted)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_the_teacher_on_cuda_gives_the_cpus_vectors(teacher):
+    # the distill stage runs the teacher where config's device says (a GPU node on a cluster)
+    kwargs = {"dims": None, "sif_coefficient": 1e-1, "subwords": True}
+    entries, on_cpu = distill_vectors(WORDS, teacher, device="cpu", **kwargs)
+    on_gpu = distill_vectors(WORDS, teacher, device="cuda", **kwargs)
+    assert on_gpu[0] == entries
+    np.testing.assert_allclose(on_gpu[1], on_cpu, rtol=1e-4, atol=1e-5)
+
+
 def test_the_vocabulary_is_ordered_by_training_frequency_then_evaluation_words_alphabetically():
     training = [["the", "dog"], ["the", "cat"], ["a", "dog", "the"]]
     evaluation = [["zebra", "the"], ["aardvark"]]
