@@ -7,6 +7,7 @@ import pytest
 
 from paraphrastic.evaluation.mteb_sts import published
 from paraphrastic.pipeline.graph import PUBLISHED_MTEB_STS
+from paraphrastic.report.build import build_report
 from paraphrastic.report.compare_encoders import _mteb_section, accuracy_speed_plot, reference_section
 from paraphrastic.report.document import Document
 from tests.report.conftest import DISTILLED_BASELINE, REPO, table_after, texts
@@ -54,7 +55,7 @@ def test_without_the_comparison_the_section_says_which_stage_to_run(results):
 def test_mteb_scores_stand_beside_the_published_ones_in_a_table_and_a_second_panel(results, tmp_path):
     """Where the profile evaluates on whole years, every encoder has MTEB's STS scores: a table beside the published
     models', a column of the summary, metrics.json, and the plot's second panel with the published means as lines."""
-    _, folder = results
+    config, folder = results
     path = folder / "results/encoders.json"
     found = json.loads(path.read_text())
     tasks = ["STS12", "STS13", "STS14", "STS15", "STS16"]
@@ -75,6 +76,9 @@ def test_mteb_scores_stand_beside_the_published_ones_in_a_table_and_a_second_pan
         sum(s["spearman"] for s in cited["minishlab/potion-base-8M"].values()) / 5, abs=0.01)
     assert pd.isna(mteb.loc["minishlab/potion-base-32M", "STS16"])  # none published
     assert metrics["avg"]["mteb_sts_spearman"] == 62.0 and "mteb_sts_spearman" not in metrics["gran"]
+    build_report(config, data_dir=folder, out_dir=tmp_path / "report")  # a score, so metrics.json keeps it
+    kept = json.loads((tmp_path / "report" / "metrics.json").read_text())["reference_encoder"]
+    assert kept["avg"] == {"transfer_pearson": metrics["avg"]["transfer_pearson"], "mteb_sts_spearman": 62.0}
     # the lines of the plot: every published five-task mean but MiniLM's, which is measured here
     lines = _mteb_section(Document(), {"all-MiniLM-L6-v2": found["reference"]}, cited)
     assert set(lines) == {"minishlab/potion-base-8M", "sentence-transformers/static-similarity-mrl-multilingual-v1",

@@ -82,8 +82,8 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     metrics["baseline_distilled"], metrics["baseline_sentence_distilled"] = distilled_metrics
     metrics["supervised"] = supervised_metrics
     if reference_metrics:
-        metrics["reference_encoder"] = {name: {"transfer_pearson": m["transfer_pearson"]}
-                                        for name, m in reference_metrics.items()}
+        metrics["reference_encoder"] = {name: {key: m[key] for key in ("transfer_pearson", "mteb_sts_spearman")
+                                               if key in m} for name, m in reference_metrics.items()}
     metrics.update(seed_system_metrics)
     write_json(out_dir / "metrics.json", metrics)
     write_json(out_dir / "timings.json", timings(sel, supervised_sel, reference_metrics))
