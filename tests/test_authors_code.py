@@ -156,6 +156,18 @@ def test_a_run_the_harness_finished_is_not_trained_again_unless_its_flags_change
         run.train_theirs(tmp_path, TransferSettings(**{**settings.as_dict(), "margin": 0.6}), 1, 50, ["a"], ["a"])
 
 
+def test_more_seeds_for_one_run_come_after_its_rows_seeds():
+    grid = {"t2-avg-none": ["avg__a"], "t3-gran": ["gran__b", "gran__c"]}
+    jobs = run.harness_jobs(["t2-avg-none", "t3-gran"], [1, 2], [["gran__b", "2", "3", "4"]], grid)
+    assert jobs == [("t2-avg-none", "avg__a", 1), ("t2-avg-none", "avg__a", 2), ("t3-gran", "gran__b", 1),
+                    ("t3-gran", "gran__b", 2), ("t3-gran", "gran__b", 3), ("t3-gran", "gran__b", 4),
+                    ("t3-gran", "gran__c", 1), ("t3-gran", "gran__c", 2)]
+    with pytest.raises(SystemExit, match="--also gran__z 4: a run of the rows"):
+        run.harness_jobs(["t3-gran"], [1], [["gran__z", "4"]], grid)
+    with pytest.raises(SystemExit, match="--also gran__b x: a run of the rows"):
+        run.harness_jobs(["t3-gran"], [1], [["gran__b", "x"]], grid)
+
+
 def _jobs(models: Path, scores: list[float], **settings) -> None:
     for seed, score in enumerate(scores, 1):
         folder = models / "t3-gran__x" / f"seed{seed}"

@@ -235,11 +235,26 @@ def compared_runs(rows: list[dict]) -> list[dict]:
     return found
 
 
+def harness_jobs(rows: list[str], seeds: list[int], also: list[list[str]],
+                 grid_rows: dict[str, list[str]]) -> list[tuple[str, str, int]]:
+    """(row, run, seed) to train theirs for: every run of ``rows`` with ``seeds``, and each ``also`` entry's run
+    (one of those rows' runs) with its own seeds too; in the rows' order, then by run and seed."""
+    jobs = {(row, run, seed) for row in rows for run in grid_rows[row] for seed in seeds}
+    for run, *more in also:
+        row = next((row for row in rows if run in grid_rows[row]), None)
+        if row is None or not more or not all(seed.isdigit() for seed in more):
+            raise SystemExit(f"--also {run} {' '.join(more)}: a run of the rows {rows} and its seeds are needed")
+        jobs |= {(row, run, int(seed)) for seed in more}
+    return sorted(jobs, key=lambda job: (rows.index(job[0]), job[1], job[2]))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path, help="a checkout of jwieting/acl2017 (holds main/train.py)")
     parser.add_argument("--rows", nargs="+", default=list(ROWS), help="grid rows (default: %(default)s)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    parser.add_argument("--also", nargs="+", action="append", default=[], metavar=("RUN", "SEED"),
+                        help="more seeds for one run of the rows (repeatable): --also t3-gran__870dcf5f 4 5 6")
     parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
     parser.add_argument("--work", type=Path, default=Path("authors_code"), help="where everything goes")
     parser.add_argument("--lasagne", default=LASAGNE, help="Lasagne to install: a pip source (default: %(default)s)")
@@ -253,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [row for row in args.rows if row not in tables.rows]
     if unknown:
         raise SystemExit(f"--rows: no grid row {unknown[0]!r} in params.yaml")
+    jobs = harness_jobs(args.rows, args.seeds, args.also, tables.rows)
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
     versions = install(work, args.lasagne)
@@ -261,16 +277,14 @@ def main(argv: list[str] | None = None) -> int:
     dim = record["vectors"]["dim"]
     sets = [spec.id for spec in EVAL_SETS if spec.id in {e["dataset"] for e in record["eval_sets"]}]
     rows = []
-    for row in args.rows:
-        for run in tables.rows[row]:
-            for seed in args.seeds:
-                # any seed: theirs need not be among the seeds params.yaml trains ours with (ours is then "–")
-                settings = dataclasses.replace(experiment(config, run, tables.runs), seed=seed)
-                history = train_theirs(work, settings, seed, dim, sets, config["evaluation"]["selection"])
-                rows.append({"row": row, "run": run, "seed": seed, "points": len(history),
-                             "theirs": selected(history, settings.evaluate_every), "history": history,
-                             "ours": ours(args.data, run, seed)})
-                print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
+    for row, run, seed in jobs:
+        # any seed: theirs need not be among the seeds params.yaml trains ours with (ours is then "–")
+        settings = dataclasses.replace(experiment(config, run, tables.runs), seed=seed)
+        history = train_theirs(work, settings, seed, dim, sets, config["evaluation"]["selection"])
+        rows.append({"row": row, "run": run, "seed": seed, "points": len(history),
+                     "theirs": selected(history, settings.evaluate_every), "history": history,
+                     "ours": ours(args.data, run, seed)})
+        print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
     write_json(args.out.with_suffix(".json"), {"versions": versions, "commit": commit(), "rows": rows})
     write_text(args.out.with_suffix(".md"), markdown(rows, versions))
     print(markdown(rows, versions))
