@@ -52,20 +52,28 @@ def jobs(run: Path) -> list[dict]:
     return found
 
 
-def span(run: Path, found: list[dict]) -> float | None:
-    """The run's wall seconds: from the first to the last time stamp of the Snakemake log (.snakemake/log/) that
-    finished the most jobs (later invocations, dry runs and `--touch`, finish none); without one, from the first
-    job's start to the last job's end (each benchmark file is written as its job ends)."""
-    best, most = None, 0
-    for log in (run / ".snakemake" / "log").glob("*.snakemake.log"):
+def invocations(run: Path) -> list[dict]:
+    """Each Snakemake invocation (.snakemake/log/) that finished jobs: how many, and its span from the first to the
+    last time stamp of its log (dry runs and `--touch` finish none)."""
+    found = []
+    for log in sorted((run / ".snakemake" / "log").glob("*.snakemake.log")):
         lines = log.read_text(errors="replace").splitlines()
         finished = sum(line.startswith("Finished job") for line in lines)
-        if finished > most:
-            stamps = [datetime.strptime(line, SNAKEMAKE_TIME) for line in lines if SNAKEMAKE_STAMP.fullmatch(line)]
-            if len(stamps) > 1:
-                best, most = (stamps[-1] - stamps[0]).total_seconds(), finished
-    if best is not None or not found:
-        return best
+        stamps = [datetime.strptime(line, SNAKEMAKE_TIME) for line in lines if SNAKEMAKE_STAMP.fullmatch(line)]
+        if finished and len(stamps) > 1:
+            found.append({"log": log.name, "finished": finished, "seconds": (stamps[-1] - stamps[0]).total_seconds()})
+    return found
+
+
+def span(run: Path, found: list[dict]) -> float | None:
+    """The run's wall seconds, where one invocation ran it: that invocation's span; with no Snakemake log, from the
+    first job's start to the last job's end (each benchmark file is written as its job ends). A run resumed over
+    several invocations has no one wall time (None): their spans also hold jobs redone after a change."""
+    ran = invocations(run)
+    if len(ran) == 1:
+        return ran[0]["seconds"]
+    if ran or not found:
+        return None
     return max(job["ended"] for job in found) - min(job["ended"] - job["seconds"] for job in found)
 
 
@@ -87,7 +95,7 @@ def profile(found: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda row: -row["seconds"])
 
 
-def markdown(rows: list[dict], wall: float | None, label: str) -> str:
+def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int = 0, cores: int = 2) -> str:
     def phase_cell(row: dict, name: str) -> str:
         if not row["phases"]:
             return "—"
@@ -108,25 +116,30 @@ def markdown(rows: list[dict], wall: float | None, label: str) -> str:
     if wall:
         lines += [f"Wall time from the first to the last job: {wall:,.0f} s ({wall / 60:.1f} min); the jobs' seconds "
                   f"add up to {seconds / wall:.2f}× that (jobs ran side by side).", ""]
-    return "\n".join(lines) + tabulate(table, head, tablefmt="github", disable_numparse=True) + "\n"
+    elif resumed:
+        lines += [f"The run was made in {resumed} Snakemake invocations (stopped and resumed), so it has no one wall "
+                  f"time; its jobs' seconds over {cores} cores, {seconds / cores:,.0f} s "
+                  f"({seconds / cores / 3600:.1f} h), are what it takes with every core busy.", ""]
+    return "\n".join(lines) + "\n" + tabulate(table, head, tablefmt="github", disable_numparse=True) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", nargs="?", default=".", type=Path, help="the run's working directory (default: .)")
     parser.add_argument("--label", default="the run", help="what the run was, for the table's caption")
+    parser.add_argument("--cores", type=int, default=2, help="the cores the run had (default: %(default)s)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "time_profile",
                         help="writes OUT.md and OUT.json (default: %(default)s)")
     args = parser.parse_args(argv)
     found = jobs(args.run)
     if not found:
         raise SystemExit(f"{args.run / 'logs/benchmarks'}: no benchmark files (run the pipeline with Snakemake first)")
-    rows, wall = profile(found), span(args.run, found)
-    text = markdown(rows, wall, args.label)
+    rows, wall, ran = profile(found), span(args.run, found), invocations(args.run)
+    text = markdown(rows, wall, args.label, resumed=len(ran) if wall is None else 0, cores=args.cores)
     print(text)
     write_text(args.out.with_suffix(".md"), text)
-    write_json(args.out.with_suffix(".json"), {"label": args.label, "wall_seconds": wall, "rules": rows,
-                                               "jobs": found})
+    write_json(args.out.with_suffix(".json"), {"label": args.label, "wall_seconds": wall, "cores": args.cores,
+                                               "invocations": ran, "rules": rows, "jobs": found})
     return 0
 
 

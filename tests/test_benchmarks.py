@@ -118,6 +118,15 @@ def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
     subprocess.run([sys.executable, "benchmarks/time_profile.py", str(tmp_path), "--out", str(tmp_path / "profile")],
                    cwd=REPO, check=True, capture_output=True)
     assert json.loads((tmp_path / "profile.json").read_text())["wall_seconds"] == 300
+    # a run stopped and resumed has no one wall time: the jobs' seconds over the cores say what it takes
+    (logs / "2026-01-02T000000.000000.snakemake.log").write_text(
+        "[Fri Jan  2 00:00:00 2026]\nFinished jobid: 3 (Rule: train)\n[Fri Jan  2 00:00:30 2026]\n")
+    subprocess.run([sys.executable, "benchmarks/time_profile.py", str(tmp_path), "--out", str(tmp_path / "profile"),
+                    "--cores", "2"], cwd=REPO, check=True, capture_output=True)
+    result = json.loads((tmp_path / "profile.json").read_text())
+    assert result["wall_seconds"] is None and [i["seconds"] for i in result["invocations"]] == [300, 30]
+    assert "made in 2 Snakemake invocations" in (tmp_path / "profile.md").read_text()
+    assert "over 2 cores, 50 s (0.0 h)" in (tmp_path / "profile.md").read_text()  # 100 job seconds
 
 
 def test_gated_sum_benchmark_compares_equal_gradients(tmp_path):
