@@ -13,6 +13,12 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   write (the last from the plan at rehearsal_before.json's speeds);
 - ``gated sum`` and ``allocator``: benchmarks/results/gated_sum.md and allocator.md, which benchmarks/gated_sum.py
   and allocator.py write.
+- ``headline`` (placed on the README once docs/offline/ holds a whole offline run): the README's table of Table
+  4's models, their distilled twins and all-MiniLM-L6-v2, from the last whole offline run (docs/offline/, which
+  benchmarks/offline_run.py copies from a run: its metrics.json and timings.json) beside the paper's Table 4
+  (``paper_tables`` in params.yaml);
+- ``report: HEADING``: the section of that run's report (docs/offline/report.md) whose heading starts with
+  HEADING, one heading level down.
 
 ``--check`` changes nothing and exits 1 naming each block that differs from its results (tests/test_readme.py).
 """
@@ -20,7 +26,10 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -30,6 +39,9 @@ HERE = Path(__file__).resolve().parent
 README = HERE.parent / "README.md"
 PAGES = [README, *sorted((HERE.parent / "docs").glob("*.md"))]  # the README and the documentation site's pages
 RESULTS = HERE / "results"
+OFFLINE = HERE.parent / "docs" / "offline"  # the last whole offline run (benchmarks/offline_run.py)
+SECTION = "report: "  # a block named "report: HEADING" is that section of OFFLINE/report.md
+MINILM = "all-MiniLM-L6-v2"
 
 
 def test_suite() -> str:
@@ -74,6 +86,61 @@ def static_encoders() -> str:
               "([Results](docs/results.md#on-mtebs-protocol-beside-the-published-static-models) has every task).\n")
 
 
+def paper_means() -> dict[str, float]:
+    """The paper's Table 4: each model's mean over the 22 transfer sets (its rows other than the year averages)."""
+    import pandas as pd
+
+    from paraphrastic.configuration import params
+
+    folder = (HERE.parent / params.load(HERE.parent / "params.yaml")["paper_tables"]).resolve()
+    table = pd.read_csv(folder / "wieting2017_table4.csv")
+    sets = table[~table["dataset"].str.contains("Average")]
+    if len(sets) != 22:
+        raise SystemExit(f"{folder / 'wieting2017_table4.csv'}: {len(sets)} sets, not the 22 transfer sets")
+    return {model: float(sets[model].mean()) for model in table.columns if model not in ("dataset", "year_group")}
+
+
+def headline() -> str:
+    """Our models beside the paper's and MiniLM: 22-set mean (Pearson), MTEB's STS mean (Spearman) and speed."""
+    metrics = json.loads((OFFLINE / "metrics.json").read_text())
+    speeds = json.loads((OFFLINE / "timings.json").read_text())["reference_encoder_sentences_per_second"]
+    run = json.loads((OFFLINE / "run.json").read_text())
+    paper = paper_means()
+    rows = []
+    for name, scores in metrics["reference_encoder"].items():
+        mteb = scores.get("mteb_sts_spearman")
+        rows.append([name, f"{scores['transfer_pearson']:.1f}", f"{paper[name]:.1f}" if name in paper else "–",
+                     "–" if mteb is None else f"{mteb:.1f}", f"{speeds[name]:,.0f}",
+                     f"{speeds[name] / speeds[MINILM]:,.0f}×"])
+    return (tabulate(rows, ["encoder", "22 sets (r)", "paper (r)", "MTEB STS12–16 (ρ)", "sentences/s",
+                            f"× {MINILM}"], tablefmt="github", disable_numparse=True)
+            + f"\n\nThe offline run at commit {run['commit']} (report written {run['report_written']}): Table 4's "
+              "models selected on STS 2016 and trained on GloVe 6B 50-d, the distilled vectors and their twins, "
+              "the untrained initial vectors, and all-MiniLM-L6-v2, scored by the same scorer on the 22 transfer sets "
+              "(× 100); "
+              "sentences per second from raw text on one CPU thread. `dvc metrics show docs/offline/metrics.json` "
+              "prints its metrics (add `data/report/metrics.json` for your own run's beside them); "
+              "[the whole report](docs/offline/report.md).\n\n"
+              "![Accuracy against speed](docs/offline/accuracy_speed.png)\n")
+
+
+def report_section(heading: str, page: Path) -> str:
+    """The section of the offline report whose heading starts with ``heading`` (down to the next heading of its
+    level or above), each heading one level down, and its figures' paths made relative to ``page``."""
+    lines = (OFFLINE / "report.md").read_text().splitlines()
+    found = [i for i, line in enumerate(lines) if line.lstrip("#").startswith(" " + heading) and line.startswith("#")]
+    if len(found) != 1:
+        raise SystemExit(f"{OFFLINE / 'report.md'}: {len(found)} headings start with {heading!r}, not one")
+    start = found[0]
+    level = len(lines[start]) - len(lines[start].lstrip("#"))
+    end = next((i for i in range(start + 1, len(lines))
+                if lines[i].startswith("#") and len(lines[i]) - len(lines[i].lstrip("#")) <= level), len(lines))
+    prefix = os.path.relpath(OFFLINE, page.parent).replace(os.sep, "/")
+    section = ["#" + line if line.startswith("#") else line for line in lines[start:end]]
+    text = "\n".join(section).strip() + "\n"
+    return re.sub(r"(!\[[^\]]*\]\()([^)/\s]+\))", lambda m: f"{m[1]}{prefix}/{m[2]}", text)
+
+
 def distill_sweep() -> str:
     """The sweep's table, marking the configuration today's params.yaml names."""
     import distill_sweep as sweep
@@ -101,7 +168,9 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:
     """``page``'s text with every block it holds rewritten from its results, and the names of those that changed."""
     changed = []
-    for name, render in BLOCKS.items():
+    sections = {name: functools.partial(report_section, name.removeprefix(SECTION), page)
+                for name in re.findall(rf"<!-- ({SECTION}[^>]+?) -->\n", text)}
+    for name, render in {**BLOCKS, **sections}.items():
         start, end = f"<!-- {name} -->\n", f"<!-- /{name} -->"
         if start not in text:
             continue
@@ -136,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a block is stale")
     args = parser.parse_args(argv)
     stale = []
-    for page in sorted(set(placed().values())):
+    placed()  # every fixed block on exactly one page; a page may hold report sections alone
+    for page in PAGES:
         text, changed = filled(page.read_text(), page)
         name = page.relative_to(README.parent)
         stale += [f"{name}: block `{block}`" for block in changed]

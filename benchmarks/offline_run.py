@@ -1,0 +1,108 @@
+"""The last whole offline run, committed beside the docs: python benchmarks/offline_run.py RUN [--out docs/offline]
+
+RUN is the working directory of a finished run of the offline profile (``bash scripts/reproduce.sh``, or
+``snakemake`` with the committed params.yaml). This copies what its report stage wrote into OUT:
+
+- ``report.md`` and the figures it shows (the site's page "The offline report"; the report's own table of
+  contents is left out, since the site draws one from the headings);
+- ``metrics.json`` (the scores, which ``dvc metrics show docs/offline/metrics.json data/report/metrics.json``
+  prints beside a run's own), ``timings.json`` (speeds) and ``runs.csv`` (every job's wall time);
+- ``run.json``: the commit the run's code was at and when its report was written.
+
+It refuses a run that is not whole (Snakemake still has jobs to do there), whose tracked files differ from its
+commit, or whose params.yaml is not this checkout's. Then ``python benchmarks/readme.py`` writes the README's
+headline table and the docs' result blocks from OUT (tests/test_readme.py fails when a page differs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO / "src"))
+
+from paraphrastic.atomic import write_json, write_text  # noqa: E402
+
+OUT = REPO / "docs" / "offline"
+COPIED = ("metrics.json", "timings.json", "runs.csv")
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def git(run: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=run, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{run}: git {' '.join(args)} failed: {done.stderr.strip()}")
+    return done.stdout.strip()
+
+
+def check_whole(run: Path) -> None:
+    """The run's own Snakemake has nothing left to do (so every report input is of this code and params)."""
+    done = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "--dry-run"], cwd=run,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{run}: snakemake --dry-run failed:\n{done.stderr[-2000:]}")
+    if "Nothing to be done" not in done.stdout + done.stderr:
+        raise SystemExit(f"{run}: the run is not whole: snakemake still has jobs to do there "
+                         f"(`snakemake --cores 1 --dry-run` in it lists them)")
+
+
+def without_contents(report: str) -> str:
+    """The report without its "Contents" list (its anchors are GitHub's; the site makes its own)."""
+    blocks = report.split("\n\n")
+    if "**Contents**" in blocks:
+        i = blocks.index("**Contents**")
+        del blocks[i:i + 2]
+    return "\n\n".join(blocks)
+
+
+def copy_run(run: Path, out: Path, *, check: bool = True) -> dict:
+    report = run / "data" / "report"
+    if not (report / "metrics.json").is_file():
+        raise SystemExit(f"{report}: no metrics.json (has the run's report stage run?)")
+    if (run / "params.yaml").read_bytes() != (REPO / "params.yaml").read_bytes():
+        raise SystemExit(f"{run / 'params.yaml'} differs from {REPO / 'params.yaml'}: the committed run must be "
+                         "of the committed offline profile")
+    commit = git(run, "rev-parse", "--short", "HEAD")
+    if git(run, "status", "--porcelain", "--untracked-files=no"):
+        raise SystemExit(f"{run}: tracked files differ from commit {commit}; commit or restore them first")
+    if check:
+        check_whole(run)
+    text = (report / "report.md").read_text()
+    images = sorted(set(IMAGE.findall(text)))
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in out.iterdir():  # a figure the new report no longer shows goes
+        if stale.is_file() and stale.suffix == ".png" and stale.name not in images:
+            stale.unlink()
+    for name in (*COPIED, *images):
+        shutil.copyfile(report / name, out / f".{name}.tmp")
+        (out / f".{name}.tmp").replace(out / name)
+    write_text(out / "report.md", without_contents(text))
+    written = datetime.fromtimestamp((report / "metrics.json").stat().st_mtime, UTC)
+    record = {"commit": commit, "report_written": written.strftime("%Y-%m-%d %H:%M UTC"),
+              "files": sorted([*COPIED, *images, "report.md"])}
+    write_json(out / "run.json", record)
+    return record
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", type=Path, help="the working directory of a finished offline run")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--no-check", action="store_true",
+                        help="skip the dry run that checks the run is whole (it takes a minute)")
+    args = parser.parse_args(argv)
+    record = copy_run(args.run, args.out, check=not args.no_check)
+    print(json.dumps(record, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""benchmarks/offline_run.py copies a finished offline run's report into docs/offline/, and benchmarks/readme.py
+writes the README's headline table and the docs' result sections from it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import offline_run  # noqa: E402
+import readme  # noqa: E402
+
+REPORT = """# Paraphrastic sentence embeddings
+
+**Contents**
+
+- [Table 2](#table-2)
+  - [Per set](#per-set)
+
+Intro.
+
+## Table 2: regularization (22-set mean)
+
+| model | ours |
+|---|---|
+| LSTMavg | 58.7 |
+
+### Per set
+
+![Learning curves](learning_curves.png)
+
+## Findings from this run
+
+- avg ≤ LSTMavg: holds.
+"""
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+@pytest.fixture
+def run(tmp_path):
+    """A finished run's working directory: a git checkout with the committed params.yaml and a report."""
+    root = tmp_path / "run"
+    report = root / "data" / "report"
+    report.mkdir(parents=True)
+    shutil.copyfile(REPO / "params.yaml", root / "params.yaml")
+    (report / "report.md").write_text(REPORT)
+    (report / "learning_curves.png").write_bytes(b"\x89PNG")
+    (report / "unused.png").write_bytes(b"\x89PNG")
+    metrics = {"reference_encoder": {"all-MiniLM-L6-v2": {"transfer_pearson": 75.35, "mteb_sts_spearman": 78.59},
+                                     "avg": {"transfer_pearson": 44.6},
+                                     "avg, distilled": {"transfer_pearson": 66.37, "mteb_sts_spearman": 70.5}}}
+    (report / "metrics.json").write_text(json.dumps(metrics))
+    speeds = {"all-MiniLM-L6-v2": 172.0, "avg": 39250.0, "avg, distilled": 35000.0}
+    (report / "timings.json").write_text(json.dumps({"reference_encoder_sentences_per_second": speeds}))
+    (report / "runs.csv").write_text("row,run\n")
+    git(root, "init", "-q")
+    git(root, "add", "params.yaml")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "run")
+    return root
+
+
+def test_a_run_is_copied_with_the_figures_its_report_shows_and_without_its_contents_list(run, tmp_path):
+    out = tmp_path / "offline"
+    out.mkdir()
+    (out / "old_figure.png").write_bytes(b"")  # a figure the new report no longer shows goes
+    record = offline_run.copy_run(run, out, check=False)
+    assert sorted(p.name for p in out.iterdir()) == ["learning_curves.png", "metrics.json", "report.md", "run.json",
+                                                     "runs.csv", "timings.json"]
+    assert "**Contents**" not in (out / "report.md").read_text() and "[Table 2](#table-2)" not in (
+        out / "report.md").read_text()
+    assert (out / "report.md").read_text().startswith("# Paraphrastic sentence embeddings\n\nIntro.")
+    assert json.loads((out / "run.json").read_text()) == record and len(record["commit"]) >= 7
+
+
+def test_a_run_of_other_params_or_with_edited_code_is_refused(run, tmp_path):
+    (run / "params.yaml").write_text((REPO / "params.yaml").read_text() + "\n# edited\n")
+    with pytest.raises(SystemExit, match=r"params\.yaml differs from"):
+        offline_run.copy_run(run, tmp_path / "offline", check=False)
+    shutil.copyfile(REPO / "params.yaml", run / "params.yaml")
+    (run / "Snakefile").write_text("")
+    git(run, "add", "Snakefile")  # staged, not committed: the run's code is not its commit's
+    with pytest.raises(SystemExit, match="tracked files differ from commit"):
+        offline_run.copy_run(run, tmp_path / "offline", check=False)
+    assert not (tmp_path / "offline").exists()
+
+
+def test_the_headline_puts_the_papers_table_4_mean_beside_ours_and_speeds_against_minilm(run, tmp_path,
+                                                                                         monkeypatch):
+    out = tmp_path / "offline"
+    offline_run.copy_run(run, out, check=False)
+    monkeypatch.setattr(readme, "OFFLINE", out)
+    lines = readme.headline().splitlines()
+    assert [c.strip() for c in lines[0].split("|")[1:-1]] == ["encoder", "22 sets (r)", "paper (r)",
+                                                              "MTEB STS12–16 (ρ)", "sentences/s", "× all-MiniLM-L6-v2"]
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]] for line in lines[2:5]}
+    paper_avg = f"{readme.paper_means()['avg']:.1f}"  # the paper's Table 4, mean of its 22 sets
+    assert rows == {"all-MiniLM-L6-v2": ["75.3", "–", "78.6", "172", "1×"],
+                    "avg": ["44.6", paper_avg, "–", "39,250", "228×"],
+                    "avg, distilled": ["66.4", "–", "70.5", "35,000", "203×"]}
+    assert "![Accuracy against speed](docs/offline/accuracy_speed.png)" in lines[-1]
+
+
+def test_a_report_section_is_one_level_down_with_its_figures_beside_the_page(run, tmp_path, monkeypatch):
+    out = tmp_path / "docs" / "offline"
+    offline_run.copy_run(run, out, check=False)
+    monkeypatch.setattr(readme, "OFFLINE", out)
+    section = readme.report_section("Table 2", tmp_path / "docs" / "results.md")
+    assert section.startswith("### Table 2: regularization (22-set mean)\n\n| model | ours |")
+    assert "#### Per set\n\n![Learning curves](offline/learning_curves.png)" in section
+    assert "Findings" not in section
+    with pytest.raises(SystemExit, match="0 headings start with 'Table 9'"):
+        readme.report_section("Table 9", tmp_path / "docs" / "results.md")
+    name = f"{readme.SECTION}Findings from this run"
+    page = f"Before.\n\n<!-- {name} -->\n<!-- /{name} -->\n"
+    text, changed = readme.filled(page, tmp_path / "docs" / "results.md")
+    assert changed == [name]
+    assert "### Findings from this run\n\n- avg ≤ LSTMavg: holds.\n<!-- /" in text
+
