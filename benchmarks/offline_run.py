@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.atomic import atomic_path, write_json, write_text  # noqa: E402
 
 OUT = REPO / "docs" / "offline"
 COPIED = ("metrics.json", "timings.json", "runs.csv")
@@ -82,8 +82,8 @@ def copy_run(run: Path, out: Path, *, check: bool = True) -> dict:
         if stale.is_file() and stale.suffix == ".png" and stale.name not in images:
             stale.unlink()
     for name in (*COPIED, *images):
-        shutil.copyfile(report / name, out / f".{name}.tmp")
-        (out / f".{name}.tmp").replace(out / name)
+        with atomic_path(out / name) as partial:
+            shutil.copyfile(report / name, partial)
     write_text(out / "report.md", without_contents(text))
     written = datetime.fromtimestamp((report / "metrics.json").stat().st_mtime, UTC)
     record = {"commit": commit, "report_written": written.strftime("%Y-%m-%d %H:%M UTC"),

@@ -65,11 +65,11 @@ def invocations(run: Path) -> list[dict]:
     return found
 
 
-def span(run: Path, found: list[dict]) -> float | None:
-    """The run's wall seconds, where one invocation ran it: that invocation's span; with no Snakemake log, from the
-    first job's start to the last job's end (each benchmark file is written as its job ends). A run resumed over
-    several invocations has no one wall time (None): their spans also hold jobs redone after a change."""
-    ran = invocations(run)
+def span(ran: list[dict], found: list[dict]) -> float | None:
+    """The run's wall seconds, where one invocation ran it (``ran``: :func:`invocations`): that invocation's span;
+    with no Snakemake log, from the first job's start to the last job's end (each benchmark file is written as its
+    job ends). A run resumed over several invocations has no one wall time (None): their spans also hold jobs
+    redone after a change."""
     if len(ran) == 1:
         return ran[0]["seconds"]
     if ran or not found:
@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     found = jobs(args.run)
     if not found:
         raise SystemExit(f"{args.run / 'logs/benchmarks'}: no benchmark files (run the pipeline with Snakemake first)")
-    rows, wall, ran = profile(found), span(args.run, found), invocations(args.run)
+    ran = invocations(args.run)
+    rows, wall = profile(found), span(ran, found)
     text = markdown(rows, wall, args.label, resumed=len(ran) if wall is None else 0, cores=args.cores)
     print(text)
     write_text(args.out.with_suffix(".md"), text)
