@@ -13,10 +13,9 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   write (the last from the plan at rehearsal_before.json's speeds);
 - ``gated sum`` and ``allocator``: benchmarks/results/gated_sum.md and allocator.md, which benchmarks/gated_sum.py
   and allocator.py write.
-- ``headline`` (placed on the README once docs/offline/ holds a whole offline run): the README's table of Table
-  4's models, their distilled twins and all-MiniLM-L6-v2, from the last whole offline run (docs/offline/, which
-  benchmarks/offline_run.py copies from a run: its metrics.json and timings.json) beside the paper's Table 4
-  (``paper_tables`` in params.yaml);
+- ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the
+  last whole offline run (docs/offline/, which benchmarks/offline_run.py copies from a run: its metrics.json and
+  timings.json) beside the paper's Table 4 (``paper_tables`` in params.yaml);
 - ``report: HEADING``: the section of that run's report (docs/offline/report.md) whose heading starts with
   HEADING, one heading level down.
 
@@ -162,7 +161,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "authors code": lambda: (RESULTS / "authors_code.md").read_text(),
           "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),
           "step profile": lambda: (RESULTS / "step_profile.md").read_text(),
-          "distill sweep": distill_sweep, "static encoders": static_encoders}
+          "distill sweep": distill_sweep, "static encoders": static_encoders, "headline": headline}
 
 
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:

@@ -126,3 +126,14 @@ def test_a_report_section_is_one_level_down_with_its_figures_beside_the_page(run
     assert changed == [name]
     assert "### Findings from this run\n\n- avg ≤ LSTMavg: holds.\n<!-- /" in text
 
+
+def test_dvc_metrics_show_prints_the_committed_offline_runs_metrics():
+    """The README's command: `dvc metrics show docs/offline/metrics.json` (no dvc.yaml entry needed)."""
+    dvc = shutil.which("dvc")
+    if dvc is None:
+        pytest.skip("dvc is not installed")
+    shown = subprocess.run([dvc, "metrics", "show", "--json", "docs/offline/metrics.json"], cwd=REPO,
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    files = next(iter(json.loads(shown.stdout).values()))["data"]
+    assert files["docs/offline/metrics.json"]["data"] == json.loads((readme.OFFLINE / "metrics.json").read_text())
