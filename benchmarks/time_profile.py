@@ -42,13 +42,30 @@ def benchmark(path: Path) -> dict:
 
 
 def jobs(run: Path) -> list[dict]:
-    """Every job with a benchmark file: its rule, name, seconds, peak memory and phases (None without a phase line)."""
-    found = []
+    """Every job with a benchmark file: its rule, name, seconds, peak memory, phases (None without a phase line) and
+    the threads Snakemake gave it (1 where its logs do not say)."""
+    found, given = [], threads(run)
     for path in sorted((run / "logs" / "benchmarks").glob("*/*.tsv")):
         rule, name = path.parent.name, path.stem
         log = run / "logs" / rule / f"{name}.log"
         spent = parse(log.read_text(errors="replace")) if log.is_file() else None
-        found.append({"rule": rule, "job": name, **benchmark(path), "ended": path.stat().st_mtime, "phases": spent})
+        found.append({"rule": rule, "job": name, **benchmark(path), "ended": path.stat().st_mtime, "phases": spent,
+                      "threads": given.get(f"logs/benchmarks/{rule}/{name}.tsv", 1)})
+    return found
+
+
+def threads(run: Path) -> dict[str, int]:
+    """{a job's benchmark file: the threads Snakemake's log says it ran with} (the last invocation's word)."""
+    found: dict[str, int] = {}
+    for log in sorted((run / ".snakemake" / "log").glob("*.snakemake.log")):
+        benchmark_file = None
+        for line in log.read_text(errors="replace").splitlines():
+            key, _, value = line.strip().partition(": ")
+            if key == "benchmark":
+                benchmark_file = value
+            elif key == "threads" and benchmark_file and value.isdigit():
+                found[benchmark_file] = int(value)
+                benchmark_file = None
     return found
 
 
@@ -87,6 +104,7 @@ def profile(found: list[dict]) -> list[dict]:
         seconds = sum(job["seconds"] for job in mine)
         memory = [job["peak_rss_mb"] for job in mine if job["peak_rss_mb"] is not None]
         rows.append({"rule": rule, "jobs": len(mine), "seconds": seconds, "share": seconds / total,
+                     "core_seconds": sum(job["seconds"] * job["threads"] for job in mine),
                      "median_s": statistics.median(job["seconds"] for job in mine),
                      "longest_s": max(job["seconds"] for job in mine),
                      "phased_jobs": len(timed),
@@ -105,6 +123,7 @@ def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int =
               f"{row['longest_s']:,.0f}", *(phase_cell(row, name) for name in PHASES),
               "—" if row["peak_rss_mb"] is None else f"{row['peak_rss_mb']:,.0f}"] for row in rows]
     seconds = sum(row["seconds"] for row in rows)
+    core_seconds = sum(row["core_seconds"] for row in rows)
     phased = [row["phases"] for row in rows if row["phases"]]
     sums = {name: sum(p[name] for p in phased) for name in PHASES}
     table.append(["**all**", sum(row["jobs"] for row in rows), f"{seconds:,.0f}", "100%", "", "",
@@ -118,8 +137,9 @@ def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int =
                   f"add up to {seconds / wall:.2f}× that (jobs ran side by side).", ""]
     elif resumed:
         lines += [f"The run was made in {resumed} Snakemake invocations (stopped and resumed), so it has no one wall "
-                  f"time; its jobs' seconds over {cores} cores, {seconds / cores:,.0f} s "
-                  f"({seconds / cores / 3600:.1f} h), are what it takes with every core busy.", ""]
+                  f"time; its jobs' core-seconds (each job's seconds times the threads it was given) over {cores} "
+                  f"cores, {core_seconds / cores:,.0f} s ({core_seconds / cores / 3600:.1f} h), are what it takes "
+                  "with every core busy.", ""]
     return "\n".join(lines) + "\n" + tabulate(table, head, tablefmt="github", disable_numparse=True) + "\n"
 
 

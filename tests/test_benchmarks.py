@@ -127,6 +127,14 @@ def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
     assert result["wall_seconds"] is None and [i["seconds"] for i in result["invocations"]] == [300, 30]
     assert "made in 2 Snakemake invocations" in (tmp_path / "profile.md").read_text()
     assert "over 2 cores, 50 s (0.0 h)" in (tmp_path / "profile.md").read_text()  # 100 job seconds
+    # a job given two threads occupies both cores: its seconds count twice
+    (logs / "2026-01-02T000000.000000.snakemake.log").write_text(
+        "[Fri Jan  2 00:00:00 2026]\nlocalrule train:\n    log: logs/train/b.seed1.log\n"
+        "    benchmark: logs/benchmarks/train/b.seed1.tsv\n    threads: 2\n"
+        "Finished jobid: 3 (Rule: train)\n[Fri Jan  2 00:00:30 2026]\n")
+    subprocess.run([sys.executable, "benchmarks/time_profile.py", str(tmp_path), "--out", str(tmp_path / "profile"),
+                    "--cores", "2"], cwd=REPO, check=True, capture_output=True)
+    assert "over 2 cores, 75 s (0.0 h)" in (tmp_path / "profile.md").read_text()  # 30 + 2 × 50 + 20 core-seconds
 
 
 def test_gated_sum_benchmark_compares_equal_gradients(tmp_path):
