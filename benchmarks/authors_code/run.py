@@ -80,7 +80,9 @@ def their_flags(settings: TransferSettings, dim: int) -> list[str]:
                    "gate_init (their GRAN layer's is normal)": settings.gate_init != "normal",
                    "gran5_readout (theirs reads the last token)": settings.gran5_readout != "last",
                    "gate_per_direction (their BiGRAN gates each direction)": not settings.gate_per_direction,
-                   "halve_penalties (theirs applies ½λ)": not settings.halve_penalties}
+                   "halve_penalties (theirs applies ½λ)": not settings.halve_penalties,
+                   "adam_epsilon (Lasagne's adam adds ε to the uncorrected second moment's root)":
+                       settings.adam_epsilon != "uncorrected"}
     named = [key for key, differs in unsupported.items() if differs]
     if named:
         raise SystemExit(f"{settings.name}: the authors' train.py has no equivalent of {', '.join(named)}")

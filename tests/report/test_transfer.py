@@ -90,7 +90,8 @@ def test_metrics_hold_every_rows_scores_and_the_seeds_spread(results):
 def test_the_selection_section_says_where_training_follows_the_authors_code_and_where_not(results):
     config, folder = results
     ours = {"negative_pass": "training", "evaluate_every": "epoch", "word_dropout_rescale": False,
-            "gate_init": "uniform", "gran5_readout": "mean", "gate_per_direction": False, "halve_penalties": False}
+            "gate_init": "uniform", "gran5_readout": "mean", "gate_per_direction": False, "halve_penalties": False,
+            "adam_epsilon": "corrected"}
     defaults = {key: getattr(TransferSettings, key) for key in ours}
     assert set(transfer.TRAINING_CHOICES) == set(ours)
     for train in (defaults, ours):

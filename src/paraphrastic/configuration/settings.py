@@ -87,6 +87,9 @@ class EncoderSettings(_Settings):
     # λ_c, λ_w (and a supervised head's λ_s) as the authors' code applies them, ½λ‖·‖² (models.py:254-255); false:
     # λ‖·‖², as the paper's Eq. 4 writes them
     halve_penalties: bool = True
+    # Adam's ε added to the root of the `uncorrected` second moment, as Lasagne's adam in the authors' code, or of
+    # the bias-`corrected` one, as torch's Adam (Kingma & Ba's Algorithm 1)
+    adam_epsilon: str = "uncorrected"
     scramble: float = 0.0
 
     def model_options(self) -> dict:

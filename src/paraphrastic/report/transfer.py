@@ -124,6 +124,11 @@ TRAINING_CHOICES = {
     "halve_penalties": {
         True: "the penalties are ½λ‖·‖², as the authors' code applies a λ",
         False: "the penalties are λ‖·‖², as the paper's Eq. 4 (the authors' code: ½λ‖·‖²)"},
+    "adam_epsilon": {
+        "uncorrected": "Adam adds its ε to the root of the uncorrected second moment, as Lasagne's adam in the "
+                       "authors' code",
+        "corrected": "Adam adds its ε to the root of the bias-corrected second moment, as torch's Adam (the authors' "
+                     "code: Lasagne's, to the uncorrected one)"},
 }
 
 

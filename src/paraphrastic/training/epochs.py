@@ -54,18 +54,52 @@ def fingerprint(settings: dict, inputs: list[Path], selection: list[str]) -> str
     return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def adam(parameters, lr: float) -> torch.optim.Optimizer:
-    """Adam as one fused kernel over all parameters where this torch has it (CPU and CUDA, torch >= 2.4).
+ADAM_EPSILONS = ("uncorrected", "corrected")  # the `adam_epsilon` setting
+EPSILON = 1e-8  # Adam's ε in torch and in Lasagne alike
 
-    Why: the word embeddings are updated densely every batch (as in the original code), and with
+
+class LasagneAdam(torch.optim.Adam):
+    """Adam as Lasagne's ``adam`` steps (lasagne/updates.py:613,624), which the authors' code trains with:
+    α·sqrt(1 − β2^t)/(1 − β1^t) · m_t / (sqrt(v_t) + ε), the ε added to the root of the uncorrected second moment.
+    torch's Adam adds it after the bias correction, m̂_t / (sqrt(v̂_t) + ε) (Kingma & Ba's Algorithm 1); Lasagne's
+    step is that step with ε / sqrt(1 − β2^t) in ε's place, so each step sets that and takes torch's (fused) step.
+
+    Why it matters: that ε is 3.2e-7 at the first step and falls to torch's over a few thousand, and early in
+    training a weight whose gradient is that small (a rare word's vector, between its batches) moves by the full
+    learning rate under torch's placement and by a fraction of it under Lasagne's. The step count travels in the
+    optimizer's state, so a resumed job continues the schedule.
+    """
+
+    def __init__(self, parameters, lr: float, **kwargs):
+        super().__init__(parameters, lr=lr, eps=EPSILON, **kwargs)
+        for group in self.param_groups:
+            group["steps_taken"] = 0
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            group["steps_taken"] += 1
+            group["eps"] = EPSILON / math.sqrt(1.0 - group["betas"][1] ** group["steps_taken"])
+        return super().step(closure)
+
+
+def adam(parameters, lr: float, *, epsilon: str) -> torch.optim.Optimizer:
+    """Adam with its ε where ``epsilon`` puts it (``uncorrected``: :class:`LasagneAdam`, the authors' code;
+    ``corrected``: torch's Adam), as one fused kernel over all parameters where this torch has it (CPU and CUDA,
+    torch >= 2.4).
+
+    Why fused: the word embeddings are updated densely every batch (as in the original code), and with
     the multi-tensor implementation that update alone took half of a d=50 training step on a CPU.
     The algorithm is the same; results differ only by floating-point rounding.
     """
+    if epsilon not in ADAM_EPSILONS:
+        raise ValueError(f"adam_epsilon must be one of {ADAM_EPSILONS}, not {epsilon!r}")
+    kind = LasagneAdam if epsilon == "uncorrected" else torch.optim.Adam
     parameters = list(parameters)
     try:
-        return torch.optim.Adam(parameters, lr=lr, fused=True)
+        return kind(parameters, lr=lr, fused=True)
     except (RuntimeError, TypeError, ValueError):  # an older torch, or a device without the fused kernel
-        return torch.optim.Adam(parameters, lr=lr)
+        return kind(parameters, lr=lr)
 
 
 def seed_everything(seed: int) -> None:

@@ -115,7 +115,7 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
             encoder = build_model(settings.model, embeddings, **options)
         model = PairScorer(encoder, SimilarityHead(encoder.output_dim, settings.head_dim, low, high))
         model.to(device)
-        optimizer = adam(model.parameters(), settings.learning_rate)
+        optimizer = adam(model.parameters(), settings.learning_rate, epsilon=settings.adam_epsilon)
         inputs = [Path(table_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy"]
         if settings.init:
             inputs.append(Path(init_path))

@@ -88,7 +88,7 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
         options = settings.model_options()
         model = build_model(settings.model, embeddings, **options)
         model.to(device)
-        optimizer = adam(model.parameters(), settings.learning_rate)
+        optimizer = adam(model.parameters(), settings.learning_rate, epsilon=settings.adam_epsilon)
         vocab_dir = Path(vocab_dir)
         stamp = fingerprint(settings.as_dict(), [Path(train_path), vocab_dir / "vocab.txt",
                                                  vocab_dir / "embeddings.npy", Path(eval_path)], selection)
