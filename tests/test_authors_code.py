@@ -2,7 +2,8 @@
 files convert.py writes, read here as their Python 2 readers read them (train.get_lines, utils.get_wordmap and
 lookupIDX, evaluate.get_correlation), is our data: the same pairs, tokens, vectors and scores; our settings become
 their flags (or a named error); their evaluation points are selected as ours are; a finished run is kept; a detail's
-measured effect compares the same jobs trained without and with it, and nothing else."""
+measured effect compares the same jobs trained without and with it, and nothing else; the step-by-step comparison
+names our weights as their Lasagne layers name theirs, and finds where our negatives differ from theirs."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from paraphrastic.data.vocab import SPECIAL, UNK, WORDPIECES, Vocabulary
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from authors_code import convert, effects, run  # noqa: E402
+from authors_code import convert, effects, run, steps  # noqa: E402
 
 
 def their_lines(path: Path) -> list[str]:
@@ -119,7 +120,8 @@ def test_our_settings_become_their_flags_and_what_they_cannot_express_is_named()
     with pytest.raises(SystemExit, match="SimpWiki pairs only"):
         run.their_flags(TransferSettings(**base | {"train_set": "ppdb_matched"}), dim=50)
     for key, value in (("negative_pass", "training"), ("word_dropout_rescale", False), ("gate_init", "uniform"),
-                       ("gran5_readout", "mean"), ("gate_per_direction", False), ("halve_penalties", False)):
+                       ("gran5_readout", "mean"), ("gate_per_direction", False), ("halve_penalties", False),
+                       ("adam_epsilon", "corrected")):
         with pytest.raises(SystemExit, match=f"no equivalent of {key}"):
             run.their_flags(TransferSettings(**base | {key: value}), dim=50)
 
@@ -217,3 +219,32 @@ def test_vectors_with_wordpieces_are_refused_as_their_code_cannot_read_pieces(tm
     np.save(folder / "embeddings.npy", np.zeros((7, 2), np.float32))
     with pytest.raises(SystemExit, match=r"distilled/vocab.txt holds WordPiece pieces"):
         convert.write_vectors(folder, tmp_path)
+
+
+def test_our_weights_take_their_lasagne_layers_names_and_shapes():
+    import torch
+
+    from paraphrastic.models.encoders import build_model
+
+    gran = build_model("gran", torch.randn(30, 8))
+    named = steps.lasagne_names(gran)
+    gates = ("ingate", "forgetgate", "cell", "outgate")
+    assert set(named) == {"W", "W_avg1", "W_avg2", "b_avg", *(f"{w}_{g}" for g in gates for w in
+                                                              ("W_in_to", "W_hid_to", "b")),
+                          "W_cell_to_ingate", "W_cell_to_forgetgate", "W_cell_to_outgate"}
+    assert named["W_in_to_cell"].shape == (8, 8) and named["b_outgate"].shape == (8,)
+    # the gates' columns in Lasagne's order: our stacked i, f, c, o
+    np.testing.assert_array_equal(named["W_hid_to_forgetgate"], gran.lstm.weight_h.detach().numpy()[:, 8:16])
+    np.testing.assert_array_equal(named["W_avg1"], gran.gate_x[0].weight.detach().numpy().T)
+    assert set(steps.lasagne_names(build_model("avg", torch.randn(30, 8)))) == {"W"}
+
+
+def test_negatives_that_differ_from_theirs_are_counted_with_their_cosine_gap():
+    import torch
+
+    tokens = torch.tensor([[5, 6, 0], [7, 8, 9], [5, 6, 0], [7, 9, 8]])  # pairs (5 6, 5 6) and (7 8 9, 7 9 8)
+    clean = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    ours = torch.tensor([1, 2, 3, 0])  # the candidates (into cat[g1, g2]) ours chose for each sentence
+    theirs = np.array([[7, 8, 9], [5, 6, 0], [7, 8, 9], [5, 6, 0]])  # the sentences theirs chose, padded
+    differ, gap = steps.negative_differences(tokens, [(clean, ours)], theirs[:2], theirs[2:])
+    assert differ == 1 and gap == 0.0  # the third sentence: ours 7 9 8, theirs 7 8 9, at the same cosine
