@@ -25,7 +25,7 @@ def test_margin_loss_equals_the_per_pair_definition():
     torch.testing.assert_close(margin_loss(g1, g2, 0.4), brute_force_loss(g1, g2, 0.4))
 
 
-def test_negatives_never_come_from_the_own_pair():
+def test_negatives_come_from_another_pair_while_one_has_a_positive_cosine():
     g1 = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     g2 = g1.clone()  # every sentence's nearest neighbour is its own paraphrase
     n1, n2 = hardest_negatives(g1, g2)
@@ -33,8 +33,26 @@ def test_negatives_never_come_from_the_own_pair():
     assert all(int(j) % 3 != i for i, j in enumerate(n2))
 
 
+def test_a_sentence_whose_every_candidate_has_a_negative_cosine_gets_its_pairs_first_sentence_as_theirs_does():
+    g1 = torch.tensor([[1.0, 0.0], [-1.0, 0.1], [-1.0, -0.1]])
+    g2 = g1.clone()
+    n1, n2 = hardest_negatives(g1, g2)
+    # pair 0's sentences have cosines below 0 with every other pair's: their utils.get_pairs_fast's distance 1 for
+    # the own pair wins, and of the two the first in their order, the pair's first sentence (index 0)
+    assert n1[0] == 0 and n2[0] == 0
+    assert n1[1] in (2, 5) and n2[1] in (2, 5)
+
+
+def test_ties_go_to_the_first_candidate_in_their_order():
+    # for g1_2, g2_0 and g1_1 tie: in cat[g1, g2] g1_1 (index 1) comes first, in theirs (pair by pair) g2_0 (index 3)
+    g1 = torch.tensor([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
+    g2 = torch.tensor([[1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    n1, n2 = hardest_negatives(g1, g2)
+    assert n1[2] == 3 and n2[2] == 3
+
+
 def test_loss_is_zero_when_pairs_are_separated_by_the_margin():
-    g1 = torch.eye(4)
+    g1 = torch.eye(4) + 0.05  # other pairs at a small positive cosine: theirs, not the own pair, are the negatives
     assert margin_loss(g1, g1.clone(), 0.8).item() == 0.0
 
 

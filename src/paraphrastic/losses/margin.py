@@ -14,18 +14,24 @@ def _own_pair_mask(batch: int, device) -> torch.Tensor:
 
 
 def hardest_negatives(g1: torch.Tensor, g2: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """MAX: indices (into cat[g1, g2]) of the most cosine-similar sentence from *another* pair.
+    """MAX: indices (into cat[g1, g2]) of each sentence's most cosine-similar sentence of *another* pair, chosen as
+    the authors' code chooses it (utils.get_pairs_fast, utils.py:64-100). One similarity matrix per batch, no
+    loop over pairs. Selection is not differentiated (argmax), but the chosen negatives' embeddings are, as in the
+    original code.
 
-    Candidates are both sentences of every other pair in the mini-batch; a pair's own two
-    sentences are excluded. One similarity matrix per batch, no loop over pairs. Selection is not
-    differentiated (argmax), but the chosen negatives' embeddings are, as in the original code.
+    Their details, followed: the cosines are computed in float64 (scipy's ``pdist``: in float32 a near-tie, such as
+    a pair's two near-identical sides, is broken otherwise); the pair's own two sentences count as cosine 0 (their
+    distance is set to 1), so a sentence whose every candidate has a negative cosine gets its pair's first
+    sentence; and ties go to the first candidate in their order, pair by pair, each pair's first sentence before
+    its second.
     """
     batch = g1.shape[0]
     with torch.no_grad():
-        pool = F.normalize(torch.cat([g1, g2]), dim=1)
+        pool = F.normalize(torch.cat([g1, g2]).double(), dim=1)
         sims = pool @ pool.T
-        sims.masked_fill_(_own_pair_mask(batch, g1.device), float("-inf"))
-        best = sims.argmax(dim=1)
+        sims.masked_fill_(_own_pair_mask(batch, g1.device), 0.0)
+        theirs = torch.arange(2 * batch, device=g1.device).view(2, batch).T.reshape(-1)  # g1_0, g2_0, g1_1, ...
+        best = theirs[sims[:, theirs].argmax(dim=1)]
     return best[:batch], best[batch:]
 
 
