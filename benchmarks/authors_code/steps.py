@@ -1,14 +1,16 @@
 """Their training steps beside ours, on the same batches with the same weights and dropout masks (issue 32):
 python benchmarks/authors_code/steps.py CHECKOUT --run RUN [--steps 20] [--data data] [--work WORK]
 
-Where a run's results differ from theirs by more than the seeds' spread (run.py's table), this says whether one
+Where a run's results differ from theirs by more than the seeds' spread (run.py's table), this says whether a
 training step differs. Both sides start from our model's initial weights for RUN's first seed; for each of
 ``--steps`` batches of ``--batch-size`` pairs drawn from RUN's training set (scrambling left out), each of the four
 stochastic passes (the pairs' two sides and their negatives) gets the same dropout mask per sentence, and each
-side chooses its negatives on its own deterministic pass, computes its loss and gradients, and takes its Adam step.
-Printed: whether the negatives agree, the losses, the gradients (at ``--grad-steps``) and the weights after the last
-step, each as the largest difference relative to the larger side. What ours does differently in a step shows at
-once; what only adds up (Adam's ε placement, rounding) grows with the steps.
+side chooses its negatives on its own pass without dropout, computes its loss and gradients, and takes its Adam
+step; ours twice, with Adam's ε where Lasagne adds it and where torch adds it. Written to OUT.{json,md}: per step,
+the loss beside theirs and how many negatives differ from theirs; the first step's gradients; the weights after
+1, 5 and the last step. What ours computes differently shows in the first step's gradients; what only adds up
+(Adam's ε, rounding) grows with the steps; a negative that rounding chooses differently (a near-tie) moves the
+loss at that step and the weights after it.
 
 Runs their models.py under their Python 2.7 through steps_theirs.py, in the environment run.py installs
 (WORK/py2-site); it does not run in CI.
@@ -17,6 +19,7 @@ Runs their models.py under their Python 2.7 through steps_theirs.py, in the envi
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import subprocess
 import sys
@@ -29,7 +32,10 @@ import torch
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from rehearsal import commit  # noqa: E402
+
 from authors_code import run as harness  # noqa: E402  (puts src/ on the path)
+from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables  # noqa: E402
 from paraphrastic.configuration.settings import experiment  # noqa: E402
@@ -65,14 +71,15 @@ def lasagne_names(model: torch.nn.Module, gradients: bool = False) -> dict[str, 
     return found
 
 
-def their_settings(settings, dim: int, steps: int, grad_steps: list[int]) -> dict:
+def their_settings(settings, dim: int, steps: int, grad_steps: list[int], weight_steps: list[int]) -> dict:
     models = {"avg": "wordaverage", "lstmavg": "lstmavg", "gran": "gran"}
     if settings.model not in models:
         raise SystemExit(f"steps.py compares avg, LSTMavg and GRAN-1 runs, not {settings.model}")
     return {"model": models[settings.model], "gran_type": 1, "outgate": settings.output_gate is not False,
             "dim": dim, "dropout": settings.dropout, "word_dropout": settings.word_dropout, "LC": settings.lambda_c,
             "LW": settings.lambda_w, "margin": settings.margin, "eta": settings.learning_rate,
-            "samplingtype": settings.sampling.upper(), "sumlayer": False, "steps": steps, "grad_steps": grad_steps}
+            "samplingtype": settings.sampling.upper(), "sumlayer": False, "steps": steps, "grad_steps": grad_steps,
+            "weight_steps": weight_steps}
 
 
 def relative(ours: np.ndarray, theirs: np.ndarray) -> float:
@@ -80,22 +87,110 @@ def relative(ours: np.ndarray, theirs: np.ndarray) -> float:
     return float(np.abs(ours - theirs).max()) / scale
 
 
+def batches_and_masks(settings, corpus, vocab: Vocabulary, dim: int, steps: int, batch_size: int) -> tuple[list, dict]:
+    """``steps`` batches of pairs drawn from the training set (seeded by the run's seed), as our id lists and as
+    the padded arrays steps_theirs.py reads, and for each the four passes' dropout masks (a sentence's row of
+    each, as long as the batch's longest sentence)."""
+    rng = np.random.RandomState(settings.seed)
+    batches, arrays = [], {}
+    for step in range(steps):
+        rows = rng.choice(len(corpus), batch_size, replace=False)
+        first = [vocab.ids(corpus["tokens1"].iloc[r]) for r in rows]
+        second = [vocab.ids(corpus["tokens2"].iloc[r]) for r in rows]
+        width = max(map(len, first + second))
+        batches.append((first, second))
+        for side, sentences in (("first", first), ("second", second)):
+            ids = np.full((len(rows), width), -1, dtype=np.int64)
+            for i, sentence in enumerate(sentences):
+                ids[i, : len(sentence)] = sentence
+            arrays[f"batch.{step}.{side}"] = ids
+        for name in PASSES:
+            arrays[f"mask.{step}.{name}"] = rng.random_sample((len(rows), width, dim)) >= settings.dropout
+    return batches, arrays
+
+
+def our_steps(settings, model: torch.nn.Module, batches: list, given: dict, theirs: dict, epsilon: str,
+              grad_steps: list[int], weight_steps: list[int]) -> dict:
+    """Our steps on the same batches and masks, each beside theirs: negatives, loss, gradients (at ``grad_steps``)
+    and the weights' largest difference (after each of ``weight_steps``)."""
+    optimizer = adam(model.parameters(), settings.learning_rate, epsilon=epsilon)
+    queue: list[torch.Tensor] = []
+    real_dropout = torch.nn.functional.dropout
+
+    def given_dropout(x, p=0.5, training=True, inplace=False):
+        return x * queue.pop(0)[:, : x.shape[1]] / (1 - p) if training and p else real_dropout(x, p, training)
+
+    steps, weights = [], {}
+    with mock.patch.object(torch.nn.functional, "dropout", given_dropout):
+        for step, (first, second) in enumerate(batches):
+            tokens, mask = pad(first + second)
+            masks = {name: torch.from_numpy(given[f"mask.{step}.{name}"].astype(np.float32)) for name in PASSES}
+            queue[:] = [torch.cat([masks["g1"], masks["g2"]]), torch.cat([masks["p1"], masks["p2"]])]
+            chosen: list = []
+            with mock.patch("paraphrastic.training.transfer.choose_negatives", new=recording(chosen)):
+                loss = margin_loss_deterministic_negatives(model, tokens, mask, settings.margin,
+                                                           sampling=settings.sampling)
+            optimizer.zero_grad()
+            loss.backward()
+            differ, gap = negative_differences(tokens, chosen, theirs[f"negatives.{step}.p1"],
+                                               theirs[f"negatives.{step}.p2"])
+            row = {"step": step, "loss": loss.item(), "theirs_loss": float(theirs[f"loss.{step}"]),
+                   "negatives_differ": differ, "cosine_gap": gap}
+            if step in grad_steps:
+                grads = lasagne_names(model, gradients=True)
+                row["gradient_difference"] = max(relative(g, theirs[f"grad.{step}.{k}"]) for k, g in grads.items())
+            optimizer.step()
+            steps.append(row)
+            if step + 1 in weight_steps:
+                ours = lasagne_names(model)
+                weights[step + 1] = max(float(np.abs(v - theirs[f"param.{step + 1}.{k}"]).max())
+                                        for k, v in ours.items())
+    return {"steps": steps, "weights": weights}
+
+
+def markdown(run: str, settings, batch_size: int, compared: dict[str, dict], moved: dict[int, float]) -> str:
+    lines = [f"Their model (models.py, Theano) and ours on the same {len(next(iter(compared.values()))['steps'])} "
+             f"batches of {batch_size} SimpWiki pairs, from the same initial weights (ours for {run}, seed "
+             f"{settings.seed}: {settings.model}, dropout {settings.dropout}) with the same dropout masks, each "
+             "choosing its negatives on its own pass without dropout and taking its own Adam step; ours with Adam's "
+             "ε as Lasagne places it (`uncorrected`) and as torch does (`corrected`). `benchmarks/authors_code/"
+             "steps.py` wrote it.", "",
+             "| step | theirs: loss | " + " | ".join(f"ours ({e}): loss − theirs | negatives unlike theirs"
+                                                     for e in compared) + " |",
+             "|---:|---:|" + "---:|---:|" * len(compared)]
+    for k, row in enumerate(next(iter(compared.values()))["steps"]):
+        cells = []
+        for side in compared.values():
+            mine = side["steps"][k]
+            cells += [f"{mine['loss'] - mine['theirs_loss']:+.1e}", str(mine["negatives_differ"])]
+        lines.append(f"| {row['step']} | {row['theirs_loss']:.6f} | " + " | ".join(cells) + " |")
+    lines += ["", "The gradients at the first step, and each weight after step k: the largest difference from theirs "
+              "(gradients relative to the larger side; weights absolute, beside the most their steps moved a "
+              "weight):", "",
+              "| | " + " | ".join(f"ours ({e})" for e in compared) + " | their largest move |",
+              "|---|" + "---:|" * (len(compared) + 1)]
+    first = [side["steps"][0].get("gradient_difference") for side in compared.values()]
+    lines.append("| gradients, step 0 | " + " | ".join(f"{g:.1e}" for g in first) + " | |")
+    for k, move in moved.items():
+        lines.append(f"| weights after step {k} | " + " | ".join(f"{side['weights'][k]:.1e}"
+                                                                for side in compared.values()) + f" | {move:.1e} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path, help="a checkout of jwieting/acl2017 (holds main/models.py)")
     parser.add_argument("--run", required=True, help="a transfer run of params.yaml (avg, LSTMavg or GRAN-1)")
     parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--grad-steps", type=int, nargs="+", default=[0, 1])
     parser.add_argument("--batch-size", type=int, default=100)
-    parser.add_argument("--adam-epsilon", choices=ADAM_EPSILONS,
-                        help="ours with Adam's ε placed so (default: the run's `adam_epsilon`)")
     parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
     parser.add_argument("--work", type=Path, default=Path("authors_code"), help="run.py's work folder")
     parser.add_argument("--lasagne", default=harness.LASAGNE, help="Lasagne to install (see run.py)")
+    parser.add_argument("--out", type=Path, default=HERE.parent / "results" / "authors_steps",
+                        help="writes OUT.json and OUT.md, the table docs/fidelity.md shows (default: %(default)s)")
     args = parser.parse_args(argv)
     config = cfg.load(harness.REPO / "params.yaml")
-    tables = JobTables.of(config)
-    settings = experiment(config, args.run, tables.runs)
+    settings = experiment(config, args.run, JobTables.of(config).runs)
     harness.install(args.work, args.lasagne)
 
     vocab_dir = args.data / ("distilled" if settings.word_vectors == "distilled" else "vocab")
@@ -104,26 +199,12 @@ def main(argv: list[str] | None = None) -> int:
     corpus = read_table(args.data / "corpus" / f"{settings.train_set}.parquet")
     seed_everything(settings.seed)
     model = build_model(settings.model, embeddings, **settings.model_options())
-    start = lasagne_names(model)
-
-    rng = np.random.RandomState(settings.seed)
-    given = {"settings": json.dumps(their_settings(settings, embeddings.shape[1], args.steps, args.grad_steps)),
-             "embeddings": embeddings.numpy()} | {f"param.{k}": v for k, v in start.items()}
-    batches = []
-    for step in range(args.steps):
-        rows = rng.choice(len(corpus), args.batch_size, replace=False)
-        first = [vocab.ids(corpus["tokens1"].iloc[r]) for r in rows]
-        second = [vocab.ids(corpus["tokens2"].iloc[r]) for r in rows]
-        width = max(map(len, first + second))
-        batches.append((first, second))
-        for side, sentences in (("first", first), ("second", second)):
-            ids = np.full((len(rows), width), -1, dtype=np.int64)
-            for i, s in enumerate(sentences):
-                ids[i, : len(s)] = s
-            given[f"batch.{step}.{side}"] = ids
-        for name in PASSES:  # a sentence's row of each pass, as long as the batch's longest sentence
-            given[f"mask.{step}.{name}"] = (rng.random_sample((len(rows), width, embeddings.shape[1]))
-                                            >= settings.dropout).astype(np.float32)
+    start, initial = lasagne_names(model), copy.deepcopy(model.state_dict())
+    grad_steps, weight_steps = [0], sorted({1, min(5, args.steps), args.steps})
+    batches, arrays = batches_and_masks(settings, corpus, vocab, embeddings.shape[1], args.steps, args.batch_size)
+    given = {"settings": json.dumps(their_settings(settings, embeddings.shape[1], args.steps, grad_steps,
+                                                   weight_steps)),
+             "embeddings": embeddings.numpy()} | {f"param.{k}": v for k, v in start.items()} | arrays
     args.work.mkdir(parents=True, exist_ok=True)
     source, target = args.work / "steps.in.npz", args.work / "steps.out.npz"
     np.savez(source, **given)
@@ -134,44 +215,17 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"steps_theirs.py failed:\n{proc.stderr[-3000:]}")
     theirs = dict(np.load(target))
 
-    optimizer = adam(model.parameters(), settings.learning_rate, epsilon=args.adam_epsilon or settings.adam_epsilon)
-    queue: list[torch.Tensor] = []
-    real_dropout = torch.nn.functional.dropout
-
-    def given_dropout(x, p=0.5, training=True, inplace=False):
-        return x * queue.pop(0)[:, : x.shape[1]] / (1 - p) if training and p else real_dropout(x, p, training)
-
-    print(f"{args.run} ({settings.model}, dropout {settings.dropout}, adam_epsilon "
-          f"{args.adam_epsilon or settings.adam_epsilon}), seed {settings.seed}: "
-          f"{args.steps} steps of {args.batch_size} pairs; ours − theirs relative to the larger")
-    with mock.patch.object(torch.nn.functional, "dropout", given_dropout):
-        for step, (first, second) in enumerate(batches):
-            tokens, mask = pad(first + second)
-            masks = {name: torch.from_numpy(given[f"mask.{step}.{name}"]) for name in PASSES}
-            queue[:] = [torch.cat([masks["g1"], masks["g2"]]), torch.cat([masks["p1"], masks["p2"]])]
-            chosen = []
-            with mock.patch("paraphrastic.training.transfer.choose_negatives", new=recording(chosen)):
-                loss = margin_loss_deterministic_negatives(model, tokens, mask, settings.margin,
-                                                           sampling=settings.sampling)
-            optimizer.zero_grad()
-            loss.backward()
-            differ, gap = negative_differences(tokens, chosen, theirs[f"negatives.{step}.p1"],
-                                               theirs[f"negatives.{step}.p2"])
-            line = (f"step {step:2d}: negatives " + (f"{differ} differ (cosine gap {gap:.1e})" if differ else "agree")
-                    + f", loss ours {loss.item():.6f} theirs {float(theirs[f'loss.{step}']):.6f}")
-            if step in args.grad_steps:
-                grads = lasagne_names(model, gradients=True)
-                worst = max(grads, key=lambda k: relative(grads[k], theirs[f"grad.{step}.{k}"]))
-                line += f"; gradients: largest difference {relative(grads[worst], theirs[f'grad.{step}.{worst}']):.1e}"
-                line += f" ({worst})"
-            optimizer.step()
-            print(line, flush=True)
-    final = lasagne_names(model)
-    for name in final:
-        moved = np.abs(theirs[f"param.{name}"] - start[name]).max()
-        print(f"after {args.steps} steps, {name}: difference {relative(final[name], theirs[f'param.{name}']):.1e} "
-              f"of the weights; their step moved it by {moved:.1e} at most, ours differs from theirs by "
-              f"{np.abs(final[name] - theirs[f'param.{name}']).max():.1e}")
+    compared = {}
+    for epsilon in ADAM_EPSILONS:
+        model.load_state_dict(initial)
+        compared[epsilon] = our_steps(settings, model, batches, given, theirs, epsilon, grad_steps, weight_steps)
+    moved = {k: max(float(np.abs(theirs[f"param.{k}.{name}"] - value).max()) for name, value in start.items())
+             for k in weight_steps}
+    text = markdown(args.run, settings, args.batch_size, compared, moved)
+    write_json(args.out.with_suffix(".json"), {"run": args.run, "seed": settings.seed, "commit": commit(),
+                                               "compared": compared, "their_largest_move": moved})
+    write_text(args.out.with_suffix(".md"), text)
+    print(text)
     return 0
 
 

@@ -12,8 +12,8 @@ dropout masks, recording what steps.py compares with ours:
   (deterministic pass, hardest negatives) and ``train_function``, scrambling left out.
 
 Writes OUT.npz: ``loss.<step>`` (their cost before the step's update), ``grad.<step>.<name>`` for the steps in
-``grad_steps``, ``negatives.<step>.<p1|p2>`` (the padded negatives their get_pairs chose) and ``param.<name>`` after
-the last step.
+``grad_steps``, ``negatives.<step>.<p1|p2>`` (the padded negatives their get_pairs chose) and ``param.<k>.<name>``
+after ``k`` steps for each ``k`` of ``weight_steps``.
 
 Usage (cwd: their ``main/`` folder): python2.7 steps_theirs.py IN.npz OUT.npz
 """
@@ -96,8 +96,9 @@ def main(source, target):
             for p, g in zip(layer_params, gradients(*ordered)):  # noqa: B905
                 out[key("grad", step, p.name)] = numpy.asarray(g)
         model.train_function(*ordered)
-    for p in layer_params:
-        out["param." + p.name] = p.get_value()
+        if step + 1 in settings["weight_steps"]:
+            for p in layer_params:
+                out[key("param", step + 1, p.name)] = p.get_value()
     numpy.savez(target, **out)
     print("steps_theirs:", settings["steps"], "steps,", len(_masks), "stochastic passes with given masks")
 
