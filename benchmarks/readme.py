@@ -159,6 +159,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "allocator": lambda: (RESULTS / "allocator.md").read_text(),
           "fidelity effects": lambda: (RESULTS / "fidelity_effects.md").read_text(),
           "authors code": lambda: (RESULTS / "authors_code.md").read_text(),
+          "authors steps": lambda: (RESULTS / "authors_steps.md").read_text(),
           "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),
           "step profile": lambda: (RESULTS / "step_profile.md").read_text(),
           "distill sweep": distill_sweep, "static encoders": static_encoders, "headline": headline}
