@@ -64,10 +64,11 @@ class LasagneAdam(torch.optim.Adam):
     torch's Adam adds it after the bias correction, m̂_t / (sqrt(v̂_t) + ε) (Kingma & Ba's Algorithm 1); Lasagne's
     step is that step with ε / sqrt(1 − β2^t) in ε's place, so each step sets that and takes torch's (fused) step.
 
-    Why it matters: that ε is 3.2e-7 at the first step and falls to torch's over a few thousand, and early in
-    training a weight whose gradient is that small (a rare word's vector, between its batches) moves by the full
-    learning rate under torch's placement and by a fraction of it under Lasagne's. The step count travels in the
-    optimizer's state, so a resumed job continues the schedule.
+    Where the two part: that ε is 3.2e-7 at the first step and falls to torch's over a few thousand, and early in
+    training a weight whose gradient is that small moves by the full learning rate under torch's placement and by a
+    fraction of it under Lasagne's, so the two sides' weights differ from the first step on (benchmarks/authors_code/
+    steps.py); on the offline runs' results the difference is within their seeds' spread (docs/fidelity.md). The
+    step count travels in the optimizer's state, so a resumed job continues the schedule.
     """
 
     def __init__(self, parameters, lr: float, **kwargs):
