@@ -43,6 +43,7 @@ def child(model_name: str, vocab: int, dim: int, lambda_w: float, steps: int, wa
     kept = keep_freed_memory()
     import torch
 
+    from paraphrastic.configuration.settings import TransferSettings
     from paraphrastic.data.batching import pad
     from paraphrastic.losses.margin import margin_loss
     from paraphrastic.losses.regularization import regularization
@@ -53,7 +54,7 @@ def child(model_name: str, vocab: int, dim: int, lambda_w: float, steps: int, wa
     generator = torch.Generator().manual_seed(dim)
     torch.manual_seed(0)
     model = build_model(model_name, torch.randn(vocab, dim, generator=generator))
-    optimizer = adam(model.parameters(), 1e-3)
+    optimizer = adam(model.parameters(), 1e-3, epsilon=TransferSettings.adam_epsilon)  # the pipeline's default
     seconds, loss = [], None
     for _ in range(warmup + steps):
         lengths = (torch.randn(200, generator=generator) * 9 + 24).clamp(3, 60).long().tolist()

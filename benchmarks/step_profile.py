@@ -53,7 +53,7 @@ def profile(data: Path, model_name: str, folder: str, lambda_w: float, dropout: 
     model = build_model(model_name, torch.from_numpy(load_matrix(data / folder / "embeddings.npy")),
                         **settings.model_options())
     model.train()
-    optimizer = adam(model.parameters(), 1e-3)
+    optimizer = adam(model.parameters(), 1e-3, epsilon=TransferSettings.adam_epsilon)  # the pipeline's default
     corpus = read_table(data / "corpus" / "simpwiki.parquet")
     left, right = [vocab.ids(t) for t in corpus["tokens1"]], [vocab.ids(t) for t in corpus["tokens2"]]
     rng = np.random.default_rng(0)

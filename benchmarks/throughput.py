@@ -8,6 +8,7 @@ import numpy as np
 import torch
 from cells import gemm_shapes, time_gemms, with_core
 
+from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.data.batching import length_bucketed, pad, padding_ratio
 from paraphrastic.losses.margin import margin_loss
 from paraphrastic.models.encoders import build_model
@@ -38,7 +39,7 @@ def token_batches(batches, vocab_size: int, rng: np.random.Generator):
 
 def train_seconds(model, batches, *, warmup: int = 1) -> float:
     """Seconds for the timed batches: forward, MAX margin loss, backward and Adam, as training/transfer.py does."""
-    optimizer = adam(model.parameters(), 1e-3)
+    optimizer = adam(model.parameters(), 1e-3, epsilon=TransferSettings.adam_epsilon)  # the pipeline's default
     model.train()
 
     def step(tokens, mask):
