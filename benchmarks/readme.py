@@ -12,7 +12,9 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   rehearsal_gpu.md, cluster_plan.md and cluster_plan_compared.md, which benchmarks/rehearsal.py and cluster_plan.py
   write (the last from the plan at rehearsal_before.json's speeds);
 - ``gated sum`` and ``allocator``: benchmarks/results/gated_sum.md and allocator.md, which benchmarks/gated_sum.py
-  and allocator.py write.
+  and allocator.py write; ``throughput``: benchmarks/results/results.md, which benchmarks/run.py writes;
+- ``fidelity effects``, ``authors code`` and ``authors steps``: benchmarks/results/fidelity_effects.md,
+  authors_code.md and authors_steps.md, which benchmarks/authors_code/effects.py, run.py and steps.py write;
 - ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the
   last whole offline run (docs/offline/, which benchmarks/offline_run.py copies from a run: its metrics.json and
   timings.json) beside the paper's Table 4 (``paper_tables`` in params.yaml);
@@ -160,6 +162,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "fidelity effects": lambda: (RESULTS / "fidelity_effects.md").read_text(),
           "authors code": lambda: (RESULTS / "authors_code.md").read_text(),
           "authors steps": lambda: (RESULTS / "authors_steps.md").read_text(),
+          "throughput": lambda: (RESULTS / "results.md").read_text(),
           "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),
           "step profile": lambda: (RESULTS / "step_profile.md").read_text(),
           "distill sweep": distill_sweep, "static encoders": static_encoders, "headline": headline}
