@@ -41,10 +41,10 @@ def benchmark(path: Path) -> dict:
     return {"seconds": float(row["s"]), "peak_rss_mb": float(rss) if rss not in ("-", "NA", "") else None}
 
 
-def jobs(run: Path) -> list[dict]:
+def jobs(run: Path, given: dict[str, int]) -> list[dict]:
     """Every job with a benchmark file: its rule, name, seconds, peak memory, phases (None without a phase line) and
-    the threads Snakemake gave it (1 where its logs do not say)."""
-    found, given = [], threads(run)
+    the threads Snakemake gave it (``given``: :func:`threads`; 1 where its logs do not say)."""
+    found = []
     for path in sorted((run / "logs" / "benchmarks").glob("*/*.tsv")):
         rule, name = path.parent.name, path.stem
         log = run / "logs" / rule / f"{name}.log"
@@ -54,12 +54,18 @@ def jobs(run: Path) -> list[dict]:
     return found
 
 
-def threads(run: Path) -> dict[str, int]:
+def snakemake_logs(run: Path) -> list[tuple[str, list[str]]]:
+    """Each Snakemake invocation's log (.snakemake/log/), oldest first: its name and lines, read once."""
+    return [(log.name, log.read_text(errors="replace").splitlines())
+            for log in sorted((run / ".snakemake" / "log").glob("*.snakemake.log"))]
+
+
+def threads(logs: list[tuple[str, list[str]]]) -> dict[str, int]:
     """{a job's benchmark file: the threads Snakemake's log says it ran with} (the last invocation's word)."""
     found: dict[str, int] = {}
-    for log in sorted((run / ".snakemake" / "log").glob("*.snakemake.log")):
+    for _, lines in logs:
         benchmark_file = None
-        for line in log.read_text(errors="replace").splitlines():
+        for line in lines:
             key, _, value = line.strip().partition(": ")
             if key == "benchmark":
                 benchmark_file = value
@@ -69,16 +75,15 @@ def threads(run: Path) -> dict[str, int]:
     return found
 
 
-def invocations(run: Path) -> list[dict]:
-    """Each Snakemake invocation (.snakemake/log/) that finished jobs: how many, and its span from the first to the
-    last time stamp of its log (dry runs and `--touch` finish none)."""
+def invocations(logs: list[tuple[str, list[str]]]) -> list[dict]:
+    """Each Snakemake invocation (``logs``: :func:`snakemake_logs`) that finished jobs: how many, and its span from
+    the first to the last time stamp of its log (dry runs and `--touch` finish none)."""
     found = []
-    for log in sorted((run / ".snakemake" / "log").glob("*.snakemake.log")):
-        lines = log.read_text(errors="replace").splitlines()
+    for name, lines in logs:
         finished = sum(line.startswith("Finished job") for line in lines)
         stamps = [datetime.strptime(line, SNAKEMAKE_TIME) for line in lines if SNAKEMAKE_STAMP.fullmatch(line)]
         if finished and len(stamps) > 1:
-            found.append({"log": log.name, "finished": finished, "seconds": (stamps[-1] - stamps[0]).total_seconds()})
+            found.append({"log": name, "finished": finished, "seconds": (stamps[-1] - stamps[0]).total_seconds()})
     return found
 
 
@@ -151,10 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "results" / "time_profile",
                         help="writes OUT.md and OUT.json (default: %(default)s)")
     args = parser.parse_args(argv)
-    found = jobs(args.run)
+    logs = snakemake_logs(args.run)
+    found = jobs(args.run, threads(logs))
     if not found:
         raise SystemExit(f"{args.run / 'logs/benchmarks'}: no benchmark files (run the pipeline with Snakemake first)")
-    ran = invocations(args.run)
+    ran = invocations(logs)
     rows, wall = profile(found), span(ran, found)
     text = markdown(rows, wall, args.label, resumed=len(ran) if wall is None else 0, cores=args.cores)
     print(text)
