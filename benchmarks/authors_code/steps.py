@@ -71,15 +71,21 @@ def lasagne_names(model: torch.nn.Module, gradients: bool = False) -> dict[str, 
     return found
 
 
+# the types their train.py's argparse gives the flags run.py writes (train.py:49-71); the others stay strings
+THEIR_TYPES = {"dim": int, "epochs": int, "batchsize": int, "gran_type": int, "eta": float, "margin": float,
+               "LW": float, "LC": float, "scramble": float, "dropout": float, "word_dropout": float}
+
+
 def their_settings(settings, dim: int, steps: int, grad_steps: list[int], weight_steps: list[int]) -> dict:
-    models = {"avg": "wordaverage", "lstmavg": "lstmavg", "gran": "gran"}
-    if settings.model not in models:
+    """Their ``params`` for RUN as their train.py parses run.py's flags for it (which name any setting their code
+    has no equivalent of), with this comparison's steps."""
+    if settings.model not in ("avg", "lstmavg", "gran"):  # the models lasagne_names maps
         raise SystemExit(f"steps.py compares avg, LSTMavg and GRAN-1 runs, not {settings.model}")
-    return {"model": models[settings.model], "gran_type": 1, "outgate": settings.output_gate is not False,
-            "dim": dim, "dropout": settings.dropout, "word_dropout": settings.word_dropout, "LC": settings.lambda_c,
-            "LW": settings.lambda_w, "margin": settings.margin, "eta": settings.learning_rate,
-            "samplingtype": settings.sampling.upper(), "sumlayer": False, "steps": steps, "grad_steps": grad_steps,
-            "weight_steps": weight_steps}
+    flags = harness.their_flags(settings, dim)
+    given = {flag[1:]: THEIR_TYPES.get(flag[1:], str)(value) for flag, value in zip(flags[::2], flags[1::2],
+                                                                                     strict=True)}
+    return {"gran_type": 1, **given, "outgate": given.get("outgate", "True") == "True", "sumlayer": False,
+            "steps": steps, "grad_steps": grad_steps, "weight_steps": weight_steps}
 
 
 def relative(ours: np.ndarray, theirs: np.ndarray) -> float:
