@@ -6,7 +6,9 @@ splitter then NLTK's Treebank tokenizer on each sentence, with the hashtag rule 
 paraphrastic.data.tokenize.tokenize, which must give the same tokens faster. Both are pure Python on one
 thread. Each pass tokenises every sentence once; the passes of (a) and (b) alternate, after a warm-up, and
 each one's best of --repeats counts. Prints a Markdown table: sentences/s of each, the speed-up, and whether
-the two agreed on every sentence (the benchmark fails if they did not). --quick: 500 sentences, one pass.
+the two agreed on every sentence (the benchmark fails if they did not), and writes it to --out (.md and .json;
+benchmarks/results/tokenize_speed by default, the "tokenize speed" block of docs/performance.md). --quick: 500
+sentences, one pass.
 """
 
 from __future__ import annotations
@@ -16,30 +18,36 @@ import platform
 import re
 import sys
 import time
+import unicodedata
 from pathlib import Path
 
 import nltk
 from nltk.tokenize import TreebankWordTokenizer
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
+from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.corpus import build_eval_table
 from paraphrastic.data.datasets import EVAL_SETS
 from paraphrastic.data.tokenize import ABBREVIATIONS, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+from rehearsal import commit  # noqa: E402
 
 STS_TEST_SETS = [s for s in EVAL_SETS if s.group.startswith("STS 20")]
 
 
 def nltk_tokenizer():
-    """The tokenizer before its fast path: Punkt, then Treebank on each sentence, hashtags, lower-casing."""
+    """The tokenizer before its fast path: Punkt, then Treebank on each sentence, hashtags, lower-casing, on the NFC
+    form of the text (the one spelling of each character that both tokenise, as tests/data/test_tokenize.py's
+    reference does)."""
     params = PunktParameters()
     params.abbrev_types = set(ABBREVIATIONS)
     sentences, words = PunktSentenceTokenizer(params), TreebankWordTokenizer()
     hashtag = re.compile(r"(?<!\S)#(?=\w)")
 
     def nltk_tokenize(text: str) -> list[str]:
-        text = hashtag.sub("", text)
+        text = hashtag.sub("", unicodedata.normalize("NFC", text))
         tokens = [t.lower() for sentence in sentences.tokenize(text) for t in words.tokenize(sentence)]
         return [t[1:] if len(t) > 1 and t.startswith("#") else t for t in tokens]
 
@@ -85,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the data mirror (its sts/ folder holds the STS releases)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="a smoke run: 500 sentences, one pass")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "tokenize_speed",
+                        help="where the table (.md) and its numbers (.json) go")
     args = parser.parse_args(argv)
     sentences = sts_sentences(args.mirror)
     repeats = args.repeats
@@ -94,7 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     agreed = sum(reference(text) == tokenize(text) for text in sentences)
     seconds = best_seconds({"NLTK Punkt + Treebank (before)": reference, "paraphrastic tokenize (now)": tokenize},
                            sentences, repeats)
-    print(markdown(len(sentences), seconds, repeats, agreed), end="")
+    table = markdown(len(sentences), seconds, repeats, agreed)
+    write_json(args.out.with_suffix(".json"), {"commit": commit(), "sentences": len(sentences), "repeats": repeats,
+                                               "seconds": seconds, "agreed": agreed})
+    write_text(args.out.with_suffix(".md"), table)
+    print(table, end="")
     return 0 if agreed == len(sentences) else 1
 
 

@@ -72,11 +72,14 @@ def test_benchmark_command_writes_its_tables(tmp_path):
     assert "| gran | 8 |" in table and "Padding" in table and "Peak RSS" in table
 
 
-def test_tokenize_speed_benchmark_runs(mirror):
-    out = subprocess.run([sys.executable, "benchmarks/tokenize_speed.py", "--quick", "--mirror", str(mirror)],
-                         cwd=REPO, capture_output=True, text=True, timeout=600)
+def test_tokenize_speed_benchmark_runs(mirror, tmp_path):
+    out = subprocess.run([sys.executable, "benchmarks/tokenize_speed.py", "--quick", "--mirror", str(mirror),
+                          "--out", str(tmp_path / "tokenize_speed")], cwd=REPO, capture_output=True, text=True,
+                         timeout=600)
     assert out.returncode == 0, out.stderr
     assert "| paraphrastic tokenize (now) |" in out.stdout and "Same tokens on 500 of 500 sentences" in out.stdout
+    assert (tmp_path / "tokenize_speed.md").read_text() == out.stdout
+    assert json.loads((tmp_path / "tokenize_speed.json").read_text())["agreed"] == 500
 
 
 def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
