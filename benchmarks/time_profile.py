@@ -7,7 +7,8 @@ training, evaluation, writing, other). The run's span comes from Snakemake's log
 ran the jobs (.snakemake/log/). Prints a table, one row a rule, heaviest first, and writes
 it with its numbers to --out (default benchmarks/results/time_profile.md and .json). A rule's job seconds are
 summed over its jobs; with several jobs at once they add up to more than the run's wall time, and the share
-column says which part of all job time each rule is. A job whose log has no phase line (a failed attempt, or
+column says which part of all job time each rule is. A job started in more than one invocation counts its last
+attempt only (the table says how many). A job whose log has no phase line (a failed attempt, or
 a log of older code) counts in its rule's seconds but not in the phase columns.
 """
 
@@ -75,6 +76,17 @@ def threads(logs: list[tuple[str, list[str]]]) -> dict[str, int]:
     return found
 
 
+def restarted(logs: list[tuple[str, list[str]]]) -> list[str]:
+    """The jobs (their benchmark files) that Snakemake started in more than one invocation: a job stopped with its
+    run and started again. Snakemake rewrites a job's benchmark file at each start, so it holds the last attempt's
+    seconds only (a training job resumed from its checkpoint trains the rest; the seconds before are not in it)."""
+    started: dict[str, int] = {}
+    for _, lines in logs:
+        for name in {value for key, _, value in (line.strip().partition(": ") for line in lines) if key == "benchmark"}:
+            started[name] = started.get(name, 0) + 1
+    return sorted(name for name, count in started.items() if count > 1)
+
+
 def invocations(logs: list[tuple[str, list[str]]]) -> list[dict]:
     """Each Snakemake invocation (``logs``: :func:`snakemake_logs`) that finished jobs: how many, and its span from
     the first to the last time stamp of its log (dry runs and `--touch` finish none)."""
@@ -118,7 +130,8 @@ def profile(found: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda row: -row["seconds"])
 
 
-def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int = 0, cores: int = 2) -> str:
+def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int = 0, cores: int = 2,
+             restarts: int = 0) -> str:
     def phase_cell(row: dict, name: str) -> str:
         if not row["phases"]:
             return "—"
@@ -145,6 +158,10 @@ def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int =
                   f"time; its jobs' core-seconds (each job's seconds times the threads it was given) over {cores} "
                   f"cores, {core_seconds / cores:,.0f} s ({core_seconds / cores / 3600:.1f} h), are what it takes "
                   "with every core busy.", ""]
+    if restarts:
+        lines += [f"{restarts} job(s) were started in more than one invocation; Snakemake rewrites a job's benchmark "
+                  "file at each start, so their seconds here are the last attempt's only (a training job resumed from "
+                  "its checkpoint: the part trained before is not counted), and the table undercounts them.", ""]
     return "\n".join(lines) + "\n" + tabulate(table, head, tablefmt="github", disable_numparse=True) + "\n"
 
 
@@ -162,11 +179,14 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{args.run / 'logs/benchmarks'}: no benchmark files (run the pipeline with Snakemake first)")
     ran = invocations(logs)
     rows, wall = profile(found), span(ran, found)
-    text = markdown(rows, wall, args.label, resumed=len(ran) if wall is None else 0, cores=args.cores)
+    again = restarted(logs)
+    text = markdown(rows, wall, args.label, resumed=len(ran) if wall is None else 0, cores=args.cores,
+                    restarts=len(again))
     print(text)
     write_text(args.out.with_suffix(".md"), text)
     write_json(args.out.with_suffix(".json"), {"label": args.label, "wall_seconds": wall, "cores": args.cores,
-                                               "invocations": ran, "rules": rows, "jobs": found})
+                                               "invocations": ran, "restarted": again, "rules": rows,
+                                               "jobs": found})
     return 0
 
 

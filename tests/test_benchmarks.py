@@ -138,6 +138,15 @@ def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
     subprocess.run([sys.executable, "benchmarks/time_profile.py", str(tmp_path), "--out", str(tmp_path / "profile"),
                     "--cores", "2"], cwd=REPO, check=True, capture_output=True)
     assert "over 2 cores, 75 s (0.0 h)" in (tmp_path / "profile.md").read_text()  # 30 + 2 × 50 + 20 core-seconds
+    assert json.loads((tmp_path / "profile.json").read_text())["restarted"] == []
+    assert "more than one invocation" not in (tmp_path / "profile.md").read_text()
+    # a job started in two invocations (stopped, then resumed) holds its last attempt's seconds only: said
+    first = logs / "2026-01-01T000000.000000.snakemake.log"
+    first.write_text(first.read_text() + "localrule train:\n    benchmark: logs/benchmarks/train/b.seed1.tsv\n")
+    subprocess.run([sys.executable, "benchmarks/time_profile.py", str(tmp_path), "--out", str(tmp_path / "profile")],
+                   cwd=REPO, check=True, capture_output=True)
+    assert json.loads((tmp_path / "profile.json").read_text())["restarted"] == ["logs/benchmarks/train/b.seed1.tsv"]
+    assert "1 job(s) were started in more than one invocation" in (tmp_path / "profile.md").read_text()
 
 
 def test_gated_sum_benchmark_compares_equal_gradients(tmp_path):
