@@ -50,6 +50,32 @@ def test_score_sets_encodes_each_sentence_once(workspace):
                                                                ["pearson"], abs=1e-4)
 
 
+def test_prepared_sets_score_a_changing_model_as_score_sets_does(workspace):
+    """A run prepares the evaluation table once and scores its model at every evaluation point: each score equals
+    a fresh score_sets bit for bit, after the model's weights change too; a model of another tag scheme is refused."""
+    import torch
+
+    from paraphrastic.data.corpus import read_table
+    from paraphrastic.data.vocab import Vocabulary
+    from paraphrastic.models.encoders import build_model
+
+    vocab = Vocabulary.load(workspace["vocab_dir"] / "vocab.txt")
+    embeddings = torch.from_numpy(np.load(workspace["vocab_dir"] / "embeddings.npy"))
+    frame = read_table(workspace["eval"])
+    torch.manual_seed(0)
+    model = build_model("gran", embeddings, dropout=0.2)
+    model.train()
+    prepared = similarity.PreparedSets.for_model(model, vocab, frame, batch_size=7)
+    for _ in range(2):
+        assert prepared.score(model) == similarity.score_sets(model, vocab, frame, batch_size=7)
+        assert model.training  # scored in eval mode, handed back as it came
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.add_(0.01 * torch.randn_like(parameter))
+    with pytest.raises(ValueError, match="tags 'both', model takes 'none'"):
+        similarity.PreparedSets(vocab, frame, tags="both").score(model)
+
+
 @pytest.mark.fault("undefined scores")
 @pytest.mark.parametrize("gold, message", [([3.0, 3.0, 3.0], "all 3 gold scores are 3"), ([2.0], "1 pair")])
 def test_a_set_without_a_defined_correlation_is_an_error_naming_it(gold, message):

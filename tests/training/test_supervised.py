@@ -14,6 +14,7 @@ from paraphrastic.data.corpus import write_table
 from paraphrastic.data.supervised_splits import SUPERVISED_SCHEMA
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
+from paraphrastic.evaluation.similarity import PreparedSets
 from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import load_scorer, save_model
@@ -78,7 +79,7 @@ def test_training_selects_on_validation_and_resumes_exactly(workspace, supervise
     model, vocab, payload = load_scorer(workspace["root"] / "full/out/model.pt")
     test = pd.read_parquet(supervised_table).query("split == 'test'")
     assert payload["epoch"] == full["selected_epoch"]
-    predicted = predict(model, vocab, test)
+    predicted = predict(model, PreparedSets.for_model(model.encoder, vocab, test))
     assert ((predicted >= 1) & (predicted <= 5)).all()
     from scipy import stats
     # float32 agreement: on a GPU, predict's batches take other kernels than the trainer's (1e-6 apart, relative)
@@ -127,7 +128,8 @@ def test_universal_training_runs_and_reloads(workspace, supervised_table):
     assert not [key for key in payload["state_dict"] if ".initial_" in key]
     test = pd.read_parquet(supervised_table).query("split == 'test'")
     from scipy import stats
-    r = 100 * stats.pearsonr(predict(model, vocab, test), test["score"]).statistic
+    predicted = predict(model, PreparedSets.for_model(model.encoder, vocab, test))
+    r = 100 * stats.pearsonr(predicted, test["score"]).statistic
     assert r == pytest.approx(info["test_pearson"], abs=1e-3)  # float32 agreement, as above
     # killed after its first epoch, it resumes from a checkpoint without anchors to the same result
     assert run_supervised(workspace, supervised_table, "uni-part", model="gran", init="t3-gran", init_path=path,

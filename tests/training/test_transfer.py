@@ -318,7 +318,7 @@ def test_sigterm_mid_epoch_saves_there_and_the_rerun_resumes_exactly(workspace, 
 def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(workspace, monkeypatch, how):
     extra = dict(model="lstmavg", epochs=2, batch_size=8, **REGULARISED)
     run(workspace, "full", **extra)
-    real_score = train_module.similarity.score_sets
+    real_score = train_module.similarity.PreparedSets.score
 
     def score_then_interrupt(*args, **kwargs):
         if how == "crash":  # the job dies while scoring epoch 1 (SIGKILL, node failure)
@@ -326,7 +326,7 @@ def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(work
         os.kill(os.getpid(), signal.SIGTERM)  # SIGTERM arrives while scoring epoch 1
         return real_score(*args, **kwargs)
 
-    monkeypatch.setattr(train_module.similarity, "score_sets", score_then_interrupt)
+    monkeypatch.setattr(train_module.similarity.PreparedSets, "score", score_then_interrupt)
     expected = KeyboardInterrupt if how == "crash" else TrainingInterrupted
     with pytest.raises(expected):
         run(workspace, "eval", **extra)
@@ -335,7 +335,7 @@ def test_interrupted_during_evaluation_resumes_without_retraining_the_epoch(work
         assert state["epoch"] == 0 and state["partial"]["next"] == 64
     else:  # the signal was honoured right after epoch 1's checkpoint
         assert state["epoch"] == 1 and "partial" not in state
-    monkeypatch.setattr(train_module.similarity, "score_sets", real_score)
+    monkeypatch.setattr(train_module.similarity.PreparedSets, "score", real_score)
     run(workspace, "eval", **extra)
     _same_result(workspace, "full", "eval")
 

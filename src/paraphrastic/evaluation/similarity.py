@@ -19,21 +19,69 @@ from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 
 
+def length_batches(ids: list[list[int]], batch_size: int, device) -> list[tuple[list[int], torch.Tensor, torch.Tensor]]:
+    """``ids`` in padded batches of ``batch_size``, sorted by length so they carry little padding: (the rows of
+    ``ids`` in the batch, tokens, mask)."""
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    return [(chunk, *pad([ids[i] for i in chunk], device))
+            for chunk in (order[start : start + batch_size] for start in range(0, len(order), batch_size))]
+
+
 @torch.no_grad()
-def encode(model, vocab: Vocabulary, sentences: list[list[str]], *, batch_size: int = 512,
-           device: torch.device | str = "cpu") -> torch.Tensor:
-    """Embed tokenised sentences; sorted by length so batches carry little padding."""
+def embed_batches(model, batches: list[tuple[list[int], torch.Tensor, torch.Tensor]], count: int) -> torch.Tensor:
+    """The model's embedding of every row of :func:`length_batches`' ``count`` rows, in eval mode."""
     was_training = model.training
     model.eval()
-    ids = [vocab.ids(s, getattr(model, "tags", "none")) for s in sentences]
-    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-    out = torch.empty(len(ids), model.output_dim)
-    for start in range(0, len(order), batch_size):
-        chunk = order[start : start + batch_size]
-        tokens, mask = pad([ids[i] for i in chunk], device)
+    out = torch.empty(count, model.output_dim)
+    for chunk, tokens, mask in batches:
         out[chunk] = model(tokens, mask).float().cpu()
     model.train(was_training)
     return out
+
+
+def encode(model, vocab: Vocabulary, sentences: list[list[str]], *, batch_size: int = 512,
+           device: torch.device | str = "cpu") -> torch.Tensor:
+    """Embed tokenised sentences; sorted by length so batches carry little padding."""
+    ids = [vocab.ids(s, getattr(model, "tags", "none")) for s in sentences]
+    return embed_batches(model, length_batches(ids, batch_size, device), len(ids))
+
+
+class PreparedSets:
+    """The evaluation table made ready to score models of one vocabulary and tag scheme again and again: each
+    distinct sentence's ids, in padded length-sorted batches, and each row's two sentences. A training run scores
+    its model at every evaluation point; preparing once leaves each point its forward passes (for a d=50 average
+    the preparation was most of a point's time). The scores are those of :func:`score_sets`, bit for bit."""
+
+    def __init__(self, vocab: Vocabulary, frame: pd.DataFrame, *, tags: str = "none", batch_size: int = 512,
+                 device: torch.device | str = "cpu"):
+        self.frame = frame.reset_index(drop=True)
+        keys: dict[tuple, int] = {}
+        for tokens in list(self.frame["tokens1"]) + list(self.frame["tokens2"]):
+            keys.setdefault(tuple(tokens), len(keys))
+        self.tags, self.count = tags, len(keys)
+        self.batches = length_batches([vocab.ids(list(k), tags) for k in keys], batch_size, device)
+        self.left = [keys[tuple(t)] for t in self.frame["tokens1"]]
+        self.right = [keys[tuple(t)] for t in self.frame["tokens2"]]
+
+    @classmethod
+    def for_model(cls, model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> PreparedSets:
+        """The sets prepared with the tag scheme ``model`` reads."""
+        return cls(vocab, frame, tags=getattr(model, "tags", "none"), **kw)
+
+    def pair_embeddings(self, model) -> tuple[torch.Tensor, torch.Tensor]:
+        """(g(s1), g(s2)) for every row."""
+        if getattr(model, "tags", "none") != self.tags:  # its ids would be another scheme's
+            raise ValueError(f"sets prepared with tags {self.tags!r}, model takes {getattr(model, 'tags', 'none')!r}")
+        embedded = embed_batches(model, self.batches, self.count)
+        return embedded[self.left], embedded[self.right]
+
+    def cosine_scores(self, model) -> np.ndarray:
+        """cos(g(s1), g(s2)) for every row."""
+        return F.cosine_similarity(*self.pair_embeddings(model)).numpy()
+
+    def score(self, model) -> dict[str, dict]:
+        """Per-dataset correlations, as :func:`score_sets` gives them."""
+        return per_set_correlations(self.frame, self.cosine_scores(model))
 
 
 def correlations(predicted: np.ndarray, gold: np.ndarray) -> dict:
@@ -46,18 +94,9 @@ def correlations(predicted: np.ndarray, gold: np.ndarray) -> dict:
     }
 
 
-def pair_embeddings(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> tuple[torch.Tensor, torch.Tensor]:
-    """(g(s1), g(s2)) for every row; each distinct sentence is encoded once."""
-    keys = {}
-    for tokens in list(frame["tokens1"]) + list(frame["tokens2"]):
-        keys.setdefault(tuple(tokens), len(keys))
-    embedded = encode(model, vocab, [list(k) for k in keys], **kw)
-    return embedded[[keys[tuple(t)] for t in frame["tokens1"]]], embedded[[keys[tuple(t)] for t in frame["tokens2"]]]
-
-
 def cosine_scores(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> np.ndarray:
     """cos(g(s1), g(s2)) for every row."""
-    return F.cosine_similarity(*pair_embeddings(model, vocab, frame, **kw)).numpy()
+    return PreparedSets.for_model(model, vocab, frame, **kw).cosine_scores(model)
 
 
 def per_set_correlations(frame: pd.DataFrame, predicted: np.ndarray) -> dict[str, dict]:
@@ -76,9 +115,9 @@ def per_set_correlations(frame: pd.DataFrame, predicted: np.ndarray) -> dict[str
 
 
 def score_sets(model, vocab: Vocabulary, frame: pd.DataFrame, **kw) -> dict[str, dict]:
-    """Per-dataset correlations for every dataset in ``frame`` (the eval parquet table)."""
-    frame = frame.reset_index(drop=True)
-    return per_set_correlations(frame, cosine_scores(model, vocab, frame, **kw))
+    """Per-dataset correlations for every dataset in ``frame`` (the eval parquet table); a model scored more than
+    once on the same table: :class:`PreparedSets`."""
+    return PreparedSets.for_model(model, vocab, frame, **kw).score(model)
 
 
 def summarize(results: dict[str, dict], selection: list[str]) -> dict:

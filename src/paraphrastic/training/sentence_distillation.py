@@ -103,12 +103,14 @@ def train(settings: SentenceDistillationSettings, *, vocab, embeddings: torch.Te
     def batch_loss(batch: np.ndarray, streams) -> torch.Tensor:
         return squared_error(trained[batch])
 
+    scored_sets = similarity.PreparedSets(vocab, eval_frame, device=device)  # an avg encoder: no tags
+
     def score_epoch() -> dict:
         with torch.no_grad():
             chunks = [held[i : i + 1024] for i in range(0, len(held), 1024)]
             error = sum(float(squared_error(c)) * len(c) for c in chunks) / max(len(held), 1)
         encoder = build_model("avg", model.vectors()).to(device)  # scored where its batches go
-        results = similarity.score_sets(encoder, vocab, eval_frame, device=device)
+        results = scored_sets.score(encoder)
         summary = similarity.summarize(results, selection)
         return {"selection_pearson": summary["selection_pearson"], "transfer_pearson": summary["transfer_pearson"],
                 "held_out_squared_error": error, "per_dataset": {k: v["pearson"] for k, v in results.items()}}

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import torch
 
 from paraphrastic.configuration.settings import SupervisedSettings
@@ -22,7 +21,7 @@ from paraphrastic.data.batching import pad
 from paraphrastic.data.supervised_splits import SCORE_RANGE
 from paraphrastic.data.vocab import Vocabulary, add_tags
 from paraphrastic.errors import PipelineError
-from paraphrastic.evaluation.similarity import pair_embeddings, split_scores
+from paraphrastic.evaluation.similarity import PreparedSets, split_scores
 from paraphrastic.losses.kl import kl_loss, target_distribution
 from paraphrastic.losses.regularization import head_regularization, regularization
 from paraphrastic.models.encoders import SentenceEncoder, build_model
@@ -44,12 +43,11 @@ from paraphrastic.training.task_splits import load_task
 
 
 @torch.no_grad()
-def predict(model: PairScorer, vocab: Vocabulary, frame: pd.DataFrame, *, batch_size: int = 512,
-            device="cpu") -> np.ndarray:
-    """ŷ for every row of ``frame`` (each distinct sentence is encoded once)."""
+def predict(model: PairScorer, pairs: PreparedSets, *, batch_size: int = 512, device="cpu") -> np.ndarray:
+    """ŷ for every row of the table ``pairs`` was prepared from (each distinct sentence is encoded once)."""
     was_training = model.training
     model.eval()
-    left, right = pair_embeddings(model.encoder, vocab, frame, batch_size=batch_size, device=device)
+    left, right = pairs.pair_embeddings(model.encoder)
     scores = []
     for start in range(0, len(left), batch_size):
         a, b = left[start:start + batch_size].to(device), right[start:start + batch_size].to(device)
@@ -135,10 +133,13 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
         return (loss + regularization(model.encoder, penalty(settings.lambda_c), penalty(settings.lambda_w))
                 + head_regularization(model.head, penalty(settings.lambda_s)))
 
+    prepared = {split: PreparedSets.for_model(model.encoder, vocab, frame, batch_size=eval_batch_size,
+                                              device=device) for split, frame in scored.items()}
+
     def score_epoch() -> dict:
         row = {}
         for split, frame in scored.items():
-            predicted = predict(model, vocab, frame, batch_size=eval_batch_size, device=device)
+            predicted = predict(model, prepared[split], batch_size=eval_batch_size, device=device)
             for key, value in split_scores(predicted, frame["score"].to_numpy()).items():
                 row[f"{split}_{key}"] = value
         return row

@@ -124,8 +124,11 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
                                                        sampling=settings.sampling, generator=streams.negatives)
         return loss + regularization(model, settings.penalty(settings.lambda_c), settings.penalty(settings.lambda_w))
 
+    scored_sets = similarity.PreparedSets.for_model(model, vocab, eval_frame, batch_size=eval_batch_size,
+                                                    device=device)
+
     def score_epoch() -> dict:
-        results = similarity.score_sets(model, vocab, eval_frame, batch_size=eval_batch_size, device=device)
+        results = scored_sets.score(model)
         summary = similarity.summarize(results, selection)
         return {"selection_pearson": summary["selection_pearson"], "transfer_pearson": summary["transfer_pearson"],
                 "per_dataset": {k: v["pearson"] for k, v in results.items()},
