@@ -160,8 +160,9 @@ def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int =
                   "with every core busy.", ""]
     if restarts:
         lines += [f"{restarts} job(s) were started in more than one invocation; Snakemake rewrites a job's benchmark "
-                  "file at each start, so their seconds here are the last attempt's only (a training job resumed from "
-                  "its checkpoint: the part trained before is not counted), and the table undercounts them.", ""]
+                  "file at each start, so their seconds here are the last attempt's only: a job resumed from its "
+                  "checkpoint counts the part after the resumption alone, and the table undercounts it (a job "
+                  "redone after a change counts its new run, as it should).", ""]
     return "\n".join(lines) + "\n" + tabulate(table, head, tablefmt="github", disable_numparse=True) + "\n"
 
 
