@@ -18,6 +18,7 @@ import argparse
 import re
 import statistics
 import sys
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
@@ -61,13 +62,20 @@ def snakemake_logs(run: Path) -> list[tuple[str, list[str]]]:
             for log in sorted((run / ".snakemake" / "log").glob("*.snakemake.log"))]
 
 
+def fields(lines: list[str]):
+    """The ``key: value`` lines of a Snakemake log, in order, as (key, value): a job's block names its ``benchmark``
+    file, then its ``threads``."""
+    for line in lines:
+        key, _, value = line.strip().partition(": ")
+        yield key, value
+
+
 def threads(logs: list[tuple[str, list[str]]]) -> dict[str, int]:
     """{a job's benchmark file: the threads Snakemake's log says it ran with} (the last invocation's word)."""
     found: dict[str, int] = {}
     for _, lines in logs:
         benchmark_file = None
-        for line in lines:
-            key, _, value = line.strip().partition(": ")
+        for key, value in fields(lines):
             if key == "benchmark":
                 benchmark_file = value
             elif key == "threads" and benchmark_file and value.isdigit():
@@ -80,10 +88,8 @@ def restarted(logs: list[tuple[str, list[str]]]) -> list[str]:
     """The jobs (their benchmark files) that Snakemake started in more than one invocation: a job stopped with its
     run and started again. Snakemake rewrites a job's benchmark file at each start, so it holds the last attempt's
     seconds only (a training job resumed from its checkpoint trains the rest; the seconds before are not in it)."""
-    started: dict[str, int] = {}
-    for _, lines in logs:
-        for name in {value for key, _, value in (line.strip().partition(": ") for line in lines) if key == "benchmark"}:
-            started[name] = started.get(name, 0) + 1
+    started = Counter(name for _, lines in logs
+                      for name in {value for key, value in fields(lines) if key == "benchmark"})
     return sorted(name for name, count in started.items() if count > 1)
 
 
