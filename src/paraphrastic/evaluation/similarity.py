@@ -68,6 +68,11 @@ class PreparedSets:
         """The sets prepared with the tag scheme ``model`` reads."""
         return cls(vocab, frame, tags=getattr(model, "tags", "none"), **kw)
 
+    def token_ids(self) -> torch.Tensor:
+        """The distinct vocabulary ids the prepared sentences read, padding included."""
+        ids = [tokens.reshape(-1) for _, tokens, _ in self.batches]
+        return torch.cat(ids).unique().cpu() if ids else torch.zeros(0, dtype=torch.long)
+
     def pair_embeddings(self, model) -> tuple[torch.Tensor, torch.Tensor]:
         """(g(s1), g(s2)) for every row."""
         if getattr(model, "tags", "none") != self.tags:  # its ids would be another scheme's

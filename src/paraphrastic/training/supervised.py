@@ -39,6 +39,7 @@ from paraphrastic.training.epochs import (
     seed_everything,
     write_run,
 )
+from paraphrastic.training.reached_rows import narrow_embedding, reached_ids, widen_embedding
 from paraphrastic.training.task_splits import load_task
 
 
@@ -111,14 +112,20 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
         else:
             options = settings.model_options()
             encoder = build_model(settings.model, embeddings, **options)
+        prepared = {split: PreparedSets.for_model(encoder, vocab, frame, batch_size=eval_batch_size, device=device)
+                    for split, frame in scored.items()}
+        rows = reached_ids(left, right, *(sets.token_ids() for sets in prepared.values()))
+        narrow_embedding(encoder, rows)
         model = PairScorer(encoder, SimilarityHead(encoder.output_dim, settings.head_dim, low, high))
         model.to(device)
         optimizer = adam(model.parameters(), settings.learning_rate, epsilon=settings.adam_epsilon)
         inputs = [Path(table_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy"]
         if settings.init:
             inputs.append(Path(init_path))
-        run = Run(f"{task}/{settings.name}", model, optimizer, Path(checkpoint_dir),
-                  fingerprint(settings.as_dict(), inputs, []), seed, settings.epochs, settings.batch_size)
+        # checkpoints hold the reached rows only, so one written with another set of rows is stale
+        stamp = fingerprint({**settings.as_dict(), "embedding_rows": len(rows)}, inputs, [])
+        run = Run(f"{task}/{settings.name}", model, optimizer, Path(checkpoint_dir), stamp, seed, settings.epochs,
+                  settings.batch_size)
 
     tags = options.get("tags") or "none"  # a universal run keeps its transfer model's tags
     targets = targets.to(device)
@@ -132,9 +139,6 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
         penalty = settings.penalty
         return (loss + regularization(model.encoder, penalty(settings.lambda_c), penalty(settings.lambda_w))
                 + head_regularization(model.head, penalty(settings.lambda_s)))
-
-    prepared = {split: PreparedSets.for_model(model.encoder, vocab, frame, batch_size=eval_batch_size,
-                                              device=device) for split, frame in scored.items()}
 
     def score_epoch() -> dict:
         row = {}
@@ -151,6 +155,7 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
     if history is None:
         return {"stopped_after_epoch": run.stopped_after}
     best = run.restore_best(history, "validation_pearson")
+    widen_embedding(model.encoder)
     info = {"run": settings.name, "task": task, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
             **{k: best[k] for k in best if k.startswith(("validation_", "test_"))},
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),

@@ -32,6 +32,7 @@ from paraphrastic.training.epochs import (
     seed_everything,
     write_run,
 )
+from paraphrastic.training.reached_rows import narrow_embedding, reached_ids, widen_embedding
 
 POINTS_PER_EPOCH = {"quarter": 4, "epoch": 1}  # settings.evaluate_every
 
@@ -87,11 +88,17 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
         seed_everything(seed)
         options = settings.model_options()
         model = build_model(settings.model, embeddings, **options)
+        scored_sets = similarity.PreparedSets.for_model(model, vocab, eval_frame, batch_size=eval_batch_size,
+                                                        device=device)
+        rows = reached_ids(left, right, scored_sets.token_ids())
+        narrow_embedding(model, rows)
         model.to(device)
         optimizer = adam(model.parameters(), settings.learning_rate, epsilon=settings.adam_epsilon)
         vocab_dir = Path(vocab_dir)
-        stamp = fingerprint(settings.as_dict(), [Path(train_path), vocab_dir / "vocab.txt",
-                                                 vocab_dir / "embeddings.npy", Path(eval_path)], selection)
+        # checkpoints hold the reached rows only, so one written with another set of rows is stale
+        stamp = fingerprint({**settings.as_dict(), "embedding_rows": len(rows)},
+                            [Path(train_path), vocab_dir / "vocab.txt", vocab_dir / "embeddings.npy",
+                             Path(eval_path)], selection)
     batch_size = settings.batch_size
     arrange = None
     if settings.length_buckets:
@@ -124,9 +131,6 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
                                                        sampling=settings.sampling, generator=streams.negatives)
         return loss + regularization(model, settings.penalty(settings.lambda_c), settings.penalty(settings.lambda_w))
 
-    scored_sets = similarity.PreparedSets.for_model(model, vocab, eval_frame, batch_size=eval_batch_size,
-                                                    device=device)
-
     def score_epoch() -> dict:
         results = scored_sets.score(model)
         summary = similarity.summarize(results, selection)
@@ -143,6 +147,7 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
         return {"stopped_after_epoch": run.stopped_after}
     # "test" model selection (Sec. 4.1.2): the point with the best mean Pearson on STS 2016.
     best = run.restore_best(history, "selection_pearson")
+    widen_embedding(model)
     info = {"run": settings.name, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
             "selection_pearson": best["selection_pearson"], "transfer_pearson": best["transfer_pearson"],
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
