@@ -1,11 +1,12 @@
 """Where a transfer training step's time goes, per part of the step, on the offline profile's data:
 python benchmarks/step_profile.py DATA [--steps 20]
 
-DATA is a pipeline run's data folder (its corpus/simpwiki.parquet, vocab/ and distilled/). For each kind of job of the
-offline profile's transfer grid (the model, its starting vectors, λ_w, dropout), builds the model as a job does and
-times --steps mini-batches of 100 pairs after 3 warm-up steps, on one thread: the forward passes (with dropout, the
-negatives' pass without it and the negatives' own training pass, as the authors' code), the λ_w penalty, the backward
-pass and the Adam step. Writes benchmarks/results/step_profile.{json,md}. The shares say what a faster step would
+DATA is a pipeline run's data folder (its corpus/simpwiki.parquet and eval.parquet, vocab/ and distilled/). For
+each kind of job of the offline profile's transfer grid (the model, its starting vectors, λ_w, dropout), builds the
+model as a job does (its trainable word vectors the rows its pairs and the evaluation sets reach) and times --steps
+mini-batches of 100 pairs after 3 warm-up steps, on one thread: the forward passes (with dropout, the negatives' pass
+without it and the negatives' own training pass, as the authors' code), the λ_w penalty, the backward pass and the
+Adam step. Writes benchmarks/results/step_profile.{json,md}. The shares say what a faster step would
 have to cut; the milliseconds are this machine's.
 """
 
@@ -30,10 +31,12 @@ from paraphrastic.configuration.settings import TransferSettings  # noqa: E402
 from paraphrastic.data.batching import pad  # noqa: E402
 from paraphrastic.data.corpus import read_table  # noqa: E402
 from paraphrastic.data.vocab import Vocabulary, load_matrix  # noqa: E402
+from paraphrastic.evaluation.similarity import PreparedSets  # noqa: E402
 from paraphrastic.losses.margin import margin_loss  # noqa: E402
 from paraphrastic.losses.regularization import regularization  # noqa: E402
 from paraphrastic.models.encoders import build_model  # noqa: E402
 from paraphrastic.training.epochs import adam  # noqa: E402
+from paraphrastic.training.reached_rows import narrow_embedding, reached_ids  # noqa: E402
 from paraphrastic.training.transfer import margin_loss_deterministic_negatives  # noqa: E402
 
 # (label, model, vectors folder, λ_w, dropout): the offline grid's kinds of transfer job
@@ -52,10 +55,12 @@ def profile(data: Path, model_name: str, folder: str, lambda_w: float, dropout: 
                                 learning_rate=1e-3, margin=0.4, lambda_w=lambda_w, lambda_c=0.0, dropout=dropout)
     model = build_model(model_name, torch.from_numpy(load_matrix(data / folder / "embeddings.npy")),
                         **settings.model_options())
-    model.train()
-    optimizer = adam(model.parameters(), 1e-3, epsilon=TransferSettings.adam_epsilon)  # the pipeline's default
     corpus = read_table(data / "corpus" / "simpwiki.parquet")
     left, right = [vocab.ids(t) for t in corpus["tokens1"]], [vocab.ids(t) for t in corpus["tokens2"]]
+    scored = PreparedSets.for_model(model, vocab, read_table(data / "corpus" / "eval.parquet"))
+    narrow_embedding(model, reached_ids(left, right, scored.token_ids()))  # as the job trains: its reached rows
+    model.train()
+    optimizer = adam(model.parameters(), 1e-3, epsilon=TransferSettings.adam_epsilon)  # the pipeline's default
     rng = np.random.default_rng(0)
     penalty = settings.penalty(lambda_w)
     seconds = dict.fromkeys(PARTS, 0.0)
