@@ -3,6 +3,9 @@ bit, with the other rows left at their values; the trainers do it with the same 
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,22 +19,34 @@ from paraphrastic.models.files import load_model, load_scorer
 from paraphrastic.training import supervised as supervised_module
 from paraphrastic.training import transfer as transfer_module
 from paraphrastic.training.epochs import adam
-from paraphrastic.training.reached_rows import ReachedRows, narrow_embedding, reached_ids, widen_embedding
+from paraphrastic.training.reached_rows import (
+    ALIGNMENT,
+    ReachedRows,
+    aligned_rows,
+    narrow_embedding,
+    reached_ids,
+    widen_embedding,
+)
 from tests.conftest import settings
 from tests.training.test_supervised import run_supervised, supervised_table  # noqa: F401 (a fixture)
 
-VOCABULARY, DIM = 60, 6
+# d = 50 and 21 rows read (25 with the special rows): the last elements of their flat matrix, which Adam's step takes
+# out of its vectorised loop, are the last read row's, not the whole matrix's last row's, unless the rows kept are
+# aligned (reached_rows.ALIGNMENT)
+VOCABULARY, DIM, REACHED = 73, 50, 21
 
 
 def _batches(rng: np.random.Generator, reachable: np.ndarray, count: int) -> list[list[list[int]]]:
-    return [[list(rng.choice(reachable, size=rng.integers(1, 7))) for _ in range(8)] for _ in range(count)]
+    """``count`` batches of 8 sentences over ``reachable``, each batch reading its highest row (the rows' last)."""
+    return [[[int(reachable.max())]] + [list(rng.choice(reachable, size=rng.integers(1, 7))) for _ in range(7)]
+            for _ in range(count)]
 
 
 def _train(model: str, options: dict, *, narrowed: bool, lambda_w: float, epsilon: str) -> tuple[dict, torch.Tensor]:
-    """A few Adam steps of ``model`` on batches that reach a third of the vocabulary; its state after them."""
+    """Adam steps of ``model`` on batches that reach a part of the vocabulary; its state after them."""
     rng = np.random.default_rng(0)
-    reachable = rng.choice(np.arange(4, VOCABULARY), size=VOCABULARY // 3, replace=False)
-    batches = _batches(rng, reachable, 6)
+    reachable = rng.choice(np.arange(4, VOCABULARY - 1), size=REACHED, replace=False)
+    batches = _batches(rng, reachable, 40)
     torch.manual_seed(0)
     embeddings = torch.randn(VOCABULARY, DIM)
     encoder = build_model(model, embeddings, **options)
@@ -53,7 +68,7 @@ def _train(model: str, options: dict, *, narrowed: bool, lambda_w: float, epsilo
 @pytest.mark.parametrize("model, options", [
     ("avg", {}),
     ("lstmavg", {"dropout": 0.2}),
-    ("gran", {"word_dropout": 0.3, "tags": "both"}),
+    ("gran", {"word_dropout": 0.3}),
     ("bilstmavg", {"combine": "ff"}),
 ])
 @pytest.mark.parametrize("lambda_w, epsilon", [(0.0, "uncorrected"), (1e-3, "uncorrected"), (1e-3, "corrected")])
@@ -64,19 +79,29 @@ def test_training_the_reached_rows_gives_every_weight_of_training_them_all(model
     for key, value in whole.items():
         assert torch.equal(narrowed[key], value), key
     moved = (whole["embedding.weight"] != embeddings).any(dim=1)
-    assert 0 < int(moved.sum()) < VOCABULARY // 2  # the test trains some rows and leaves most
+    assert 0 < int(moved.sum()) <= REACHED  # the test trains some rows and leaves the others
 
 
 def test_an_id_outside_the_reached_rows_is_an_index_error_never_another_words_vector():
-    encoder = build_model("avg", torch.randn(10, 4))
+    encoder = build_model("avg", torch.randn(200, 64))
     narrow_embedding(encoder, reached_ids([[5, 6]]))
     assert isinstance(encoder.embedding, ReachedRows)
-    assert encoder.embedding.weight.shape == (6, 4)  # the four special rows and the two reached
+    assert encoder.embedding.rows.tolist() == [0, 1, 2, 3, 5, 6, 199]  # the special rows, the two read, the last
     assert torch.equal(encoder.embedding(torch.tensor([5])), encoder.embedding.whole[[5]])
     with pytest.raises(IndexError):
         encoder.embedding(torch.tensor([7]))
     with pytest.raises(ValueError, match="already narrowed"):
         narrow_embedding(encoder, reached_ids([[5]]))
+
+
+@pytest.mark.parametrize("vocabulary, dim", [(73, 50), (62_126, 256), (50_193, 50), (1_000, 300), (30, 7)])
+def test_the_rows_kept_end_with_the_last_and_number_as_many_as_the_whole_modulo_the_alignment(vocabulary, dim):
+    ids = reached_ids([[5, 9, 11]])
+    rows = aligned_rows(ids, vocabulary, dim)
+    assert set(ids.tolist()) <= set(rows.tolist()) and rows.tolist() == sorted(set(rows.tolist()))
+    assert (len(rows) * dim - vocabulary * dim) % ALIGNMENT == 0
+    last = rows[-math.ceil(ALIGNMENT / dim):].tolist()  # the rows holding the flat matrix's last ALIGNMENT elements
+    assert last == list(range(vocabulary - len(last), vocabulary))
 
 
 UNREACHED = 12  # rows the trainer tests add to the vocabulary, which no sentence of theirs reads
@@ -122,41 +147,48 @@ def _assert_same(narrowed: dict, whole: dict) -> None:
     assert narrowed["model"].keys() == whole["model"].keys()
 
 
+def _narrowed_run_equals_whole_run(monkeypatch, module, vocab_dir, run) -> tuple[Path, np.ndarray]:
+    """``run(name)`` (a trainer of ``module`` writing into the folder it returns), with rows no sentence reads added to
+    the vocabulary, once as the trainer does it and once with its narrowing patched out: the same outputs. The first
+    run's folder, and the matrix."""
+    matrix = _with_unreached_rows(vocab_dir)
+    seen = _narrowings(monkeypatch, module)
+    narrowed = run("narrowed")
+    assert len(seen) == 1 and seen[0][0] <= seen[0][1] - UNREACHED
+    monkeypatch.setattr(module, "narrow_embedding", lambda encoder, rows: None)
+    _assert_same(_outputs(narrowed), _outputs(run("whole")))
+    return narrowed, matrix
+
+
+def _assert_whole_vocabulary(embedding: torch.nn.Embedding, vocab: Vocabulary, matrix: np.ndarray) -> None:
+    """A saved model's embedding: every row of the vocabulary, the unread ones as they were."""
+    assert embedding.num_embeddings == len(vocab) == len(matrix)
+    assert torch.equal(embedding.weight[-UNREACHED:], torch.from_numpy(matrix[-UNREACHED:]))
+
+
 def test_a_transfer_run_on_its_reached_rows_has_the_results_and_model_file_of_one_on_every_row(workspace,
                                                                                               monkeypatch):
     ws = workspace
 
-    def run(out: str) -> dict:
+    def run(out: str) -> Path:
         transfer_module.train(settings(model="gran", dropout=0.2, lambda_w=1e-3, scramble=0.5,
                                        evaluate_every="quarter"),
                               train_path=ws["train"], vocab_dir=ws["vocab_dir"], eval_path=ws["eval"],
                               selection=["sts16.headlines"], out_dir=ws["root"] / out,
                               checkpoint_dir=ws["root"] / f"ck-{out}", progress=False, threads=1)
-        return _outputs(ws["root"] / out)
+        return ws["root"] / out
 
-    matrix = _with_unreached_rows(ws["vocab_dir"])
-    seen = _narrowings(monkeypatch, transfer_module)
-    narrowed = run("narrowed")
-    assert len(seen) == 1 and seen[0][0] <= seen[0][1] - UNREACHED
-    monkeypatch.setattr(transfer_module, "narrow_embedding", lambda encoder, rows: None)
-    _assert_same(narrowed, run("whole"))
-    model, vocab, _ = load_model(ws["root"] / "narrowed" / "model.pt")
-    assert model.embedding.num_embeddings == len(vocab) == len(matrix)
-    assert torch.equal(model.embedding.weight[-UNREACHED:], torch.from_numpy(matrix[-UNREACHED:]))
+    out, matrix = _narrowed_run_equals_whole_run(monkeypatch, transfer_module, ws["vocab_dir"], run)
+    model, vocab, _ = load_model(out / "model.pt")
+    _assert_whole_vocabulary(model.embedding, vocab, matrix)
 
 
 def test_a_supervised_run_on_its_reached_rows_has_the_results_and_model_file_of_one_on_every_row(
         workspace, supervised_table, monkeypatch):  # noqa: F811 (the fixture)
-    def run(name: str) -> dict:
+    def run(name: str) -> Path:
         run_supervised(workspace, supervised_table, name, dropout=0.2, lambda_w=1e-3, scramble=0.5)
-        return _outputs(workspace["root"] / name / "out")
+        return workspace["root"] / name / "out"
 
-    matrix = _with_unreached_rows(workspace["vocab_dir"])
-    seen = _narrowings(monkeypatch, supervised_module)
-    narrowed = run("narrowed")
-    assert len(seen) == 1 and seen[0][0] <= seen[0][1] - UNREACHED
-    monkeypatch.setattr(supervised_module, "narrow_embedding", lambda encoder, rows: None)
-    _assert_same(narrowed, run("whole"))
-    model, vocab, _ = load_scorer(workspace["root"] / "narrowed" / "out" / "model.pt")
-    assert model.encoder.embedding.num_embeddings == len(vocab) == len(matrix)
-    assert torch.equal(model.encoder.embedding.weight[-UNREACHED:], torch.from_numpy(matrix[-UNREACHED:]))
+    out, matrix = _narrowed_run_equals_whole_run(monkeypatch, supervised_module, workspace["vocab_dir"], run)
+    model, vocab, _ = load_scorer(out / "model.pt")
+    _assert_whole_vocabulary(model.encoder.embedding, vocab, matrix)

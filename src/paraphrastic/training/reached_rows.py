@@ -2,10 +2,11 @@
 
 Adam updates every row of W_w at every step, as the authors' code does. A row that no sentence of the job reads
 (training, validation or scoring) has a zero gradient at every step (λ_w's too: it starts at its anchor), so its
-moments stay zero, its update is zero, and it ends where it began. Holding only the reached rows as the
-parameter gives the same weights bit for bit (tests/training/test_reached_rows.py) and spares each step the dense
-passes over the rest: the gradient's zero-fill, Adam's update and the λ_w penalty, which at the paper profile's
-sizes are most of a supervised step (a task's sentences reach a few thousand of the vocabulary's rows).
+moments stay zero, its update is zero, and it ends where it began. Holding only the reached rows as the parameter
+gives the same weights, bit for bit on a CPU (tests/training/test_reached_rows.py; on a GPU, whose scatter-adds are
+not deterministic anyway, to rounding), and spares each step the dense passes over the rest: the gradient's
+zero-fill, Adam's update and the λ_w penalty, which at the paper profile's sizes are most of a supervised step (a
+task's sentences reach a small part of the vocabulary).
 
 The encoder reads vocabulary ids as before (the rows' module maps them); before the model is saved,
 :func:`widen_embedding` puts the rows back into the whole vocabulary's matrix, so a model file is what it was.
@@ -16,6 +17,7 @@ a job resumes.
 from __future__ import annotations
 
 import itertools
+import math
 
 import torch
 from torch import nn
@@ -51,6 +53,23 @@ def reached_ids(*id_lists) -> torch.Tensor:
     return torch.tensor(sorted(found), dtype=torch.long)
 
 
+# Elementwise kernels over the flat parameter (Adam's step) run a vectorised loop and then a scalar one over its last
+# numel mod W elements, and the two can round differently (the scalar loop's multiply-adds may be fused). So that
+# every element takes the path it takes in the whole matrix, the rows kept end with the vocabulary's last rows and
+# number as many as the whole's modulo ALIGNMENT / gcd(d, ALIGNMENT): the flat tails then hold the same elements.
+ALIGNMENT = 64  # elements: a multiple of every CPU vector width's floats (AVX-512: 16)
+
+
+def aligned_rows(ids: torch.Tensor, vocabulary_size: int, dim: int) -> torch.Tensor:
+    """``ids`` with the vocabulary's last rows and as many more unread rows (the highest) as make their count
+    congruent to the vocabulary's (see ALIGNMENT); an unread row never moves, so keeping one changes nothing."""
+    kept = set(ids.tolist()) | set(range(max(0, vocabulary_size - math.ceil(ALIGNMENT / dim)), vocabulary_size))
+    missing = (vocabulary_size - len(kept)) % (ALIGNMENT // math.gcd(dim, ALIGNMENT))
+    unread = (i for i in range(vocabulary_size - 1, -1, -1) if i not in kept)
+    kept.update(itertools.islice(unread, missing))
+    return torch.tensor(sorted(kept), dtype=torch.long)
+
+
 def narrow_embedding(encoder: SentenceEncoder, ids: torch.Tensor) -> None:
     """Make the rows ``ids`` (:func:`reached_ids`) the encoder's only trainable word embeddings, and its λ_w anchors
     theirs. Before the optimizer is built (it must hold the rows' parameter) and before the model moves to a
@@ -58,7 +77,7 @@ def narrow_embedding(encoder: SentenceEncoder, ids: torch.Tensor) -> None:
     embedding = encoder.embedding
     if isinstance(embedding, ReachedRows):
         raise ValueError("the encoder's embedding is already narrowed to its reached rows")
-    rows = ids.to(embedding.weight.device)
+    rows = aligned_rows(ids, embedding.num_embeddings, embedding.embedding_dim).to(embedding.weight.device)
     encoder.embedding = ReachedRows(embedding.weight.detach(), encoder.initial_embeddings, rows)
     encoder.initial_embeddings = encoder.initial_embeddings[rows]
 
