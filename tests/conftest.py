@@ -141,6 +141,17 @@ def pytest_sessionstart(session):
     setattr(session.config, _SESSION_START, (time.monotonic(), machine_cpu_seconds()))
 
 
+def _head_commit() -> str | None:
+    """The checkout's commit (short), for the suite's record; None outside git."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                              text=True, check=True).stdout.strip() or None
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
 def pytest_sessionfinish(session, exitstatus):
     import json
     import platform
@@ -162,6 +173,7 @@ def pytest_sessionfinish(session, exitstatus):
         durations = sorted(((r.duration, r.nodeid, r.when) for kind in reports.values() for r in kind
                             if hasattr(r, "duration") and hasattr(r, "when")), reverse=True)  # setups too
         Path(record).write_text(json.dumps({
+            "commit": _head_commit(),
             "seconds": round(setup + seconds, 1), "setup_s": round(setup, 1), "tests_s": round(seconds, 1),
             "budget_s": float(budget) if budget else None, "over_budget": over,
             "tests_cpu_s": None if cpu is None else round(cpu, 1),
