@@ -81,7 +81,12 @@ def slurm_profile_home(root: Path, env: dict) -> dict:
     return env
 
 
-def sh(cmd: list[str], cwd: Path, env: dict, timeout: int = 900) -> str:
+# A guard against a hung command, not a speed check (the suite's budget is that): the tiny pipeline's whole run takes
+# over ten minutes on a slow 2-core machine, and under load it passed 900 s.
+COMMAND_TIMEOUT_S = 1500
+
+
+def sh(cmd: list[str], cwd: Path, env: dict, timeout: int = COMMAND_TIMEOUT_S) -> str:
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     if proc.returncode:
         # a failed job's message is in its rule's log: show the newest ones
