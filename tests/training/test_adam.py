@@ -27,38 +27,45 @@ def lasagne_steps(start: np.ndarray, gradients: np.ndarray, lr: float, beta1=0.9
     return param
 
 
-def torch_steps(optimizer_of, gradients: np.ndarray, start: np.ndarray, split: int | None = None) -> np.ndarray:
-    """The parameter after an optimizer's steps; with ``split``, the optimizer is rebuilt from its state_dict after
-    that many steps, as a resumed job rebuilds it from its checkpoint."""
-    param = torch.nn.Parameter(torch.tensor(start, dtype=torch.float64))
+# the fused kernel LasagneAdam sets ε for, step by step, is the CPU's or CUDA's
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA"))]
+
+
+def torch_steps(optimizer_of, gradients: np.ndarray, start: np.ndarray, split: int | None = None,
+                device: str = "cpu") -> np.ndarray:
+    """The parameter after an optimizer's steps on ``device``; with ``split``, the optimizer is rebuilt from its
+    state_dict after that many steps, as a resumed job rebuilds it from its checkpoint."""
+    param = torch.nn.Parameter(torch.tensor(start, dtype=torch.float64, device=device))
     optimizer = optimizer_of([param])
     for step, g in enumerate(gradients):
         if step == split:
             state = optimizer.state_dict()
             optimizer = optimizer_of([param])
             optimizer.load_state_dict(state)
-        param.grad = torch.tensor(g, dtype=torch.float64)
+        param.grad = torch.tensor(g, dtype=torch.float64, device=device)
         optimizer.step()
-    return param.detach().numpy()
+    return param.detach().cpu().numpy()
 
 
-def test_uncorrected_follows_lasagnes_update_where_torchs_adam_does_not():
+@pytest.mark.parametrize("device", DEVICES)
+def test_uncorrected_follows_lasagnes_update_where_torchs_adam_does_not(device):
     start = np.ones(GRADIENTS.shape[1])
     theirs = lasagne_steps(start, GRADIENTS, lr=1e-3)
-    ours = torch_steps(lambda p: adam(p, 1e-3, epsilon="uncorrected"), GRADIENTS, start)
+    ours = torch_steps(lambda p: adam(p, 1e-3, epsilon="uncorrected"), GRADIENTS, start, device=device)
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
-    corrected = torch_steps(lambda p: adam(p, 1e-3, epsilon="corrected"), GRADIENTS, start)
-    np.testing.assert_allclose(corrected, torch_steps(lambda p: torch.optim.Adam(p, lr=1e-3), GRADIENTS, start),
-                               rtol=0, atol=1e-15)
+    corrected = torch_steps(lambda p: adam(p, 1e-3, epsilon="corrected"), GRADIENTS, start, device=device)
+    np.testing.assert_allclose(corrected, torch_steps(lambda p: torch.optim.Adam(p, lr=1e-3), GRADIENTS, start,
+                                                      device=device), rtol=0, atol=1e-15)
     # the large gradients' weights move alike (to 1%); one whose gradient is 5e-8 moves by a fraction of torch's step
     np.testing.assert_allclose(corrected[:2] - 1, theirs[:2] - 1, rtol=1e-2)
     assert abs(theirs[3] - 1) < 0.3 * abs(corrected[3] - 1)
 
 
-def test_a_resumed_optimizer_continues_the_schedule():
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_resumed_optimizer_continues_the_schedule(device):
     start = np.ones(GRADIENTS.shape[1])
-    whole = torch_steps(lambda p: LasagneAdam(p, lr=1e-3), GRADIENTS, start)
-    resumed = torch_steps(lambda p: LasagneAdam(p, lr=1e-3), GRADIENTS, start, split=3)
+    whole = torch_steps(lambda p: LasagneAdam(p, lr=1e-3), GRADIENTS, start, device=device)
+    resumed = torch_steps(lambda p: LasagneAdam(p, lr=1e-3), GRADIENTS, start, split=3, device=device)
     np.testing.assert_array_equal(resumed, whole)
 
 

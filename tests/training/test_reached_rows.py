@@ -16,6 +16,7 @@ from paraphrastic.data.vocab import Vocabulary, load_matrix, save_matrix
 from paraphrastic.losses.regularization import regularization
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import load_model, load_scorer
+from paraphrastic.runtime import deterministic_cuda
 from paraphrastic.training import supervised as supervised_module
 from paraphrastic.training import transfer as transfer_module
 from paraphrastic.training.epochs import adam
@@ -42,8 +43,10 @@ def _batches(rng: np.random.Generator, reachable: np.ndarray, count: int) -> lis
             for _ in range(count)]
 
 
-def _train(model: str, options: dict, *, narrowed: bool, lambda_w: float, epsilon: str) -> tuple[dict, torch.Tensor]:
-    """Adam steps of ``model`` on batches that reach a part of the vocabulary; its state after them."""
+def _train(model: str, options: dict, *, narrowed: bool, lambda_w: float, epsilon: str,
+           device: str = "cpu") -> tuple[dict, torch.Tensor]:
+    """Adam steps of ``model`` on ``device``, on batches that reach a part of the vocabulary; its state after them
+    (on the CPU)."""
     rng = np.random.default_rng(0)
     reachable = rng.choice(np.arange(4, VOCABULARY - 1), size=REACHED, replace=False)
     batches = _batches(rng, reachable, 40)
@@ -52,17 +55,18 @@ def _train(model: str, options: dict, *, narrowed: bool, lambda_w: float, epsilo
     encoder = build_model(model, embeddings, **options)
     if narrowed:
         narrow_embedding(encoder, reached_ids(*batches))
+    encoder.to(device)
     optimizer = adam(encoder.parameters(), 0.01, epsilon=epsilon)
     encoder.train()
     torch.manual_seed(1)  # dropout's and word dropout's masks
     for batch in batches:
         tokens, mask = pad(batch)
-        loss = encoder(tokens, mask).pow(2).sum() + regularization(encoder, 1e-3, lambda_w)
+        loss = encoder(tokens.to(device), mask.to(device)).pow(2).sum() + regularization(encoder, 1e-3, lambda_w)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
     widen_embedding(encoder)
-    return encoder.state_dict(), embeddings
+    return {key: value.cpu() for key, value in encoder.state_dict().items()}, embeddings
 
 
 @pytest.mark.parametrize("model, options", [
@@ -80,6 +84,18 @@ def test_training_the_reached_rows_gives_every_weight_of_training_them_all(model
         assert torch.equal(narrowed[key], value), key
     moved = (whole["embedding.weight"] != embeddings).any(dim=1)
     assert 0 < int(moved.sum()) <= REACHED  # the test trains some rows and leaves the others
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.parametrize("model, options", [("avg", {}), ("gran", {"word_dropout": 0.3})])
+def test_on_cuda_training_the_reached_rows_gives_every_weight_of_training_them_all_too(model, options):
+    deterministic_cuda()  # as a job on CUDA is
+    whole, embeddings = _train(model, options, narrowed=False, lambda_w=1e-3, epsilon="corrected", device="cuda")
+    narrowed, _ = _train(model, options, narrowed=True, lambda_w=1e-3, epsilon="corrected", device="cuda")
+    for key, value in whole.items():
+        assert torch.equal(narrowed[key], value), key
+    moved = (whole["embedding.weight"] != embeddings).any(dim=1)
+    assert 0 < int(moved.sum()) <= REACHED
 
 
 def test_an_id_outside_the_reached_rows_is_an_index_error_never_another_words_vector():

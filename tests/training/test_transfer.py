@@ -366,7 +366,8 @@ def _cli_params(ws, tmp: Path) -> Path:
 
 
 def _train_cli(ws, tmp: Path, params: Path, out: str) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    # the library first, then whatever the caller's PYTHONPATH holds (a site folder of packages, say)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")])))
     cmd = [sys.executable, "-m", "paraphrastic", "--params", str(params), "--schema",
            str(REPO / "workflow/schemas/params.schema.yaml"), "train", "--run", "toy",
            "--out-dir", f"data/models/{out}", "--checkpoints", f"data/checkpoints/{out}",

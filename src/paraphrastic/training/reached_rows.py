@@ -3,10 +3,10 @@
 Adam updates every row of W_w at every step, as the authors' code does. A row that no sentence of the job reads
 (training, validation or scoring) has a zero gradient at every step (λ_w's too: it starts at its anchor), so its
 moments stay zero, its update is zero, and it ends where it began. Holding only the reached rows as the parameter
-gives the same weights, bit for bit on a CPU (tests/training/test_reached_rows.py; on a GPU, whose scatter-adds are
-not deterministic anyway, to rounding), and spares each step the dense passes over the rest: the gradient's
-zero-fill, Adam's update and the λ_w penalty, which at the paper profile's sizes are most of a supervised step (a
-task's sentences reach a small part of the vocabulary).
+gives the same weights, bit for bit (tests/training/test_reached_rows.py: on a CPU, and on CUDA with the
+deterministic kernels a job asks for there, as run on an H200), and spares each step the dense passes over the
+rest: the gradient's zero-fill, Adam's update and the λ_w penalty, which at the paper profile's sizes are most of
+a supervised step (a task's sentences reach a small part of the vocabulary).
 
 The encoder reads vocabulary ids as before (the rows' module maps them); before the model is saved,
 :func:`widen_embedding` puts the rows back into the whole vocabulary's matrix, so a model file is what it was.
