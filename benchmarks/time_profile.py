@@ -36,11 +36,15 @@ SNAKEMAKE_STAMP = re.compile(r"\[\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4}\]")
 
 
 def benchmark(path: Path) -> dict:
-    """One Snakemake benchmark file: its first run's wall seconds and peak resident memory (MiB)."""
+    """One Snakemake benchmark file: its first run's wall seconds, CPU seconds and peak resident memory (MiB)."""
     header, values = path.read_text().splitlines()[:2]
     row = dict(zip(header.split("\t"), values.split("\t"), strict=True))
-    rss = row.get("max_rss", "-")
-    return {"seconds": float(row["s"]), "peak_rss_mb": float(rss) if rss not in ("-", "NA", "") else None}
+
+    def number(key: str) -> float | None:
+        value = row.get(key, "-")
+        return float(value) if value not in ("-", "NA", "") else None
+
+    return {"seconds": float(row["s"]), "cpu_seconds": number("cpu_time"), "peak_rss_mb": number("max_rss")}
 
 
 def jobs(run: Path, given: dict[str, int]) -> list[dict]:
@@ -126,7 +130,9 @@ def profile(found: list[dict]) -> list[dict]:
         timed = [job["phases"] for job in mine if job["phases"]]
         seconds = sum(job["seconds"] for job in mine)
         memory = [job["peak_rss_mb"] for job in mine if job["peak_rss_mb"] is not None]
+        cpu = [job["cpu_seconds"] for job in mine if job.get("cpu_seconds") is not None]
         rows.append({"rule": rule, "jobs": len(mine), "seconds": seconds, "share": seconds / total,
+                     "cpu_seconds": sum(cpu) if cpu else None,
                      "core_seconds": sum(job["seconds"] * job["threads"] for job in mine),
                      "median_s": statistics.median(job["seconds"] for job in mine),
                      "longest_s": max(job["seconds"] for job in mine),
@@ -143,19 +149,26 @@ def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int =
             return "—"
         return f"{row['phases'][name]:,.0f} ({row['phases'][name] / max(sum(row['phases'].values()), 1e-9):.0%})"
 
-    table = [[row["rule"], row["jobs"], f"{row['seconds']:,.0f}", f"{row['share']:.1%}", f"{row['median_s']:,.1f}",
+    def number(value: float | None) -> str:
+        return "—" if value is None else f"{value:,.0f}"
+
+    table = [[row["rule"], row["jobs"], f"{row['seconds']:,.0f}", f"{row['share']:.1%}", number(row["cpu_seconds"]),
+              f"{row['median_s']:,.1f}",
               f"{row['longest_s']:,.0f}", *(phase_cell(row, name) for name in PHASES),
-              "—" if row["peak_rss_mb"] is None else f"{row['peak_rss_mb']:,.0f}"] for row in rows]
+              number(row["peak_rss_mb"])] for row in rows]
     seconds = sum(row["seconds"] for row in rows)
+    cpu_seconds = sum(row["cpu_seconds"] or 0.0 for row in rows)
     core_seconds = sum(row["core_seconds"] for row in rows)
     phased = [row["phases"] for row in rows if row["phases"]]
     sums = {name: sum(p[name] for p in phased) for name in PHASES}
-    table.append(["**all**", sum(row["jobs"] for row in rows), f"{seconds:,.0f}", "100%", "", "",
+    table.append(["**all**", sum(row["jobs"] for row in rows), f"{seconds:,.0f}", "100%", f"{cpu_seconds:,.0f}", "", "",
                   *(f"{sums[name]:,.0f} ({sums[name] / max(sum(sums.values()), 1e-9):.0%})" if phased else "—"
                     for name in PHASES), ""])
-    head = ["rule", "jobs", "job s", "share", "median s", "longest s", *PHASES, "peak MiB"]
-    lines = [f"Where the time of {label} went: job seconds per rule (Snakemake's benchmark files) and, summed over the "
-             "rule's jobs, the phases each job's log reports (seconds, share of the rule's phased time).", ""]
+    head = ["rule", "jobs", "job s", "share", "CPU s", "median s", "longest s", *PHASES, "peak MiB"]
+    lines = [f"Where the time of {label} went: job seconds per rule (Snakemake's benchmark files), the CPU seconds "
+             "the rule's jobs worked (their `cpu_time`, which Snakemake samples every 30 s after a job's first 30, so "
+             "up to half a minute of a long job's last work can be missed) and, summed over the rule's jobs, the "
+             "phases each job's log reports (seconds, share of the rule's phased time).", ""]
     if wall:
         lines += [f"Wall time from the first to the last job: {wall:,.0f} s ({wall / 60:.1f} min); the jobs' seconds "
                   f"add up to {seconds / wall:.2f}× that (jobs ran side by side).", ""]
@@ -163,7 +176,9 @@ def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int =
         lines += [f"The run was made in {resumed} Snakemake invocations (stopped and resumed), so it has no one wall "
                   f"time; its jobs' core-seconds (each job's seconds times the threads it was given) over {cores} "
                   f"cores, {core_seconds / cores:,.0f} s ({core_seconds / cores / 3600:.1f} h), are what it takes "
-                  "with every core busy.", ""]
+                  "with every core busy. A job's seconds also hold any time it stood stopped or waited for a core; "
+                  f"its CPU seconds do not, and theirs over the {cores} cores come to {cpu_seconds / cores:,.0f} s "
+                  f"({cpu_seconds / cores / 3600:.1f} h).", ""]
     if restarts:
         lines += [f"{restarts} job(s) were started in more than one invocation; Snakemake rewrites a job's benchmark "
                   "file at each start, so their seconds here are the last attempt's only: a job resumed from its "

@@ -88,12 +88,15 @@ def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
     from paraphrastic.phases import LINE
 
     header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
-    jobs = {("train", "a.seed1"): (30.0, 600.0, "start-up=5 loading=2 training=20 evaluation=2 writing=1 other=0"),
-            ("train", "b.seed1"): (50.0, 700.0, None), ("fetch", "fetch"): (20.0, 30.0, "start-up=1 other=19")}
-    for (rule, job), (seconds, rss, spent) in jobs.items():
+    # b stood stopped for most of its seconds: it worked 10 CPU seconds of its 50
+    jobs = {("train", "a.seed1"): (30.0, 28.0, 600.0,
+                                   "start-up=5 loading=2 training=20 evaluation=2 writing=1 other=0"),
+            ("train", "b.seed1"): (50.0, 10.0, 700.0, None),
+            ("fetch", "fetch"): (20.0, 4.0, 30.0, "start-up=1 other=19")}
+    for (rule, job), (seconds, cpu, rss, spent) in jobs.items():
         (tmp_path / "logs/benchmarks" / rule).mkdir(parents=True, exist_ok=True)
         (tmp_path / "logs/benchmarks" / rule / f"{job}.tsv").write_text(
-            header + f"{seconds}\t0:00:{int(seconds)}\t{rss}\t1\t1\t1\t1\t1\t1\t{seconds}\n")
+            header + f"{seconds}\t0:00:{int(seconds)}\t{rss}\t1\t1\t1\t1\t1\t1\t{cpu}\n")
         (tmp_path / "logs" / rule).mkdir(exist_ok=True)
         (tmp_path / "logs" / rule / f"{job}.log").write_text("working\n" + (f"{LINE} {spent}\n" if spent else ""))
     # the jobs ended at 100 s (fetch, started at 80), 130 s (a, started at 100) and 150 s (b, started at 100)
@@ -107,9 +110,11 @@ def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
     train, fetch = result["rules"]  # heaviest first
     assert (train["rule"], train["jobs"], train["seconds"], train["share"]) == ("train", 2, 80.0, 0.8)
     assert train["phased_jobs"] == 1 and train["phases"]["training"] == 20 and train["peak_rss_mb"] == 700
+    assert train["cpu_seconds"] == 38 and fetch["cpu_seconds"] == 4
     assert fetch["phases"] == {"start-up": 1, "loading": 0, "training": 0, "evaluation": 0, "writing": 0, "other": 19}
     table = (tmp_path / "profile.md").read_text()
-    assert "| train   | 2      | 80      | 80.0%   |" in table and "20 (67%)" in table and "70 s (1.2 min)" in table
+    assert "| train   | 2      | 80      | 80.0%   | 38      |" in table and "20 (67%)" in table
+    assert "70 s (1.2 min)" in table and "| **all** | 3      | 100     | 100%    | 42      |" in table
     # with Snakemake's logs, the span is that of the invocation that finished jobs, not of a later `--touch`
     logs = tmp_path / ".snakemake/log"
     logs.mkdir(parents=True)
@@ -130,6 +135,7 @@ def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
     assert result["wall_seconds"] is None and [i["seconds"] for i in result["invocations"]] == [300, 30]
     assert "made in 2 Snakemake invocations" in (tmp_path / "profile.md").read_text()
     assert "over 2 cores, 50 s (0.0 h)" in (tmp_path / "profile.md").read_text()  # 100 job seconds
+    assert "over the 2 cores come to 21 s" in (tmp_path / "profile.md").read_text()  # 42 CPU seconds
     # a job given two threads occupies both cores: its seconds count twice
     (logs / "2026-01-02T000000.000000.snakemake.log").write_text(
         "[Fri Jan  2 00:00:00 2026]\nlocalrule train:\n    log: logs/train/b.seed1.log\n"
