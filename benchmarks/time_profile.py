@@ -130,7 +130,7 @@ def profile(found: list[dict]) -> list[dict]:
         timed = [job["phases"] for job in mine if job["phases"]]
         seconds = sum(job["seconds"] for job in mine)
         memory = [job["peak_rss_mb"] for job in mine if job["peak_rss_mb"] is not None]
-        cpu = [job["cpu_seconds"] for job in mine if job.get("cpu_seconds") is not None]
+        cpu = [job["cpu_seconds"] for job in mine if job["cpu_seconds"] is not None]
         rows.append({"rule": rule, "jobs": len(mine), "seconds": seconds, "share": seconds / total,
                      "cpu_seconds": sum(cpu) if cpu else None,
                      "core_seconds": sum(job["seconds"] * job["threads"] for job in mine),
