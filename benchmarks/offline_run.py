@@ -44,8 +44,13 @@ def git(run: Path, *args: str) -> str:
 
 
 def check_whole(run: Path) -> None:
-    """The run's own Snakemake has nothing left to do (so every report input is of this code and params)."""
-    done = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "--dry-run"], cwd=run,
+    """The run's own Snakemake has nothing left to do (so every report input is of this code and params).
+
+    It runs in the run's own environment where it has one (``scripts/reproduce.sh`` makes ``.venv`` there): this
+    environment's library may be of other code, whose stage graph names files the run's commit lacks."""
+    own = run / ".venv" / "bin" / "python"
+    python = str(own) if own.exists() else sys.executable
+    done = subprocess.run([python, "-m", "snakemake", "--cores", "1", "--dry-run"], cwd=run,
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{run}: snakemake --dry-run failed:\n{done.stderr[-2000:]}")

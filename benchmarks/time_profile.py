@@ -166,9 +166,9 @@ def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int =
                     for name in PHASES), ""])
     head = ["rule", "jobs", "job s", "share", "CPU s", "median s", "longest s", *PHASES, "peak MiB"]
     lines = [f"Where the time of {label} went: job seconds per rule (Snakemake's benchmark files), the CPU seconds "
-             "the rule's jobs worked (their `cpu_time`, which Snakemake samples every 30 s after a job's first 30, so "
-             "up to half a minute of a long job's last work can be missed) and, summed over the rule's jobs, the "
-             "phases each job's log reports (seconds, share of the rule's phased time).", ""]
+             "the rule's jobs worked (their `cpu_time`, which Snakemake samples twice a second for a job's first 15 s "
+             "and every 30 s after, so up to half a minute of a long job's last work can be missed) and, summed over "
+             "the rule's jobs, the phases each job's log reports (seconds, share of the rule's phased time).", ""]
     if wall:
         lines += [f"Wall time from the first to the last job: {wall:,.0f} s ({wall / 60:.1f} min); the jobs' seconds "
                   f"add up to {seconds / wall:.2f}× that (jobs ran side by side).", ""]

@@ -94,6 +94,19 @@ def test_a_run_of_other_params_or_with_edited_code_is_refused(run, tmp_path):
     assert not (tmp_path / "offline").exists()
 
 
+def test_a_run_is_checked_whole_by_its_own_environments_snakemake(run):
+    # this environment's library may be later code than the run's commit, so it is the run's .venv that is asked
+    python = run / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text('#!/bin/sh\necho "$@" > "$(dirname "$0")/asked"\necho "Nothing to be done."\n')
+    python.chmod(0o755)
+    offline_run.check_whole(run)
+    assert (python.parent / "asked").read_text().split() == ["-m", "snakemake", "--cores", "1", "--dry-run"]
+    python.write_text('#!/bin/sh\necho "2 jobs"\n')
+    with pytest.raises(SystemExit, match="the run is not whole"):
+        offline_run.check_whole(run)
+
+
 def test_the_headline_puts_the_papers_table_4_mean_beside_ours_and_speeds_against_minilm(run, tmp_path,
                                                                                          monkeypatch):
     out = tmp_path / "offline"
