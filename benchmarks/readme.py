@@ -13,6 +13,8 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   write (the last from the plan at rehearsal_before.json's speeds);
 - ``gated sum`` and ``allocator``: benchmarks/results/gated_sum.md and allocator.md, which benchmarks/gated_sum.py
   and allocator.py write; ``throughput``: benchmarks/results/results.md, which benchmarks/run.py writes;
+- ``sentence distillation ablation``: benchmarks/results/sentence_distill_ablation.json, which
+  benchmarks/sentence_distill_ablation.py writes, with the row params.yaml names marked;
   ``tokenize speed``: benchmarks/results/tokenize_speed.md, which benchmarks/tokenize_speed.py writes;
 - ``fidelity effects``, ``authors code`` and ``authors steps``: benchmarks/results/fidelity_effects.md,
   authors_code.md and authors_steps.md, which benchmarks/authors_code/effects.py, run.py and steps.py write;
@@ -153,6 +155,17 @@ def distill_sweep() -> str:
     return sweep.markdown(json.loads((RESULTS / "distill_sweep.json").read_text()), settings)
 
 
+def sentence_distillation_ablation() -> str:
+    """benchmarks/results/sentence_distill_ablation.json as its script writes it, the row params.yaml names marked
+    from the params.yaml of the day."""
+    import sentence_distill_ablation as ablation
+
+    from paraphrastic.configuration import params
+
+    settings = params.load(HERE.parent / "params.yaml")["word_vectors"]["sentence_distilled"]
+    return ablation.markdown(json.loads((RESULTS / "sentence_distill_ablation.json").read_text()), settings)
+
+
 BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "test suite": test_suite,
           "rehearsal": lambda: (RESULTS / "rehearsal.md").read_text(),
           "rehearsal on a GPU": lambda: (RESULTS / "rehearsal_gpu.md").read_text(),
@@ -167,6 +180,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),
           "step profile": lambda: (RESULTS / "step_profile.md").read_text(),
           "tokenize speed": lambda: (RESULTS / "tokenize_speed.md").read_text(),
+          "sentence distillation ablation": sentence_distillation_ablation,
           "distill sweep": distill_sweep, "static encoders": static_encoders, "headline": headline}
 
 

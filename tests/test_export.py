@@ -261,3 +261,24 @@ def test_mteb_scores_an_export_as_the_pipeline_does(workspace, mirror, monkeypat
     gold = [p.score for p in pairs]
     assert scores["cosine_spearman"] == pytest.approx(stats.spearmanr(cosines.numpy(), gold).statistic, abs=1e-6)
     assert scores["cosine_pearson"] == pytest.approx(stats.pearsonr(cosines.numpy(), gold).statistic, abs=1e-5)
+
+
+@pytest.mark.parametrize("umask, folder_mode, file_mode", [(0o022, 0o755, 0o644), (0o077, 0o700, 0o600)])
+def test_an_export_is_as_readable_as_the_umask_allows(workspace, umask, folder_mode, file_mode):
+    """Its staging folder comes from tempfile (owner-only): the export ends with the modes mkdir and open give."""
+    import os
+    import stat
+
+    model, vocab = tiny_model(workspace, "avg")
+    path = workspace["root"] / "avg.pt"
+    options = {"tags": "none"}
+    save_model(path, build_model("avg", model.embedding.weight.detach().clone(), **options), "avg", options, vocab, {})
+    before = os.umask(umask)
+    try:
+        folders = [export(path, workspace["root"] / "module"), export(path, workspace["root"] / "static", static=True)]
+    finally:
+        os.umask(before)
+    for folder in folders:
+        assert stat.S_IMODE(folder.stat().st_mode) == folder_mode
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in folder.rglob("*") if p.is_file()}
+        assert modes and set(modes.values()) == {file_mode}, modes

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import torch
 
-from paraphrastic.atomic import sha256_file, write_json
+from paraphrastic.atomic import sha256_file, write_json, write_text
 from paraphrastic.errors import PipelineError
 
 EXPORT_TYPE = "paraphrastic.export.ParaphrasticModule"
@@ -189,9 +189,10 @@ def write_static(encoder, folder: Path) -> None:
         str(folder))
 
 
-def export(model_path, folder, *, static: bool = False) -> Path:
+def export(model_path, folder, *, static: bool = False, card: str | None = None) -> Path:
     """Write ``folder``: modules.json, config_sentence_transformers.json, the module's config and the encoder's
-    model.pt; with ``static``, an avg model as sentence-transformers' ``StaticEmbedding``. Errors are one
+    model.pt; with ``static``, an avg model as sentence-transformers' ``StaticEmbedding`` (with ``card``, its
+    README.md is that model card instead of sentence-transformers' generic one). Errors are one
     :class:`PipelineError` naming the file or folder; nothing is written then."""
     from paraphrastic.encoder import Encoder
     from paraphrastic.models.files import read_model_file
@@ -226,10 +227,13 @@ def export(model_path, folder, *, static: bool = False) -> Path:
         if static:
             write_static(encoder, staging)
             write_json(staging / CONFIG_FILE, config)  # marks the folder as an export (replaceable)
+            if card is not None:
+                write_text(staging / "README.md", card)
         else:
             ParaphrasticModule(encoder, config).save(str(staging))
             write_json(staging / "modules.json", modules)
             write_json(staging / "config_sentence_transformers.json", settings)
+        _as_umask_allows(staging)
         if folder.is_dir():  # empty, or an earlier export: moved aside, then deleted once the new one is in place
             old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".old", dir=folder.parent))
             os.replace(folder, old / "export")
@@ -244,6 +248,16 @@ def export(model_path, folder, *, static: bool = False) -> Path:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
     return folder
+
+
+def _as_umask_allows(folder: Path) -> None:
+    """The modes a plain ``mkdir`` and ``open`` would have given: ``tempfile`` makes the staging folder (and some
+    writers their files) private to their owner, and a model is meant to be read by others where the umask lets it."""
+    umask = os.umask(0)
+    os.umask(umask)
+    folder.chmod(0o777 & ~umask)
+    for path in folder.rglob("*"):
+        path.chmod((0o777 if path.is_dir() else 0o666) & ~umask)
 
 
 def load_sentence_transformer(folder, **kwargs):

@@ -53,6 +53,11 @@ class DataLayout:
         teacher's embeddings of the unlabelled text they train on (targets.parquet, targets.npy)."""
         return self.root / "sentence_distilled"
 
+    @property
+    def static_model(self) -> Path:
+        """The sentence-distilled vectors exported as a static model, with its model card (README.md)."""
+        return self.root / "static_model"
+
     # ---- transfer training and scoring ---------------------------------------------------------------------
     @property
     def models(self) -> Path:

@@ -239,6 +239,16 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert_same_vectors(folder, root / "data/models/lstmavg-simpwiki-distilled/seed1/model.pt")
     assert metrics["lstmavg-simpwiki-distilled"]["test"] > -100 and "avg-simpwiki_matched-distilled" in metrics
     assert -100 < metrics["baseline_distilled"]["test"] < 100
+    # the sentence-distilled vectors as the static model: model2vec loads the folder, its card gives the run's scores
+    from model2vec import StaticModel
+
+    training = json.loads((root / "data/sentence_distilled/training.json").read_text())
+    assert training["settings"]["post_processing"] == "whiten" and training["settings"]["paraphrase_weight"] > 0
+    static = StaticModel.from_pretrained(str(root / "data/static_model"))
+    assert static.encode(["a man is playing a guitar ."]).shape == (1, 16)
+    card = (root / "data/static_model/README.md").read_text()
+    sentence_distilled = encoders["untrained"]["sentence_distilled"]
+    assert f"| this model | – | {sentence_distilled['summary']['transfer_pearson']:.1f} |" in card  # no whole year
     stats = json.loads((root / "data/corpus/train_stats.json").read_text())
     assert stats["simpwiki"]["pairs"] == 2000 and stats["ppdb"]["pairs"] == 2000
     assert stats["simpwiki"]["skipped_lines"]["lines"] == stats["ppdb"]["skipped_lines"]["lines"] == 0  # clean mirror

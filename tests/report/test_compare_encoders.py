@@ -89,5 +89,9 @@ def test_mteb_scores_stand_beside_the_published_ones_in_a_table_and_a_second_pan
                               published={"minishlab/potion-base-8M": 73.5})
     assert len(fig.axes) == 2 and "MTEB" in fig.axes[1].get_ylabel()
     assert [t.get_text() for t in fig.axes[1].texts if "published" in t.get_text()] == [
-        "potion-base-8M (published: accuracy only)"]
+        "potion-base-8M: 73.5 (published; no speed given)"]
+    # every point's label, each apart from the others once adjustText has moved them
+    for ax in fig.axes:
+        boxes = [t.get_window_extent() for t in ax.texts if "published" not in t.get_text()]
+        assert boxes and not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.overlaps(b)]
     assert "MTEB" in [block for kind, block in doc.blocks if kind == "img"][0][1]

@@ -22,6 +22,8 @@ GRAPH_RULES = {
     "baseline": {},
     "baseline_distilled": {},
     "baseline_sentence_distilled": {},
+    # the sentence-distilled vectors as a static model with its card, once the encoder comparison has scored them
+    "static_model": {},
     # the gate analysis's sentences and their parses
     "gate_sentences": {},
     "parse": {},

@@ -131,10 +131,17 @@ def add_commands(sub, load_config) -> None:
     _threads(p)
     p = stage("distill-sentences", "the distilled word vectors trained towards the teacher's sentence embeddings")
     _paths(p, distilled="the distilled vectors' folder", targets="the texts", target_embeddings="their embeddings",
-           eval=EVAL, out_dir="where vocab.txt, embeddings.npy and training.json go",
+           eval=EVAL, corpus="the training pairs' folder (paraphrase_weight reads its pairs)",
+           out_dir="where vocab.txt, embeddings.npy and training.json go",
            checkpoints="the training's checkpoint folder (a rerun resumes from it)")
     _device(p)
     _threads(p)
+    p = stage("static-model", "the sentence-distilled vectors as a static model with its model card")
+    _paths(p, vectors="the sentence-distilled vectors' folder (with training.json and targets.json)",
+           distilled="the distilled vectors' folder (its coverage.json)",
+           encoders="the encoder comparison (compare_encoders' JSON)",
+           published_scores="the published MTEB STS scores put beside ours (CSV)",
+           out_dir="the export folder (replaced if it holds an earlier export)")
     p = stage("compare-encoders", "all-MiniLM-L6-v2 on the same sets, and encoding speed beside Table 4's models")
     _paths(p, data_dir=DATA, out="the comparison (JSON)",
            published="the published MTEB STS scores put beside ours (CSV; none without it)")

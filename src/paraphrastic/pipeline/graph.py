@@ -49,6 +49,10 @@ _VOCAB = (f"{_VOCAB_DIR}/vocab.txt", f"{_VOCAB_DIR}/embeddings.npy")
 _DISTILLED = (f"{_DISTILLED_DIR}/vocab.txt", f"{_DISTILLED_DIR}/embeddings.npy")
 _SENTENCE_DISTILLED = (f"{_SENTENCE_DISTILLED_DIR}/vocab.txt", f"{_SENTENCE_DISTILLED_DIR}/embeddings.npy")
 _TARGETS = (f"{_SENTENCE_DISTILLED_DIR}/targets.parquet", f"{_SENTENCE_DISTILLED_DIR}/targets.npy")
+_STATIC_MODEL_DIR = str(_DATA.static_model)
+# What the static export holds (sentence-transformers' own files, its model card and our marker)
+STATIC_MODEL_FILES = ("modules.json", "config_sentence_transformers.json", "paraphrastic_export.json", "README.md",
+                      "tokenizer.json", "model.safetensors")
 JOB_DIR = "{run}/seed{seed}"  # a training job's scores and checkpoints are named as its folder
 _SIAMESE_CORPUS = f"{_SIAMESE}/corpus"
 _SIAMESE_INPUTS = tuple(f"{_SIAMESE_CORPUS}/{name}" for name in ("corpus.parquet", "words.parquet", "embeddings.npy"))
@@ -189,10 +193,10 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           params=("word_vectors.sentence_distilled.sources", "word_vectors.sentence_distilled.max_per_source",
                   "word_vectors.distilled.teacher", "data_profile", "profiles", "device")),
     Stage("distill_sentences", f"distill-sentences --distilled {_DISTILLED_DIR} --targets {_TARGETS[0]} "
-                               f"--target-embeddings {_TARGETS[1]} --eval {_EVAL} "
+                               f"--target-embeddings {_TARGETS[1]} --eval {_EVAL} --corpus {_CORPUS} "
                                f"--out-dir {_SENTENCE_DISTILLED_DIR} "
                                "--checkpoints data/checkpoints/sentence_distilled --threads {threads}",
-          deps=(*_DISTILLED, *_TARGETS, _EVAL),
+          deps=(*_DISTILLED, *_TARGETS, _EVAL, f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet"),
           outs={"words": Output(_SENTENCE_DISTILLED[0]), "embeddings": Output(_SENTENCE_DISTILLED[1]),
                 "training": Output(f"{_SENTENCE_DISTILLED_DIR}/training.json")},
           params=("word_vectors.sentence_distilled", "evaluation.selection", "device"),
@@ -283,6 +287,15 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=(_EVAL, _MODELS, *_VOCAB, *_DISTILLED, *_SENTENCE_DISTILLED, PUBLISHED_MTEB_STS),
           outs={"results": Output(f"{_RESULTS}/encoders.json")},
           params=("reference_encoder", "report.table4", "evaluation", *_SELECTION_PARAMS)),
+    # The sentence-distilled vectors as a static model with its card (beyond the paper): what a user picks up.
+    Stage("static_model", f"static-model --vectors {_SENTENCE_DISTILLED_DIR} --distilled {_DISTILLED_DIR} "
+                          f"--encoders {_RESULTS}/encoders.json --published-scores {PUBLISHED_MTEB_STS} "
+                          f"--out-dir {_STATIC_MODEL_DIR}",
+          deps=(*_SENTENCE_DISTILLED, f"{_SENTENCE_DISTILLED_DIR}/training.json",
+                f"{_SENTENCE_DISTILLED_DIR}/targets.json", f"{_DISTILLED_DIR}/coverage.json",
+                f"{_RESULTS}/encoders.json", PUBLISHED_MTEB_STS),
+          outs={name.replace(".", "_"): Output(f"{_STATIC_MODEL_DIR}/{name}") for name in STATIC_MODEL_FILES},
+          params=("word_vectors.distilled.teacher",)),
     # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
     Stage("siamese_corpus",
           f"siamese-corpus --raw data/raw --eval {_EVAL} --out-dir {_SIAMESE_CORPUS}",

@@ -63,14 +63,28 @@ def _sentence_distillation(doc: Document, data_dir: Path) -> None:
     targets = read_json(layout.sentence_distilled / "targets.json")
     settings = training["settings"]
     sources = ", ".join(f"{name} {count['texts']:,}" for name, count in targets["sources"].items())
+    if settings.get("target_dims") is None:
+        goal = f"approaches the teacher's {targets['dim']}-d embedding"
+    else:
+        goal = (f"approaches the teacher's embedding reduced by PCA to {settings['target_dims']} dimensions "
+                f"({100 * training['target_variance']:.1f}% of its variance)")
+    loss = "one minus the cosine" if settings.get("loss") == "cosine" else "the squared error"
+    kept = ("the map folded into every vector (a sentence's mean of the kept vectors is its mapped mean)"
+            if settings.get("map") == "folded" else "the map dropped, as Tokenlearn")
+    steps = []
+    if settings.get("post_processing") == "whiten":
+        steps.append("whitened (ZCA fit on the training texts' sentence vectors)")
+    if settings.get("output_dims") is not None:
+        steps.append(f"reduced by PCA to {settings['output_dims']} dimensions (fit on the training texts)")
+    after = f", then {' and '.join(steps)}" if steps else ""
+    decay = settings.get("weight_decay", 0.01)
     doc.para(f"Then trained at the sentence level (Model2Vec's Tokenlearn): {targets['texts']:,} distinct unlabelled "
              f"texts the mirror holds ({sources}; no evaluation sentence), each embedded by {targets['teacher']} in "
              f"{targets['seconds']:,.0f} s ({targets['device']}); the vectors trained so that a text's mean word "
-             f"vector, mapped linearly, approaches the teacher's embedding reduced by PCA to {settings['target_dims']} "
-             f"dimensions ({100 * training['target_variance']:.1f}% of its variance), {settings['epochs']} epochs of "
-             f"AdamW; the epoch kept is the best on STS 2016 under avg (epoch {training['selected_epoch']}; the "
-             f"squared error on {training['held_out_texts']:,} held-out texts is in "
-             "data/sentence_distilled/training.json).")
+             f"vector, mapped linearly, {goal}, minimising {loss}, {settings['epochs']} epochs of AdamW (learning "
+             f"rate {settings['learning_rate']:g}, weight decay {decay:g}); kept with {kept}{after}; the epoch kept "
+             f"is the best on STS 2016 under avg (epoch {training['selected_epoch']}; the loss on "
+             f"{training['held_out_texts']:,} held-out texts is in data/sentence_distilled/training.json).")
 
 
 def _covered(info: dict) -> str:

@@ -17,7 +17,7 @@ from paraphrastic.data.corpus import read_table
 from paraphrastic.training.sentence_distillation import SentenceDistillationSettings, train
 
 
-def run(config: dict, *, distilled, targets, target_embeddings, eval, out_dir, checkpoints, device=None,
+def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, out_dir, checkpoints, device=None,
         threads=None) -> None:
     settings = SentenceDistillationSettings.of(config)
     distilled, out = Path(distilled), Path(out_dir)
@@ -28,8 +28,13 @@ def run(config: dict, *, distilled, targets, target_embeddings, eval, out_dir, c
     selection = selection_ids(config)
     inputs = [distilled / "vocab.txt", distilled / "embeddings.npy", Path(targets), Path(target_embeddings),
               Path(eval)]
+    pairs = None
+    if settings.paraphrase_weight:  # the paper's objective beside the teacher's, on these training pairs
+        inputs.append(Path(corpus) / f"{settings.paraphrase_pairs}.parquet")
+        table = read_table(inputs[-1])
+        pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in zip(table["tokens1"], table["tokens2"], strict=True)]
     result = train(settings, vocab=vocab, embeddings=start, texts=[vocab.ids(t) for t in texts["tokens"]],
-                   targets=teacher, eval_frame=read_table(eval), selection=selection, inputs=inputs,
+                   targets=teacher, eval_frame=read_table(eval), selection=selection, inputs=inputs, pairs=pairs,
                    checkpoint_dir=checkpoints, device=device or config["device"], threads=threads)
     vocab.save(out / "vocab.txt")
     vocabulary.save_matrix(out / "embeddings.npy", result["vectors"].astype(np.float32), stage="distill_sentences")

@@ -1,0 +1,254 @@
+"""What each change to sentence-level distillation does, one change at a time from Tokenlearn's recipe (the
+`distill_sentences` stage as it was): python benchmarks/sentence_distill_ablation.py [--data data] [--only NAME ...]
+[--work DIR] [--threads 1] [--table]
+
+Every variant trains the `distill` stage's vectors (data/distilled) towards the `teacher_targets` stage's teacher
+embeddings (data/sentence_distilled/targets.*) with the pipeline's own trainer
+(:func:`paraphrastic.training.sentence_distillation.train`), selects its epoch on STS 2016 as the stage does, and
+scores the kept vectors under avg: STS 2016 (the selection), our 22-set mean Pearson, and MTEB's pooled STS12-16 mean
+Spearman. No variant is chosen on the 22 sets or MTEB's. The untrained distilled vectors, as they are and whitened
+on the training texts, are the first rows.
+
+A variant's result is written to WORK/NAME.json as soon as it is measured and a variant found there is not trained
+again (the trainer resumes a killed variant from its checkpoint), so the variants can run in several processes
+(`--only`) and the table be assembled afterwards (`--table`). Writes benchmarks/results/sentence_distill_ablation.
+{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(HERE))
+
+from rehearsal import commit  # noqa: E402
+
+from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.configuration.params import load  # noqa: E402
+from paraphrastic.training.sentence_distillation import SentenceDistillationSettings  # noqa: E402
+
+# The stage as it was (Tokenlearn's recipe on our vocabulary): every variant below changes one thing from it, except
+# the combinations at the end, which are named as such.
+TOKENLEARN = SentenceDistillationSettings(target_dims=256, loss="squared_error", map="dropped", post_processing="none",
+                                          output_dims=None, epochs=5, batch_size=256, learning_rate=1e-3,
+                                          weight_decay=0.01, held_out=0.05, seed=1)
+UNTRAINED = {"untrained": "the distilled vectors, untrained",
+             "untrained-whitened": "the distilled vectors, untrained, whitened (ZCA on the training texts)"}
+PROBE = {"map_init": "least_squares", "target_dims": None, "loss": "cosine", "weight_decay": 0.0, "epochs": 8}
+# name -> (what changes, the settings changed, the sources kept: None for all the targets' texts)
+VARIANTS: dict[str, tuple[str, dict, list[str] | None]] = {
+    "tokenlearn": ("Tokenlearn's recipe, as the stage was (squared error to 256-d PCA'd targets, map dropped, "
+                   "5 epochs, AdamW lr 1e-3, weight decay 0.01)", {}, None),
+    "map-folded": ("the map folded into the vectors (256-d)", {"map": "folded"}, None),
+    "whitened": ("whitened after training (ZCA on the training texts)", {"post_processing": "whiten"}, None),
+    "cosine": ("cosine instead of squared error", {"loss": "cosine"}, None),
+    "full-targets": ("the teacher's 384-d embeddings as they are, not PCA'd", {"target_dims": None}, None),
+    "epochs-10": ("10 epochs", {"epochs": 10}, None),
+    "lr-3e-3": ("learning rate 3e-3", {"learning_rate": 3e-3}, None),
+    "lr-3e-4": ("learning rate 3e-4", {"learning_rate": 3e-4}, None),
+    "no-weight-decay": ("no weight decay", {"weight_decay": 0.0}, None),
+    "map-least-squares": ("the map started at the least-squares fit of the targets on the untrained vectors",
+                          {"map_init": "least_squares"}, None),
+    "pairs-only": ("only the training pairs' texts (SimpWiki, PPDB), not SimpWiki's extra pairs or the treebank",
+                   {}, ["simpwiki", "ppdb"]),
+    # combinations
+    "folded-full": ("map folded, full targets (384-d vectors)", {"map": "folded", "target_dims": None}, None),
+    "folded-full-256": ("map folded, full targets, PCA'd back to 256-d", {"map": "folded", "target_dims": None,
+                                                                            "output_dims": 256}, None),
+    "folded-full-cosine": ("map folded, full targets, cosine", {"map": "folded", "target_dims": None,
+                                                                "loss": "cosine"}, None),
+    "whitened-cosine-full": ("whitened, full targets, cosine", {"post_processing": "whiten", "target_dims": None,
+                                                                "loss": "cosine"}, None),
+    "folded-least-squares": ("map folded, started at the least-squares fit", {"map": "folded",
+                                                                             "map_init": "least_squares"}, None),
+    # the issue's probe: the map fit first, then trained with the vectors, cosine to the teacher's own embeddings,
+    # Adam without weight decay, 8 epochs; the map folded in, or dropped and the vectors whitened instead
+    "probe-folded": ("map folded and started at the least-squares fit, full targets, cosine, no weight decay, "
+                     "8 epochs", {**PROBE, "map": "folded"}, None),
+    "probe-whitened": ("as probe-folded, but the map dropped and the vectors whitened", {**PROBE,
+                                                                                         "post_processing": "whiten"},
+                       None),
+    "probe-whitened-lr-3e-4": ("probe-whitened at learning rate 3e-4", {**PROBE, "post_processing": "whiten",
+                                                                        "learning_rate": 3e-4}, None),
+    # both objectives: the paper's margin loss on SimpWiki's training pairs beside the teacher's
+    "probe-whitened-paraphrase": ("probe-whitened with the margin loss on SimpWiki's pairs (weight 1)",
+                                  {**PROBE, "post_processing": "whiten", "paraphrase_weight": 1.0}, None),
+    "probe-whitened-paraphrase-0.1": ("probe-whitened with the margin loss on SimpWiki's pairs (weight 0.1)",
+                                      {**PROBE, "post_processing": "whiten", "paraphrase_weight": 0.1}, None),
+}
+
+
+def load_inputs(data: Path):
+    from paraphrastic.configuration.params import selection_ids
+    from paraphrastic.data.corpus import read_table
+    from paraphrastic.data.vocab import Vocabulary, load_matrix
+
+    config = load(REPO / "params.yaml")
+    vocab = Vocabulary.load(data / "distilled" / "vocab.txt")
+    start = torch.from_numpy(load_matrix(data / "distilled" / "embeddings.npy"))
+    texts = read_table(data / "sentence_distilled" / "targets.parquet")
+    teacher = load_matrix(data / "sentence_distilled" / "targets.npy")
+    return config, selection_ids(config), vocab, start, texts, teacher, read_table(data / "corpus" / "eval.parquet")
+
+
+def scores(vectors: torch.Tensor, vocab, table: pd.DataFrame, selection: list[str]) -> dict:
+    """STS 2016, the 22-set mean Pearson and MTEB's mean Spearman of ``vectors`` averaged (× 100)."""
+    from paraphrastic.evaluation.mteb_sts import MTEB_TASKS, mean_over_tasks, pooled
+    from paraphrastic.evaluation.similarity import score_sets, summarize
+    from paraphrastic.models.encoders import build_model
+
+    both = pd.concat([table, pooled(table)], ignore_index=True)
+    results = score_sets(build_model("avg", vectors.float()), vocab, both)
+    summary = summarize(results, selection)
+    return {"sts16": summary["selection_pearson"], "sts22": summary["transfer_pearson"],
+            "mteb": mean_over_tasks({task: results[task] for task in MTEB_TASKS}),
+            "mteb_tasks": {task: results[task]["spearman"] for task in MTEB_TASKS}, "dims": int(vectors.shape[1])}
+
+
+def measure(name: str, inputs, data: Path, work: Path, threads: int, seed: int = 1) -> dict:
+    """One variant trained with ``seed`` (the seed of its texts' held-out split, initialisation and order)."""
+    from paraphrastic.training.sentence_distillation import post_process, train
+
+    config, selection, vocab, start, texts, teacher, table = inputs
+    ids = [vocab.ids(tokens) for tokens in texts["tokens"]]
+    started = time.time()
+    if name in UNTRAINED:
+        torch.set_num_threads(threads)
+        held = round(len(ids) * TOKENLEARN.held_out)  # fit on the texts a trained variant trains on
+        order = np.random.default_rng([TOKENLEARN.seed, 0]).permutation(len(ids))
+        vectors = start if name == "untrained" else post_process(
+            start.float(), [ids[i] for i in order[held:]], whiten=True, output_dims=None)
+        return {"name": name, "what": UNTRAINED[name], **scores(vectors, vocab, table, selection),
+                "seconds": time.time() - started}
+    what, changes, sources = VARIANTS[name]
+    settings = replace(TOKENLEARN, **changes, seed=seed)
+    keep = np.ones(len(ids), dtype=bool) if sources is None else texts["source"].isin(sources).to_numpy()
+    pairs = None
+    if settings.paraphrase_weight:  # as the stage reads them
+        from paraphrastic.data.corpus import read_table
+
+        corpus = read_table(data / "corpus" / f"{settings.paraphrase_pairs}.parquet")
+        pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in zip(corpus["tokens1"], corpus["tokens2"], strict=True)]
+    result = train(settings, vocab=vocab, embeddings=start, texts=[ids[i] for i in np.flatnonzero(keep)],
+                   targets=teacher[keep], eval_frame=table, selection=selection, inputs=[], pairs=pairs,
+                   checkpoint_dir=work / "checkpoints" / stem(name, seed), device="cpu", threads=threads,
+                   progress=False)
+    measured = scores(torch.from_numpy(result["vectors"]), vocab, table, selection)
+    best = result["selected"]
+    assert abs(measured["sts16"] - best["selection_pearson"]) < 1e-6, (name, measured["sts16"], best)
+    return {"name": name, "seed": seed, "what": what, "settings": asdict(settings), "sources": sources,
+            "texts": result["texts"],
+            **measured, "selected_epoch": best["epoch"],
+            "history": [{k: row[k] for k in ("epoch", "loss", "held_out_loss", "selection_pearson", "transfer_pearson",
+                                             "train_seconds")} for row in result["history"]],
+            "seconds": time.time() - started}
+
+
+def stem(name: str, seed: int) -> str:
+    """A variant's file name in the work folder: seed 1 as the name alone."""
+    return name if seed == 1 else f"{name}@seed{seed}"
+
+
+def _seed_of(key: str) -> int:
+    return int(key.rpartition("@seed")[2]) if "@seed" in key else 1
+
+
+def configured(row: dict, settings: dict) -> bool:
+    """Whether ``row`` trained with the settings ``settings`` (``word_vectors.sentence_distilled``) names, on all
+    the texts."""
+    ours = row.get("settings")
+    return (ours is not None and row.get("sources") is None
+            and all(ours[key] == settings[key] for key in ours if key != "seed" and key in settings))
+
+
+def _spread(rows: list[dict], key: str) -> str:
+    values = [row[key] for row in rows]
+    if len(values) == 1:
+        return f"{values[0]:.2f}"
+    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
+
+
+def markdown(result: dict, settings: dict) -> str:
+    """The table: a row per variant (the mean ± sample sd of its seeds where it has several), the one STS 2016
+    picks in bold and the one ``settings`` (params.yaml's ``word_vectors.sentence_distilled``) names in italics."""
+    by_name: dict[str, list[dict]] = {}
+    for row in result["rows"]:
+        by_name.setdefault(row["name"], []).append(row)
+    best = max(by_name, key=lambda name: statistics.mean(row["sts16"] for row in by_name[name]))
+    lines = ["Sentence-level distillation, one change at a time from Tokenlearn's recipe (the stage as it was), then "
+             "the combinations named: each variant's epoch selected on STS 2016 as the stage selects, its kept "
+             "vectors averaged (avg, untrained after distillation). STS 2016 and the 22-set mean: Pearson × 100 (one "
+             "correlation per source); MTEB: the mean Spearman × 100 over its pooled STS12–STS16. "
+             f"{result['texts']:,} unlabelled texts, 5% held out; on CPU, {result['threads']} torch thread(s) a "
+             "variant; a variant with several seeds: the mean ± sample sd over them. **Bold**: the best STS 2016 (the "
+             "selection); *italic*: the settings params.yaml names.", "",
+             "| variant | what changes | dims | seeds | epoch | STS 2016 | 22 sets | MTEB STS12–16 | s |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, rows in by_name.items():
+        epochs = ", ".join(str(row["selected_epoch"]) for row in rows) if "selected_epoch" in rows[0] else "–"
+        label = f"**{name}**" if name == best else name
+        label = f"*{label}*" if configured(rows[0], settings) else label
+        lines.append(f"| {label} | {rows[0]['what']} | {rows[0]['dims']} | {len(rows)} | {epochs} | "
+                     f"{_spread(rows, 'sts16')} | {_spread(rows, 'sts22')} | {_spread(rows, 'mteb')} | "
+                     f"{statistics.mean(row['seconds'] for row in rows):.0f} |")
+    return "\n".join(lines) + f"\n\nMeasured at {result['commit']} by `benchmarks/sentence_distill_ablation.py`.\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    names = [*UNTRAINED, *VARIANTS]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=REPO / "data", help="a run's data folder (default: %(default)s)")
+    parser.add_argument("--only", nargs="*", choices=names, default=None, help="measure these variants only")
+    parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "sentence_distill",
+                        help="each variant's result and checkpoints (default: %(default)s)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads a variant (default: %(default)s)")
+    parser.add_argument("--seeds", nargs="*", type=int, default=[1], help="train each variant with these seeds "
+                        "(default: %(default)s)")
+    parser.add_argument("--table", action="store_true", help="only assemble the table from WORK's results")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "sentence_distill_ablation",
+                        help="writes OUT.json and OUT.md (default: %(default)s)")
+    args = parser.parse_args(argv)
+    for needed in ("distilled/vocab.txt", "distilled/embeddings.npy", "sentence_distilled/targets.parquet",
+                   "sentence_distilled/targets.npy", "corpus/eval.parquet"):
+        if not (args.data / needed).is_file():
+            parser.error(f"{args.data / needed}: no such file (run `snakemake --cores 2 "
+                         "data/sentence_distilled/targets.npy` first)")
+    args.work.mkdir(parents=True, exist_ok=True)
+    if not args.table:
+        inputs = load_inputs(args.data)
+        for name, seed in [(name, seed) for name in args.only or names for seed in args.seeds
+                           if name not in UNTRAINED or seed == 1]:
+            path = args.work / f"{stem(name, seed)}.json"
+            if path.is_file():
+                continue
+            row = measure(name, inputs, args.data, args.work, args.threads, seed)
+            write_json(path, row)
+            print(f"{stem(name, seed)}: STS16 {row['sts16']:.2f}, 22 sets {row['sts22']:.2f}, MTEB {row['mteb']:.2f} "
+                  f"({row['seconds']:.0f} s)", flush=True)
+    found = {path.stem: path for path in args.work.glob("*.json")}
+    rows = [json.loads(found[key].read_text()) for name in names
+            for key in sorted((k for k in found if k == name or k.startswith(f"{name}@seed")), key=_seed_of)]
+    texts = next((row["texts"] for row in rows if row.get("sources") is None and "texts" in row), 0)
+    result = {"commit": commit(), "threads": args.threads, "texts": texts, "rows": rows}
+    write_json(args.out.with_suffix(".json"), result)
+    write_text(args.out.with_suffix(".md"), markdown(result, load(REPO / "params.yaml")["word_vectors"]
+                                                     ["sentence_distilled"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""The model card of the pipeline's static model (the `static_model` stage): what it is, what it was made from, its
+scores on both protocols beside the teacher's and the published static models', its speed, how to load it and the
+licences it comes under. Every number comes from the run's own files; a score the run could not compute is a dash
+with the reason, never a guess."""
+
+from __future__ import annotations
+
+from paraphrastic.evaluation.mteb_sts import MTEB_TASKS, mean_over_tasks
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+# What the vectors were made from, and under which licence each comes (the mirror's SOURCE.md files give them)
+SOURCES = {
+    "simpwiki": "SimpWiki's aligned Simple/English Wikipedia sentences (Wikipedia text: CC BY-SA)",
+    "simpwiki_extra": "SimpWiki's extra (v1) aligned Wikipedia pairs (Wikipedia text: CC BY-SA)",
+    "ppdb": "PPDB's human-scored phrase pairs (PPDB: CC BY 3.0)",
+    "treebank": "the UD English EWT treebank's sentences (CC BY-SA 4.0)",
+}
+TEACHER_LICENSE = "Apache-2.0"
+
+
+def _cell(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def _mteb(scores: dict) -> float | None:
+    return mean_over_tasks(scores or {})
+
+
+def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher: str, targets: dict,
+                      training: dict, ours: dict, reference: dict, published: dict[str, dict], threads: int) -> str:
+    """The card (markdown with the front matter the Hugging Face hub reads). ``targets`` and ``training``: the
+    sentence distillation's targets.json and training.json; ``ours`` and ``reference``: the compare_encoders entries
+    of the untrained sentence-distilled vectors and of all-MiniLM-L6-v2 (summary, mteb, sentences_per_second);
+    ``published``: model -> task -> scores (:func:`paraphrastic.evaluation.mteb_sts.published`)."""
+    settings = training["settings"]
+    sources = targets["sources"]
+    used = [source for source in sources if sources[source]["texts"]]
+    ours_mteb, minilm_mteb = _mteb(ours.get("mteb")), _mteb(reference.get("mteb"))
+    rows = [f"| this model | {_cell(ours_mteb)} | {ours['summary']['transfer_pearson']:.1f} | "
+            f"{ours['sentences_per_second']:,.0f} | measured in this run |",
+            f"| {MINILM} (the teacher) | {_cell(minilm_mteb)} | {reference['summary']['transfer_pearson']:.1f} | "
+            f"{reference['sentences_per_second']:,.0f} | measured in this run |"]
+    for model, scores in published.items():  # those with all five tasks published
+        if model != MINILM and (mean := mean_over_tasks(scores)) is not None:
+            rows.append(f"| {model} | {mean:.1f} | – | – | published |")
+    missing = ("" if ours_mteb is not None else
+               " A dash under MTEB: this run's evaluation sets do not hold every test pair of each year from 2012 to "
+               "2016 (a smaller config), so MTEB's pooled tasks were not scored.")
+    per_task = ""
+    if ours_mteb is not None:
+        per_task = ("\n\n| task | this model | " + MINILM.split("/")[-1] + " |\n|---|---:|---:|\n"
+                    + "\n".join(f"| {task} | {ours['mteb'][task]['spearman']:.1f} | "
+                                f"{reference['mteb'][task]['spearman']:.1f} |" for task in MTEB_TASKS))
+    steps = [f"{settings['loss'].replace('_', ' ')} loss to the teacher's "
+             + ("embeddings as they are" if settings.get("target_dims") is None
+                else f"embeddings reduced by PCA to {settings['target_dims']} dimensions"),
+             f"the linear map {'folded into the vectors' if settings.get('map') == 'folded' else 'dropped'}"]
+    if settings.get("post_processing") == "whiten":
+        steps.append("whitened on the training texts")
+    if settings.get("paraphrase_weight"):
+        steps.append(f"with the margin loss on {settings['paraphrase_pairs']} paraphrase pairs at weight "
+                     f"{settings['paraphrase_weight']:g}")
+    speed_ratio = ours["sentences_per_second"] / reference["sentences_per_second"]
+    text_lines = "\n".join(f"   - {sources[source]['texts']:,} texts: {SOURCES.get(source, source)}" for source in used)
+    return f"""---
+library_name: model2vec
+tags: [static-embeddings, sentence-similarity, sentence-transformers, model2vec, paraphrastic]
+license: cc-by-sa-4.0
+base_model: {MINILM}
+language: [en]
+---
+
+# {name}
+
+A static English sentence encoder: {words:,} words and {pieces:,} of the teacher's WordPiece pieces, each a
+{dims}-dimensional vector; a sentence is the mean of its words' vectors (a word without a vector is read as its
+pieces). It was distilled from the teacher, {teacher}, and then trained at the sentence level towards the
+teacher's embeddings of unlabelled text, by the `paraphrastic` pipeline (a reproduction of Wieting & Gimpel,
+ACL 2017, and its family), which wrote this card from the run's own files.
+
+## Scores
+
+Cosine similarity of the mean vectors. MTEB STS12–16: MTEB's protocol (each year's test pairs pooled, Spearman's
+ρ × 100, the mean over the five years). 22 sets: the paper's measure (Pearson's r × 100 per source, the mean over
+the 22 SemEval transfer sets). Sentences per second: raw text, tokenisation included, on {threads} CPU thread(s)
+of the machine that ran the pipeline ({speed_ratio:,.0f}× the teacher's there); published models publish no speed
+on comparable hardware.{missing}
+
+| encoder | MTEB STS12–16 (ρ) | 22 sets (r) | sentences/s | |
+|---|---:|---:|---:|---|
+{chr(10).join(rows)}{per_task}
+
+No evaluation set chose anything here but STS 2016 (the epoch kept, as the paper selects), and the vocabulary takes
+no word that only the evaluation sets have; no training text is an evaluation sentence.
+
+## Use
+
+```python
+from model2vec import StaticModel
+model = StaticModel.from_pretrained("data/static_model")  # model2vec: this folder
+embeddings = model.encode(["A man is playing a guitar."])
+
+from sentence_transformers import SentenceTransformer
+model = SentenceTransformer("data/static_model")     # sentence-transformers (StaticEmbedding), no extra code
+embeddings = model.encode(["A man is playing a guitar."])
+```
+
+Both read the folder with a lower-cased WordPiece tokenizer over the model's vocabulary, close to the pipeline's
+Treebank tokenisation, with which the scores above were computed, but not the same on every sentence. model2vec
+leaves unknown words out of the mean; sentence-transformers averages in the `<unk>` vector.
+
+## How it was made
+
+1. Word vectors distilled from the teacher (model2vec's method): the teacher's output for each word of the training
+   corpora and for its pieces, PCA and Zipf weighting.
+2. Trained on {targets['texts']:,} distinct unlabelled texts, each embedded by the teacher:
+{text_lines}
+3. {settings['epochs']} epochs of AdamW (learning rate {settings['learning_rate']:g}, weight decay
+   {settings.get('weight_decay', 0.01):g}, batch {settings['batch_size']}): {'; '.join(steps)}; the epoch kept is
+   the best on STS 2016 (epoch {training['selected_epoch']}, STS 2016 r × 100 {training['selection_pearson']:.1f}).
+
+## Licence
+
+The vectors derive from {MINILM} ({TEACHER_LICENSE}) and from text under CC BY-SA (Wikipedia, the EWT treebank) and
+CC BY 3.0 (PPDB): they are given under CC BY-SA 4.0, with attribution to those sources. The pipeline's code is MIT.
+"""
+
