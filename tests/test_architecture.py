@@ -20,7 +20,7 @@ LAYERS = (
     ("encoder", "export"),  # the public API: a model.pt as an encoder, or as a sentence-transformers folder
     ("training",),  # the epoch loop and one trainer per family
     ("analysis",),  # gate and error analyses
-    ("report",),  # the document and its sections
+    ("report", "model_card"),  # the document and its sections; the static model's card
     ("pipeline",),  # the stage graph, its code deps, one step per stage
     ("cli", "__main__", "__init__"),  # the command line and the package's lazy entry point
 )

@@ -106,8 +106,10 @@ embeddings = model.encode(["A man is playing a guitar."])
 ```
 
 Both read the folder with a lower-cased WordPiece tokenizer over the model's vocabulary, close to the pipeline's
-Treebank tokenisation, with which the scores above were computed, but not the same on every sentence. model2vec
-leaves unknown words out of the mean; sentence-transformers averages in the `<unk>` vector.
+Treebank tokenisation, with which the scores above were computed, but not the same on every sentence (contractions,
+quotes, some abbreviations), so loaded this way the model scores somewhat lower; `benchmarks/mteb_sts.py --exports`
+in the pipeline's repository measures by how much. model2vec leaves unknown words out of the mean;
+sentence-transformers averages in the `<unk>` vector.
 
 ## How it was made
 
