@@ -146,9 +146,12 @@ def measure(name: str, inputs, data: Path, work: Path, threads: int, seed: int =
     pairs = None
     if settings.paraphrase_weight:  # as the stage reads them
         from paraphrastic.data.corpus import read_table
+        from paraphrastic.data.sentence_targets import training_pairs
 
-        corpus = read_table(data / "corpus" / f"{settings.paraphrase_pairs}.parquet")
-        pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in zip(corpus["tokens1"], corpus["tokens2"], strict=True)]
+        excluded = {tuple(t) for t in table["tokens1"]} | {tuple(t) for t in table["tokens2"]}
+        kept, _ = training_pairs(read_table(data / "corpus" / f"{settings.paraphrase_pairs}.parquet"),
+                                 excluded=excluded)
+        pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in kept]
     result = train(settings, vocab=vocab, embeddings=start, texts=[ids[i] for i in np.flatnonzero(keep)],
                    targets=teacher[keep], eval_frame=table, selection=selection, inputs=[], pairs=pairs,
                    checkpoint_dir=work / "checkpoints" / stem(name, seed), device="cpu", threads=threads,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-from paraphrastic.data.sentence_targets import unlabelled_texts
+from paraphrastic.data.sentence_targets import training_pairs, unlabelled_texts
 from paraphrastic.errors import PipelineError
 
 
@@ -30,3 +31,12 @@ def test_a_cap_keeps_each_sources_first_texts():
 def test_no_text_is_an_error():
     with pytest.raises(PipelineError, match="no unlabelled text"):
         unlabelled_texts({"simpwiki": [("", [])]}, excluded=set())
+
+
+def test_a_paraphrase_pair_with_an_evaluation_sentence_on_either_side_is_left_out():
+    """The paraphrase loss beside the teacher's trains on the pairs as the unlabelled texts are kept: no test
+    sentence."""
+    frame = pd.DataFrame({"tokens1": [["a", "cat"], ["the", "test", "one"], ["big", "house"]],
+                          "tokens2": [["one", "cat"], ["a", "test"], ["the", "test", "one"]]})
+    pairs, left_out = training_pairs(frame, excluded={("the", "test", "one")})
+    assert pairs == [(["a", "cat"], ["one", "cat"])] and left_out == 2

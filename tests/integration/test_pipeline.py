@@ -244,6 +244,8 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
 
     training = json.loads((root / "data/sentence_distilled/training.json").read_text())
     assert training["settings"]["post_processing"] == "whiten" and training["settings"]["paraphrase_weight"] > 0
+    paired = training["paraphrase_pairs"]  # SimpWiki's pairs, none with an evaluation sentence on either side
+    assert paired["pairs"] > 100 and paired["evaluation_sentences_excluded"] >= 0
     static = StaticModel.from_pretrained(str(root / "data/static_model"))
     assert static.encode(["a man is playing a guitar ."]).shape == (1, 16)
     card = (root / "data/static_model/README.md").read_text()

@@ -52,6 +52,16 @@ def unlabelled_texts(sources: dict[str, Iterable[tuple[str, list[str]]]], *, exc
     return frame, counts
 
 
+def training_pairs(frame: pd.DataFrame, *, excluded: set[tuple[str, ...]]) -> tuple[list[tuple[list[str], list[str]]],
+                                                                                int]:
+    """A pair table's pairs (tokens1, tokens2) whose sides are no evaluation sentence (``excluded``: their token
+    tuples), as the unlabelled texts are kept: the static model trains on no test sentence, whichever objective
+    reads it. Returns the pairs and how many were left out."""
+    pairs = [(list(a), list(b)) for a, b in zip(frame["tokens1"], frame["tokens2"], strict=True)]
+    kept = [(a, b) for a, b in pairs if tuple(a) not in excluded and tuple(b) not in excluded]
+    return kept, len(pairs) - len(kept)
+
+
 def teacher_embeddings(texts: list[str], teacher: Path, *, device: str = "cpu", batch_size: int = 64) -> np.ndarray:
     """The teacher's sentence embedding of each text (its own pooling and normalisation), float32, one row each."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -14,6 +14,7 @@ from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import selection_ids
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table
+from paraphrastic.data.sentence_targets import training_pairs
 from paraphrastic.training.sentence_distillation import SentenceDistillationSettings, train
 
 
@@ -28,19 +29,22 @@ def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, ou
     selection = selection_ids(config)
     inputs = [distilled / "vocab.txt", distilled / "embeddings.npy", Path(targets), Path(target_embeddings),
               Path(eval)]
-    pairs = None
+    evaluation = read_table(eval)
+    pairs, paired = None, {}
     if settings.paraphrase_weight:  # the paper's objective beside the teacher's, on these training pairs
         inputs.append(Path(corpus) / f"{settings.paraphrase_pairs}.parquet")
-        table = read_table(inputs[-1])
-        pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in zip(table["tokens1"], table["tokens2"], strict=True)]
+        excluded = {tuple(t) for t in evaluation["tokens1"]} | {tuple(t) for t in evaluation["tokens2"]}
+        kept, left_out = training_pairs(read_table(inputs[-1]), excluded=excluded)
+        pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in kept]
+        paired = {"paraphrase_pairs": {"pairs": len(pairs), "evaluation_sentences_excluded": left_out}}
     result = train(settings, vocab=vocab, embeddings=start, texts=[vocab.ids(t) for t in texts["tokens"]],
-                   targets=teacher, eval_frame=read_table(eval), selection=selection, inputs=inputs, pairs=pairs,
+                   targets=teacher, eval_frame=evaluation, selection=selection, inputs=inputs, pairs=pairs,
                    checkpoint_dir=checkpoints, device=device or config["device"], threads=threads)
     vocab.save(out / "vocab.txt")
     vocabulary.save_matrix(out / "embeddings.npy", result["vectors"].astype(np.float32), stage="distill_sentences")
     best = result["selected"]
     write_json(out / "training.json", {
-        "settings": asdict(settings), "texts": result["texts"],
+        "settings": asdict(settings), "texts": result["texts"], **paired,
         "held_out_texts": result["held_out_texts"], "target_variance": result["target_variance"],
         "selected_epoch": best["epoch"], "selection_pearson": best["selection_pearson"],
         "transfer_pearson": best["transfer_pearson"],
