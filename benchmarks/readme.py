@@ -13,9 +13,9 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   write (the last from the plan at rehearsal_before.json's speeds);
 - ``gated sum`` and ``allocator``: benchmarks/results/gated_sum.md and allocator.md, which benchmarks/gated_sum.py
   and allocator.py write; ``throughput``: benchmarks/results/results.md, which benchmarks/run.py writes;
+  ``tokenize speed``: benchmarks/results/tokenize_speed.md, which benchmarks/tokenize_speed.py writes;
 - ``sentence distillation ablation``: benchmarks/results/sentence_distill_ablation.json, which
   benchmarks/sentence_distill_ablation.py writes, with the row params.yaml names marked;
-  ``tokenize speed``: benchmarks/results/tokenize_speed.md, which benchmarks/tokenize_speed.py writes;
 - ``fidelity effects``, ``authors code`` and ``authors steps``: benchmarks/results/fidelity_effects.md,
   authors_code.md and authors_steps.md, which benchmarks/authors_code/effects.py, run.py and steps.py write;
 - ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the

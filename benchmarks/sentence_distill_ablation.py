@@ -146,11 +146,10 @@ def measure(name: str, inputs, data: Path, work: Path, threads: int, seed: int =
     pairs = None
     if settings.paraphrase_weight:  # as the stage reads them
         from paraphrastic.data.corpus import read_table
-        from paraphrastic.data.sentence_targets import training_pairs
+        from paraphrastic.data.sentence_targets import sentence_set, training_pairs
 
-        excluded = {tuple(t) for t in table["tokens1"]} | {tuple(t) for t in table["tokens2"]}
         kept, _ = training_pairs(read_table(data / "corpus" / f"{settings.paraphrase_pairs}.parquet"),
-                                 excluded=excluded)
+                                 excluded=sentence_set(table))
         pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in kept]
     result = train(settings, vocab=vocab, embeddings=start, texts=[ids[i] for i in np.flatnonzero(keep)],
                    targets=teacher[keep], eval_frame=table, selection=selection, inputs=[], pairs=pairs,
@@ -198,9 +197,10 @@ def _against_targets(rows: list[dict]) -> str:
     from paraphrastic.pipeline.graph import PUBLISHED_MTEB_STS
 
     mteb, sts22 = statistics.mean(row["mteb"] for row in rows), statistics.mean(row["sts22"] for row in rows)
+    cited = published(REPO / PUBLISHED_MTEB_STS)
     parts = []
     for model in TARGET_MODELS:
-        target = mean_over_tasks(published(REPO / PUBLISHED_MTEB_STS)[model])
+        target = mean_over_tasks(cited[model])
         parts.append(f"{model.split('/')[-1]}'s published {target:.2f} by {mteb - target:+.2f}")
     return (f"The default (*italic*), over its {len(rows)} seed(s): MTEB's mean {mteb:.2f} against "
             + " and ".join(parts) + f"; the 22-set mean {sts22:.2f} against the floor of {TARGET_22:.1f} by "

@@ -52,6 +52,12 @@ def unlabelled_texts(sources: dict[str, Iterable[tuple[str, list[str]]]], *, exc
     return frame, counts
 
 
+def sentence_set(frame: pd.DataFrame) -> set[tuple[str, ...]]:
+    """Every distinct sentence of a pair table (both sides) as a tuple of its tokens: what "is this an evaluation
+    sentence" looks up."""
+    return {tuple(tokens) for side in ("tokens1", "tokens2") for tokens in frame[side]}
+
+
 def training_pairs(frame: pd.DataFrame, *, excluded: set[tuple[str, ...]]) -> tuple[list[tuple[list[str], list[str]]],
                                                                                 int]:
     """A pair table's pairs (tokens1, tokens2) whose sides are no evaluation sentence (``excluded``: their token

@@ -14,7 +14,7 @@ from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import selection_ids
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table
-from paraphrastic.data.sentence_targets import training_pairs
+from paraphrastic.data.sentence_targets import sentence_set, training_pairs
 from paraphrastic.training.sentence_distillation import SentenceDistillationSettings, train
 
 
@@ -33,8 +33,7 @@ def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, ou
     pairs, paired = None, {}
     if settings.paraphrase_weight:  # the paper's objective beside the teacher's, on these training pairs
         inputs.append(Path(corpus) / f"{settings.paraphrase_pairs}.parquet")
-        excluded = {tuple(t) for t in evaluation["tokens1"]} | {tuple(t) for t in evaluation["tokens2"]}
-        kept, left_out = training_pairs(read_table(inputs[-1]), excluded=excluded)
+        kept, left_out = training_pairs(read_table(inputs[-1]), excluded=sentence_set(evaluation))
         pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in kept]
         paired = {"paraphrase_pairs": {"pairs": len(pairs), "evaluation_sentences_excluded": left_out}}
     result = train(settings, vocab=vocab, embeddings=start, texts=[vocab.ids(t) for t in texts["tokens"]],

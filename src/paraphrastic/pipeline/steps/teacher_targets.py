@@ -14,7 +14,7 @@ from paraphrastic.data import readers
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import build_train_table, read_table, write_table
 from paraphrastic.data.fetch import verify_raw
-from paraphrastic.data.sentence_targets import TARGETS_SCHEMA, teacher_embeddings, unlabelled_texts
+from paraphrastic.data.sentence_targets import TARGETS_SCHEMA, sentence_set, teacher_embeddings, unlabelled_texts
 from paraphrastic.data.transformer_folders import transformer_folder
 from paraphrastic.runtime import prepare_job
 
@@ -43,7 +43,7 @@ def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, device=N
     settings = config["word_vectors"]["sentence_distilled"]
     raw, corpus = Path(raw), Path(corpus)
     evaluation = read_table(corpus / "eval.parquet")
-    excluded = {tuple(t) for t in evaluation["tokens1"]} | {tuple(t) for t in evaluation["tokens2"]}
+    excluded = sentence_set(evaluation)
 
     def treebank_sentences() -> list[tuple[str, list[str]]]:
         sentences = read_table(treebank)
