@@ -85,3 +85,14 @@ def test_a_missing_comparison_names_its_file(tmp_path):
     with pytest.raises(Exception, match="encoders.json: not readable JSON"):
         static_model.run(config.load(REPO / "params.yaml"), **{k: str(v) for k, v in files.items()},
                          out_dir=str(tmp_path / "out"))
+
+
+def test_the_card_calls_minilm_the_teacher_only_where_the_config_makes_it_one(tmp_path):
+    files = run_files(tmp_path, mteb=False)
+    settings = config.load(REPO / "params.yaml")
+    settings["word_vectors"]["distilled"]["teacher"] = "/models/another-teacher"  # a local folder
+    static_model.run(settings, **{k: str(v) for k, v in files.items()}, out_dir=str(tmp_path / "out"))
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "base_model:" not in card and "(the teacher)" not in card and "Apache-2.0" not in card
+    assert "distilled from the teacher, /models/another-teacher" in card
+    assert "| sentence-transformers/all-MiniLM-L6-v2 | – | 75.0 |" in card  # still the comparison's reference
