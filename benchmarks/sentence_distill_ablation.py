@@ -7,9 +7,11 @@ embeddings (data/sentence_distilled/targets.*) with the pipeline's own trainer
 (:func:`paraphrastic.training.sentence_distillation.train`), selects its epoch on STS 2016 as the stage does, and
 scores the kept vectors under avg: STS 2016 (the selection), our 22-set mean Pearson, and MTEB's pooled STS12-16 mean
 Spearman. No variant is chosen on the 22 sets or MTEB's. The untrained distilled vectors, as they are and whitened
-on the training texts, are the first rows. With ``--seeds``, each variant is trained with each seed (its held-out
-split, initialisation and order), and the table gives the mean ± sd; the line under it, the default's distance to
-the static model's targets.
+on the training texts, are the first rows. A variant may start from the distill stage's vectors made with other
+settings (distilled into WORK first), and ``paraphrase-avg-twin`` trains the pipeline's avg twin (the paper's
+objective alone, its own search) from a variant's kept vectors. With ``--seeds``, each variant is trained with
+each seed (its held-out split, initialisation and order), and the table gives the mean ± sd; the line under it,
+the default's distance to the static model's targets.
 
 A variant's result is written to WORK/NAME.json as soon as it is measured and a variant found there is not trained
 again (the trainer resumes a killed variant from its checkpoint), so the variants can run in several processes
@@ -54,6 +56,7 @@ UNTRAINED = {"untrained": "the distilled vectors, untrained",
 TARGET_MODELS = ("minishlab/potion-base-8M", "sentence-transformers/static-similarity-mrl-multilingual-v1")
 TARGET_22 = 71.0
 PROBE = {"map_init": "least_squares", "target_dims": None, "loss": "cosine", "weight_decay": 0.0, "epochs": 8}
+PARAPHRASE = {**PROBE, "post_processing": "whiten", "paraphrase_weight": 1.0}  # probe-whitened-paraphrase's
 # name -> (what changes, the settings changed, the sources kept: None for all the targets' texts)
 VARIANTS: dict[str, tuple[str, dict, list[str] | None]] = {
     "tokenlearn": ("Tokenlearn's recipe, as the stage was (squared error to 256-d PCA'd targets, map dropped, "
@@ -91,11 +94,34 @@ VARIANTS: dict[str, tuple[str, dict, list[str] | None]] = {
     "probe-whitened-lr-3e-4": ("probe-whitened at learning rate 3e-4", {**PROBE, "post_processing": "whiten",
                                                                         "learning_rate": 3e-4}, None),
     # both objectives: the paper's margin loss on SimpWiki's training pairs beside the teacher's
-    "probe-whitened-paraphrase": ("probe-whitened with the margin loss on SimpWiki's pairs (weight 1)",
-                                  {**PROBE, "post_processing": "whiten", "paraphrase_weight": 1.0}, None),
+    "probe-whitened-paraphrase": ("probe-whitened with the margin loss on SimpWiki's pairs (weight 1)", PARAPHRASE,
+                                  None),
     "probe-whitened-paraphrase-0.1": ("probe-whitened with the margin loss on SimpWiki's pairs (weight 0.1)",
                                       {**PROBE, "post_processing": "whiten", "paraphrase_weight": 0.1}, None),
+    # the word weights, from probe-whitened-paraphrase: after training (SIF on the training texts' frequencies,
+    # Tokenlearn's last step), and before it (the distilled vectors carry the distill stage's Zipf weights; divided
+    # out here)
+    "paraphrase-sif-after": ("probe-whitened-paraphrase, SIF weights (1e-3) after training, before whitening",
+                             {**PARAPHRASE, "sif_after": 1e-3}, None),
+    "paraphrase-unweighted-start": ("probe-whitened-paraphrase from the distilled vectors without their Zipf weights",
+                                    {**PARAPHRASE, "start_weights": "none"}, None),
+    "paraphrase-unweighted-start-sif-after": ("probe-whitened-paraphrase from the distilled vectors without their Zipf "
+                                              "weights, SIF weights (1e-3) after training",
+                                              {**PARAPHRASE, "start_weights": "none", "sif_after": 1e-3}, None),
+    "paraphrase-unweighted-start-ppdb": ("paraphrase-unweighted-start with the margin loss on PPDB's pairs instead",
+                                         {**PARAPHRASE, "start_weights": "none", "paraphrase_pairs": "ppdb"}, None),
+    "paraphrase-unweighted-start-384": ("paraphrase-unweighted-start from the distill stage's vectors without PCA "
+                                        "(`dims: null`: the teacher's 384 dimensions)",
+                                        {**PARAPHRASE, "start_weights": "none"}, None),
 }
+# variants that start from the distill stage's vectors made with other settings (`word_vectors.distilled`), which
+# the benchmark distils into WORK/distilled-<variant> first
+OTHER_START = {"paraphrase-unweighted-start-384": {"dims": None}}
+# the paper's objective on top: the pipeline's avg twin (`sentence_distilled_rows`, its λ_w search, selected on STS
+# 2016) trained from the kept vectors of the variant named
+TWINS = {"paraphrase-avg-twin": ("probe-whitened-paraphrase, then avg trained on SimpWiki's pairs from its vectors "
+                                 "(the pipeline's twin: its λ_w search, selected on STS 2016)",
+                                 "probe-whitened-paraphrase")}
 
 
 def load_inputs(data: Path):
@@ -127,21 +153,55 @@ def scores(vectors: torch.Tensor, vocab, table: pd.DataFrame, selection: list[st
 
 def measure(name: str, inputs, data: Path, work: Path, threads: int, seed: int = 1) -> dict:
     """One variant trained with ``seed`` (the seed of its texts' held-out split, initialisation and order)."""
-    from paraphrastic.training.sentence_distillation import post_process, train
+    from paraphrastic.training.sentence_distillation import post_process
 
     config, selection, vocab, start, texts, teacher, table = inputs
-    ids = [vocab.ids(tokens) for tokens in texts["tokens"]]
     started = time.time()
     if name in UNTRAINED:
         torch.set_num_threads(threads)
+        ids = [vocab.ids(tokens) for tokens in texts["tokens"]]
         held = round(len(ids) * TOKENLEARN.held_out)  # fit on the texts a trained variant trains on
         order = np.random.default_rng([TOKENLEARN.seed, 0]).permutation(len(ids))
         vectors = start if name == "untrained" else post_process(
             start.float(), [ids[i] for i in order[held:]], whiten=True, output_dims=None)
         return {"name": name, "what": UNTRAINED[name], **scores(vectors, vocab, table, selection),
                 "seconds": time.time() - started}
-    what, changes, sources = VARIANTS[name]
+    if name in TWINS:
+        what, base = TWINS[name]
+        result, settings = distil(base, inputs, data, work, threads, seed)  # resumed from the base's checkpoints
+        twin = train_twin(torch.from_numpy(result["vectors"]), inputs, data, work / "checkpoints" / stem(name, seed),
+                          threads, seed)
+        measured = scores(twin["vectors"], vocab, table, selection)
+        return {"name": name, "seed": seed, "what": what, "settings": asdict(settings), "sources": None, "twin": True,
+                "texts": result["texts"], **measured, "selected_epoch": twin["selected_epoch"],
+                "twin_run": twin["run"], "seconds": time.time() - started}
+    result, settings = distil(name, inputs, data, work, threads, seed)
+    measured = scores(torch.from_numpy(result["vectors"]), vocab, table, selection)
+    best = result["selected"]
+    assert abs(measured["sts16"] - best["selection_pearson"]) < 1e-6, (name, measured["sts16"], best)
+    return {"name": name, "seed": seed, "what": VARIANTS[name][0], "settings": asdict(settings),
+            "sources": VARIANTS[name][2],
+            "texts": result["texts"], **measured, "selected_epoch": best["epoch"],
+            "history": [{k: row[k] for k in ("epoch", "loss", "held_out_loss", "selection_pearson", "transfer_pearson",
+                                             "train_seconds")} for row in result["history"]],
+            "seconds": time.time() - started}
+
+
+def distil(name: str, inputs, data: Path, work: Path, threads: int, seed: int):
+    """Variant ``name``'s training with ``seed`` (resumed from its checkpoints where they are complete): the trainer's
+    result and the settings."""
+    from paraphrastic.data.vocab import Vocabulary, load_matrix
+    from paraphrastic.training.sentence_distillation import train, without_zipf_weights
+
+    config, selection, vocab, start, texts, teacher, table = inputs
+    _, changes, sources = VARIANTS[name]
     settings = replace(TOKENLEARN, **changes, seed=seed)
+    distilled = data / "distilled"
+    if name in OTHER_START:
+        distilled = distil_start(config, OTHER_START[name], data, work / f"distilled-{name}", threads)
+        start = torch.from_numpy(load_matrix(distilled / "embeddings.npy"))
+        assert Vocabulary.load(distilled / "vocab.txt").words == vocab.words, "another vocabulary"
+    ids = [vocab.ids(tokens) for tokens in texts["tokens"]]
     keep = np.ones(len(ids), dtype=bool) if sources is None else texts["source"].isin(sources).to_numpy()
     pairs = None
     if settings.paraphrase_weight:  # as the stage reads them
@@ -151,19 +211,54 @@ def measure(name: str, inputs, data: Path, work: Path, threads: int, seed: int =
         kept, _ = training_pairs(read_table(data / "corpus" / f"{settings.paraphrase_pairs}.parquet"),
                                  excluded=sentence_set(table))
         pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in kept]
+    if settings.start_weights == "none":  # as the stage: the distill stage's weights, as its record gives them
+        made = json.loads((distilled / "coverage.json").read_text())
+        start = torch.from_numpy(without_zipf_weights(start.numpy(), sif_coefficient=made["sif_coefficient"],
+                                                      subwords=made["subwords"]))
     result = train(settings, vocab=vocab, embeddings=start, texts=[ids[i] for i in np.flatnonzero(keep)],
                    targets=teacher[keep], eval_frame=table, selection=selection, inputs=[], pairs=pairs,
                    checkpoint_dir=work / "checkpoints" / stem(name, seed), device="cpu", threads=threads,
                    progress=False)
-    measured = scores(torch.from_numpy(result["vectors"]), vocab, table, selection)
-    best = result["selected"]
-    assert abs(measured["sts16"] - best["selection_pearson"]) < 1e-6, (name, measured["sts16"], best)
-    return {"name": name, "seed": seed, "what": what, "settings": asdict(settings), "sources": sources,
-            "texts": result["texts"],
-            **measured, "selected_epoch": best["epoch"],
-            "history": [{k: row[k] for k in ("epoch", "loss", "held_out_loss", "selection_pearson", "transfer_pearson",
-                                             "train_seconds")} for row in result["history"]],
-            "seconds": time.time() - started}
+    return result, settings
+
+
+def distil_start(config: dict, changes: dict, data: Path, out: Path, threads: int) -> Path:
+    """The distill stage's vectors with ``changes`` to ``word_vectors.distilled``, in ``out`` (made once)."""
+    from paraphrastic.pipeline.steps import distill
+
+    if not (out / "coverage.json").is_file():
+        settings = {**config["word_vectors"], "distilled": {**config["word_vectors"]["distilled"], **changes}}
+        distill.run({**config, "word_vectors": settings}, corpus=data / "corpus", out_dir=out, device="cpu",
+                    threads=threads)
+    return out
+
+
+def train_twin(vectors: torch.Tensor, inputs, data: Path, work: Path, threads: int, seed: int) -> dict:
+    """The pipeline's avg twin (params.yaml's first ``sentence_distilled_rows`` row, each run of its search) trained
+    with ``seed`` from ``vectors``, the run with the best STS 2016 kept: its embeddings, selected epoch and name."""
+    from paraphrastic.configuration import grids
+    from paraphrastic.configuration.settings import experiment
+    from paraphrastic.data import vocab as vocabulary
+    from paraphrastic.models.files import load_model
+    from paraphrastic.training.transfer import train
+
+    config, selection, vocab, _, _, _, table = inputs
+    row = f"{config['word_vectors']['sentence_distilled_rows'][0]}-sentence_distilled"
+    runs, rows = grids.expand(config)
+    folder = work / "vectors"
+    vocab.save(folder / "vocab.txt")
+    vocabulary.save_matrix(folder / "embeddings.npy", vectors.numpy().astype(np.float32), stage="distill_sentences")
+    trained = []
+    for run in rows[row]:
+        settings = replace(experiment(config, run, runs), seed=seed)
+        info = train(settings, train_path=data / "corpus" / f"{settings.train_set}.parquet", vocab_dir=folder,
+                     eval_path=data / "corpus" / "eval.parquet", selection=selection, out_dir=work / run,
+                     checkpoint_dir=work / "checkpoints" / run, device="cpu", threads=threads, progress=False,
+                     eval_batch_size=config["evaluation"]["batch_size"])
+        trained.append((info["selection_pearson"], run, info["selected_epoch"]))
+    _, run, epoch = max(trained)
+    encoder, _, _ = load_model(work / run / "model.pt")
+    return {"vectors": encoder.embedding.weight.detach().float(), "selected_epoch": epoch, "run": run}
 
 
 def stem(name: str, seed: int) -> str:
@@ -179,7 +274,7 @@ def configured(row: dict, settings: dict) -> bool:
     """Whether ``row`` trained with the settings ``settings`` (``word_vectors.sentence_distilled``) names, on all
     the texts."""
     ours = row.get("settings")
-    return (ours is not None and row.get("sources") is None
+    return (ours is not None and row.get("sources") is None and not row.get("twin")
             and all(ours[key] == settings[key] for key in ours if key != "seed" and key in settings))
 
 
@@ -237,7 +332,7 @@ def markdown(result: dict, settings: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    names = [*UNTRAINED, *VARIANTS]
+    names = [*UNTRAINED, *VARIANTS, *TWINS]
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=REPO / "data", help="a run's data folder (default: %(default)s)")
     parser.add_argument("--only", nargs="*", choices=names, default=None, help="measure these variants only")
@@ -270,6 +365,10 @@ def main(argv: list[str] | None = None) -> int:
     found = {path.stem: path for path in args.work.glob("*.json")}
     rows = [json.loads(found[key].read_text()) for name in names
             for key in sorted((k for k in found if k == name or k.startswith(f"{name}@seed")), key=_seed_of)]
+    for row in rows:  # a row measured before the setting existed started from the vectors as distill weights them,
+        # except the first unweighted start's, which the benchmark marked as such
+        if "settings" in row:
+            row["settings"].setdefault("start_weights", "none" if row.pop("start", None) == "unweighted" else "zipf")
     texts = next((row["texts"] for row in rows if row.get("sources") is None and "texts" in row), 0)
     result = {"commit": commit(), "threads": args.threads, "texts": texts, "rows": rows}
     write_json(args.out.with_suffix(".json"), result)

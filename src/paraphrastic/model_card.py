@@ -55,10 +55,14 @@ def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher:
         per_task = ("\n\n| task | this model | " + MINILM.split("/")[-1] + " |\n|---|---:|---:|\n"
                     + "\n".join(f"| {task} | {ours['mteb'][task]['spearman']:.1f} | "
                                 f"{reference['mteb'][task]['spearman']:.1f} |" for task in MTEB_TASKS))
-    steps = [f"{settings['loss'].replace('_', ' ')} loss to the teacher's "
+    steps = ["from the distilled vectors with their Zipf weights divided out (each word's weight learned)"
+             if settings.get("start_weights") == "none" else "from the distilled vectors with their Zipf weights",
+             f"{settings['loss'].replace('_', ' ')} loss to the teacher's "
              + ("embeddings as they are" if settings.get("target_dims") is None
                 else f"embeddings reduced by PCA to {settings['target_dims']} dimensions"),
              f"the linear map {'folded into the vectors' if settings.get('map') == 'folded' else 'dropped'}"]
+    if settings.get("sif_after") is not None:
+        steps.append(f"weighted by SIF (coefficient {settings['sif_after']:g}) on the training texts' frequencies")
     if settings.get("post_processing") == "whiten":
         steps.append("whitened on the training texts")
     if settings.get("paraphrase_weight"):

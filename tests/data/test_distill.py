@@ -15,6 +15,7 @@ from paraphrastic.data.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, write_table
 from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, teacher_pieces
 from paraphrastic.errors import PipelineError
 from paraphrastic.pipeline.steps import distill as distill_step
+from paraphrastic.training.sentence_distillation import without_zipf_weights
 
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("model2vec")
@@ -153,3 +154,30 @@ def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
     assert report["subwords"] is True and report["pieces"] == len(pieced) - 10
     evaluation = report["coverage"]["eval"]
     assert evaluation["token_coverage"] == evaluation["token_coverage_with_pieces"] == 0.75
+
+
+@pytest.mark.parametrize("subwords", [False, True])
+def test_the_zipf_weights_divide_out_of_the_stages_matrix_by_its_own_record(teacher, tmp_path, subwords):
+    """What distill-sentences' ``start_weights: none`` does: the stage's weighted matrix, divided by the weights its
+    coverage.json records, is the unweighted one (the special rows stay zero)."""
+    corpus = tmp_path / "corpus"
+    train = pd.DataFrame({"source": ["s:1"], "s1": ["the dog"], "s2": ["a cat"], "tokens1": [["the", "dog"]],
+                          "tokens2": [["a", "cat"]], "n_tokens": [4]})
+    for name in ("simpwiki", "ppdb"):
+        write_table(train, TRAIN_SCHEMA, corpus / f"{name}.parquet")
+    evaluation = pd.DataFrame([{"dataset": "sts12.MSRvid", "group": "STS 2012", "line": 1, "s1": "a man",
+                                "s2": "a dog", "score": 1.0, "tokens1": ["a", "man"], "tokens2": ["a", "dog"]}])
+    write_table(evaluation, EVAL_SCHEMA, corpus / "eval.parquet")
+    matrices = {}
+    for coefficient in (1e-1, None):
+        settings = {"teacher": str(teacher), "dims": 3, "sif_coefficient": coefficient, "max_words": None,
+                    "evaluation_words": False, "subwords": subwords}
+        out = tmp_path / str(coefficient)
+        distill_step.run({"device": "cpu", "word_vectors": {"distilled": settings}}, corpus=corpus, out_dir=out,
+                         threads=1)
+        made = json.loads((out / "coverage.json").read_text())
+        matrices[coefficient] = without_zipf_weights(vocabulary.load_matrix(out / "embeddings.npy"),
+                                                     sif_coefficient=made["sif_coefficient"],
+                                                     subwords=made["subwords"])
+    np.testing.assert_allclose(matrices[1e-1], matrices[None], rtol=1e-5, atol=1e-6)
+    assert not matrices[1e-1][: len(vocabulary.SPECIAL)].any()

@@ -16,6 +16,7 @@ from paraphrastic.training.sentence_distillation import (
     pca_targets,
     post_process,
     sentence_means,
+    sif_weights,
     train,
 )
 
@@ -67,6 +68,21 @@ def test_whitening_fit_on_the_texts_leaves_their_sentence_vectors_centred_and_un
     reduced = post_process(vectors, texts, whiten=False, output_dims=2)  # PCA: the two widest axes, not scaled
     spread = torch.cov(sentence_means(reduced, texts).T)
     assert reduced.shape == (40, 2) and spread[0, 0] >= spread[1, 1] > 0 and abs(float(spread[0, 1])) < 1e-3
+
+
+def test_sif_after_training_weights_each_word_by_its_smoothed_frequency_in_the_training_texts():
+    texts = [[1, 1, 2], [1, 3]]  # counts 0, 3, 1, 1, 0 plus one each: 10 in all
+    weights = sif_weights(5, texts, 0.1)
+    expected = torch.tensor([0.1 / (0.1 + c / 10) for c in (1, 4, 2, 2, 1)], dtype=torch.float64)
+    assert torch.allclose(weights, expected)
+    assert weights[1] < weights[2] == weights[3] < weights[0] == weights[4]  # the frequent word counts least
+    torch.manual_seed(0)
+    model = WeightedWordMean(torch.randn(5, 3), out_dim=3)
+    weighted = kept_vectors(model, SentenceDistillationSettings(sif_after=0.1), fit_texts=texts)
+    assert torch.allclose(weighted, model.vectors() * expected.float().unsqueeze(1))
+    # whitening comes after the weights: fit on the weighted vectors' sentence means
+    both = kept_vectors(model, SentenceDistillationSettings(sif_after=0.1, post_processing="whiten"), fit_texts=texts)
+    assert torch.allclose(both, post_process(weighted, texts, whiten=True, output_dims=None))
 
 
 def test_a_setting_outside_its_choices_is_an_error_naming_the_key():

@@ -196,7 +196,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                                f"--target-embeddings {_TARGETS[1]} --eval {_EVAL} --corpus {_CORPUS} "
                                f"--out-dir {_SENTENCE_DISTILLED_DIR} "
                                "--checkpoints data/checkpoints/sentence_distilled --threads {threads}",
-          deps=(*_DISTILLED, *_TARGETS, _EVAL, f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet"),
+          deps=(*_DISTILLED, f"{_DISTILLED_DIR}/coverage.json", *_TARGETS, _EVAL, f"{_CORPUS}/simpwiki.parquet",
+                f"{_CORPUS}/ppdb.parquet"),
           outs={"words": Output(_SENTENCE_DISTILLED[0]), "embeddings": Output(_SENTENCE_DISTILLED[1]),
                 "training": Output(f"{_SENTENCE_DISTILLED_DIR}/training.json")},
           params=("word_vectors.sentence_distilled", "evaluation.selection", "device"),

@@ -1,7 +1,8 @@
 """Sentence-level distillation (beyond the paper): the distilled word vectors trained so that a sentence's mean word
 vector approaches the teacher's embedding of it, Model2Vec's Tokenlearn on our vocabulary.
 
-As Tokenlearn: each word is a unit direction times a learned weight (both start from the distilled vector), a
+As Tokenlearn: each word is a unit direction times a learned weight (both start from the distilled vector: as the
+distill stage weights it, or with ``start_weights: none`` its Zipf weight divided out by the caller), a
 sentence the mean of its words' weighted directions, mapped linearly to the teacher's embeddings (reduced by PCA with
 ``target_dims``: the teacher's space and the word vectors' PCA basis differ), and the loss (squared error, or one
 minus the cosine) to them minimised with AdamW. The map starts as torch initialises a linear layer (Tokenlearn's), or
@@ -10,9 +11,11 @@ with ``map_init: least_squares`` as the least-squares fit of the targets on the 
 What is kept is a table of static word vectors that avg averages as it does any: weight × direction, with the linear
 map either dropped (``map: dropped``, Tokenlearn's choice) or folded into every row (``map: folded``: a sentence's
 mean of the rows ``W·v + b`` is the map of its mean, so the kept vectors give exactly the mapped sentence vector the
-loss was computed on, in the target space). ``post_processing`` then fits a last linear step on the training texts'
-sentence vectors alone (``whiten``: ZCA whitening, centred; ``output_dims``: PCA to that width), folded into the rows
-the same way.
+loss was computed on, in the target space). With ``sif_after``, each row is then scaled by its word's SIF weight
+``a / (a + p(w))``, ``p(w)`` the word's add-one smoothed frequency in the training texts (Tokenlearn's last step: a
+frequent word counts less in a sentence's mean). ``post_processing`` then fits a last linear step on the training
+texts' sentence vectors alone (``whiten``: ZCA whitening, centred; ``output_dims``: PCA to that width), folded into
+the rows the same way.
 
 With ``paraphrase_weight``, each batch also adds the paper's margin loss (δ 0.4, hardest in-batch negatives) on a
 batch of training paraphrase pairs, computed on the sentence vectors as they are kept (mapped with ``map: folded``):
@@ -31,6 +34,7 @@ import torch
 from torch import nn
 
 from paraphrastic.data.batching import pad
+from paraphrastic.data.vocab import SPECIAL
 from paraphrastic.evaluation import similarity
 from paraphrastic.losses.margin import margin_loss
 from paraphrastic.models.encoders import build_model
@@ -41,6 +45,7 @@ LOSSES = ("squared_error", "cosine")
 MAPS = ("dropped", "folded")
 MAP_INITS = ("random", "least_squares")
 POST_PROCESSING = ("none", "whiten")
+START_WEIGHTS = ("zipf", "none")
 PARAPHRASE_PAIRS = ("simpwiki", "ppdb")
 PARAPHRASE_MARGIN = 0.4  # the paper's δ
 PARAPHRASE_BATCH = 100  # the paper's batch of pairs
@@ -50,12 +55,14 @@ PARAPHRASE_BATCH = 100  # the paper's batch of pairs
 class SentenceDistillationSettings:
     """``word_vectors.sentence_distilled`` in params.yaml."""
 
+    start_weights: str = "zipf"  # the distilled vectors as the distill stage weights them, or "none": unweighted
     target_dims: int | None = 256  # PCA of the teacher's embeddings (None: the teacher's embeddings as they are)
     loss: str = "squared_error"  # or "cosine": one minus the cosine to the target
     map: str = "dropped"  # or "folded" into the kept vectors (their width is then the targets')
     map_init: str = "random"  # torch's Linear init, as Tokenlearn; or "least_squares": fit to the targets first
     post_processing: str = "none"  # or "whiten" (ZCA on the training texts' sentence vectors)
     output_dims: int | None = None  # PCA of the kept vectors to this width, fit as post_processing is (None: none)
+    sif_after: float | None = None  # SIF coefficient a of the weights applied after training (None: none)
     epochs: int = 5
     batch_size: int = 256
     learning_rate: float = 1e-3
@@ -66,7 +73,8 @@ class SentenceDistillationSettings:
     seed: int = 1
 
     def __post_init__(self):
-        for key, value, allowed in (("loss", self.loss, LOSSES), ("map", self.map, MAPS),
+        for key, value, allowed in (("start_weights", self.start_weights, START_WEIGHTS),
+                                    ("loss", self.loss, LOSSES), ("map", self.map, MAPS),
                                     ("map_init", self.map_init, MAP_INITS),
                                     ("post_processing", self.post_processing, POST_PROCESSING),
                                     ("paraphrase_pairs", self.paraphrase_pairs, PARAPHRASE_PAIRS)):
@@ -111,6 +119,19 @@ class WeightedWordMean(nn.Module):
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.projection(self.mean(tokens, mask))
+
+
+def without_zipf_weights(matrix: np.ndarray, *, sif_coefficient: float | None, subwords: bool) -> np.ndarray:
+    """The distill stage's matrix (special rows first, :func:`paraphrastic.data.distill.with_special_rows`) with
+    its Zipf weights (:func:`paraphrastic.data.distill.reduce_and_weight`) divided out again: the teacher's PCA'd
+    outputs as they were (``start_weights: none``), for a trainer that learns each word's weight itself."""
+    from model2vec.distill.inference import compute_weights
+
+    special = len(SPECIAL) + (1 if subwords else 0)
+    weights = compute_weights(len(matrix) - special, sif_coefficient=sif_coefficient)
+    unweighted = np.asarray(matrix, dtype=np.float64).copy()
+    unweighted[special:] /= weights[:, None]
+    return unweighted.astype(np.float32)
 
 
 def pca_targets(embeddings: np.ndarray, dims: int | None) -> tuple[np.ndarray, float]:
@@ -171,10 +192,21 @@ def post_process(vectors: torch.Tensor, texts: list[list[int]], *, whiten: bool,
     return ((vectors.double() - centre) @ transform).float()
 
 
+def sif_weights(rows: int, texts: list[list[int]], coefficient: float) -> torch.Tensor:
+    """Each of ``rows`` words' SIF weight ``a / (a + p(w))``, ``p(w)`` its count in ``texts`` plus one over the
+    total (Tokenlearn's ``apply_weighting``: a word the texts never hold is weighted as if seen once)."""
+    counts = torch.ones(rows, dtype=torch.float64)
+    counts += torch.bincount(torch.tensor([i for text in texts for i in text], dtype=torch.long), minlength=rows)
+    return coefficient / (coefficient + counts / counts.sum())
+
+
 def kept_vectors(model: WeightedWordMean, settings: SentenceDistillationSettings,
                  fit_texts: list[list[int]]) -> torch.Tensor:
     """The static vectors the run keeps (see the module docstring); ``fit_texts``: the training texts' word ids."""
     vectors = model.mapped_vectors() if settings.map == "folded" else model.vectors()
+    if settings.sif_after is not None:
+        weights = sif_weights(len(vectors), fit_texts, settings.sif_after)
+        vectors = (vectors.double() * weights.to(vectors.device).unsqueeze(1)).float()
     if settings.post_processing == "none" and settings.output_dims is None:
         return vectors
     return post_process(vectors, fit_texts, whiten=settings.post_processing == "whiten",

@@ -15,7 +15,9 @@ from paraphrastic.configuration.params import selection_ids
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.sentence_targets import sentence_set, training_pairs
-from paraphrastic.training.sentence_distillation import SentenceDistillationSettings, train
+from paraphrastic.errors import PipelineError
+from paraphrastic.pipeline.records import read_json
+from paraphrastic.training.sentence_distillation import SentenceDistillationSettings, train, without_zipf_weights
 
 
 def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, out_dir, checkpoints, device=None,
@@ -23,12 +25,17 @@ def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, ou
     settings = SentenceDistillationSettings.of(config)
     distilled, out = Path(distilled), Path(out_dir)
     vocab = vocabulary.Vocabulary.load(distilled / "vocab.txt")
-    start = torch.from_numpy(vocabulary.load_matrix(distilled / "embeddings.npy"))
+    start = vocabulary.load_matrix(distilled / "embeddings.npy")
+    if settings.start_weights == "none":  # the weights the distill stage applied, as its record gives them
+        made = read_json(distilled / "coverage.json")
+        if not {"sif_coefficient", "subwords"} <= made.keys():
+            raise PipelineError(f"{distilled / 'coverage.json'}: no sif_coefficient or subwords; rerun distill")
+        start = without_zipf_weights(start, sif_coefficient=made["sif_coefficient"], subwords=made["subwords"])
     texts = read_table(targets)
     teacher = vocabulary.load_matrix(target_embeddings)
     selection = selection_ids(config)
-    inputs = [distilled / "vocab.txt", distilled / "embeddings.npy", Path(targets), Path(target_embeddings),
-              Path(eval)]
+    inputs = [distilled / "vocab.txt", distilled / "embeddings.npy", distilled / "coverage.json", Path(targets),
+              Path(target_embeddings), Path(eval)]
     evaluation = read_table(eval)
     pairs, paired = None, {}
     if settings.paraphrase_weight:  # the paper's objective beside the teacher's, on these training pairs
@@ -36,9 +43,10 @@ def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, ou
         kept, left_out = training_pairs(read_table(inputs[-1]), excluded=sentence_set(evaluation))
         pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in kept]
         paired = {"paraphrase_pairs": {"pairs": len(pairs), "evaluation_sentences_excluded": left_out}}
-    result = train(settings, vocab=vocab, embeddings=start, texts=[vocab.ids(t) for t in texts["tokens"]],
-                   targets=teacher, eval_frame=evaluation, selection=selection, inputs=inputs, pairs=pairs,
-                   checkpoint_dir=checkpoints, device=device or config["device"], threads=threads)
+    result = train(settings, vocab=vocab, embeddings=torch.from_numpy(start),
+                   texts=[vocab.ids(t) for t in texts["tokens"]], targets=teacher, eval_frame=evaluation,
+                   selection=selection, inputs=inputs, pairs=pairs, checkpoint_dir=checkpoints,
+                   device=device or config["device"], threads=threads)
     vocab.save(out / "vocab.txt")
     vocabulary.save_matrix(out / "embeddings.npy", result["vectors"].astype(np.float32), stage="distill_sentences")
     best = result["selected"]

@@ -5,42 +5,34 @@ the encoder comparison's scores and speed, and the published static models' scor
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
 import torch
 
 from paraphrastic.data import vocab as vocabulary
-from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.mteb_sts import published
 from paraphrastic.export import export
 from paraphrastic.model_card import static_model_card
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
+from paraphrastic.pipeline.records import read_json
 
 NAME = "paraphrastic-static-minilm"
-
-
-def _read(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise PipelineError(f"{path}: not readable JSON ({exc}); rerun the stage that writes it") from None
 
 
 def run(config: dict, *, vectors, distilled, encoders, published_scores, out_dir) -> None:
     vectors, distilled = Path(vectors), Path(distilled)
     words = vocabulary.Vocabulary.load(vectors / "vocab.txt")
     matrix = torch.from_numpy(vocabulary.load_matrix(vectors / "embeddings.npy"))
-    comparison = _read(Path(encoders))
-    info = _read(distilled / "coverage.json")
+    comparison = read_json(Path(encoders))
+    info = read_json(distilled / "coverage.json")
     pieces = info.get("pieces", 0)
     entries = len(words) - len(vocabulary.SPECIAL) - pieces - (1 if info.get("subwords") else 0)  # the marker row
     card = static_model_card(
         name=NAME, dims=int(matrix.shape[1]), words=entries, pieces=pieces,
-        teacher=config["word_vectors"]["distilled"]["teacher"], targets=_read(vectors / "targets.json"),
-        training=_read(vectors / "training.json"), ours=comparison["untrained"]["sentence_distilled"],
+        teacher=config["word_vectors"]["distilled"]["teacher"], targets=read_json(vectors / "targets.json"),
+        training=read_json(vectors / "training.json"), ours=comparison["untrained"]["sentence_distilled"],
         reference=comparison["reference"], published=published(published_scores), threads=comparison["threads"])
     options = {"tags": "none"}
     with tempfile.TemporaryDirectory() as scratch:
