@@ -272,9 +272,9 @@ def _seed_of(key: str) -> int:
 
 def configured(row: dict, settings: dict) -> bool:
     """Whether ``row`` trained with the settings ``settings`` (``word_vectors.sentence_distilled``) names, on all
-    the texts."""
+    the texts, from the distill stage's vectors as params.yaml makes them, and was not trained further."""
     ours = row.get("settings")
-    return (ours is not None and row.get("sources") is None and not row.get("twin")
+    return (ours is not None and row.get("sources") is None and not row.get("twin") and row["name"] not in OTHER_START
             and all(ours[key] == settings[key] for key in ours if key != "seed" and key in settings))
 
 

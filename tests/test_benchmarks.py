@@ -181,10 +181,12 @@ def test_the_sentence_distillation_table_gives_seed_spreads_marks_the_pick_and_t
 
     result = {"commit": "abc", "threads": 1, "texts": 100,
               "rows": [row("base", 1, 75.0), row("chosen", 1, 76.0, "cosine"), row("chosen", 2, 75.0, "cosine"),
-                       {**row("twin", 1, 74.0, "cosine"), "twin": True}]}
+                       {**row("twin", 1, 74.0, "cosine"), "twin": True},
+                       row("paraphrase-unweighted-start-384", 1, 74.5, "cosine")]}
     table = ablation.markdown(result, settings)
     assert "| base | base | 4 | 1 | 2 | 75.00 | 71.00 | 73.10 | 10 |" in table
     assert "| twin | twin |" in table  # trained further from the default's vectors: not the default itself
+    assert "| paraphrase-unweighted-start-384 |" in table  # the same settings from other starting vectors
     assert "| ***chosen*** | chosen | 4 | 2 | 2, 2 | 75.50 ± 0.71 | 71.50 ± 0.71 | 73.15 ± 0.07 | 10 |" in table
     assert "over its 2 seed(s): MTEB's mean 73.15 against potion-base-8M's published 73.49 by -0.34" in table
     assert "the 22-set mean 71.50 against the floor of 71.0 by +0.50" in table
