@@ -47,6 +47,20 @@ def test_max_pairs_cap_and_stable_schema(tmp_path):
     assert pq.read_schema(tmp_path / "t.parquet").remove_metadata() == TRAIN_SCHEMA
 
 
+def test_the_authors_reading_keeps_what_their_code_keeps():
+    """data.reading: the authors' code splits Python 2 byte strings on ASCII whitespace and lower-cases ASCII letters
+    only; ours undoes the PTB escapes, composes and lower-cases every letter, and drops a hashtag's #."""
+    text = "The -LRB- 1\\/4 -RRB- \u00c3\u017dLE\u00a0X #Tag\tend"
+    pairs = [TextPair(text, "B", "f:1")]
+    authors = build_train_table(pairs, max_pairs=None, seed=0, reading="authors")
+    assert list(authors["tokens1"][0]) == ["the", "-lrb-", "1\\/4", "-rrb-", "\u00c3\u017dle\u00a0x", "#tag", "end"]
+    ours = build_train_table(pairs, max_pairs=None, seed=0)
+    assert list(ours["tokens1"][0]) == ["the", "(", "1/4", ")", "\u00e3\u017ele", "x", "tag", "end"]
+    assert list(authors["n_tokens"]) == [8] and list(ours["n_tokens"]) == [9]
+    with pytest.raises(PipelineError, match="data.reading: 'theirs' is not one of ours, authors"):
+        build_train_table(pairs, max_pairs=None, seed=0, reading="theirs")
+
+
 @pytest.mark.fault("pipeline artifacts")
 @pytest.mark.parametrize("content", [None, b"", b"PAR1 not really", b"garbage" * 100, "truncated"])
 def test_a_missing_or_damaged_artifact_is_an_error_naming_it(tmp_path, content):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ import pyarrow.parquet as pq
 from paraphrastic.atomic import atomic_path
 from paraphrastic.data import readers
 from paraphrastic.data.datasets import EvalSet
+from paraphrastic.data.tokens import READINGS, authors_tokens
 from paraphrastic.errors import PipelineError
 
 # The training sets a run may name (`train_set`), each one table: <name>.parquet. The *_matched pair is
@@ -124,14 +126,17 @@ def token_lists(frame: pd.DataFrame) -> list:
     return list(frame["tokens1"]) + list(frame["tokens2"])
 
 
-def _tokenised(records, *, pretokenized: bool) -> pd.DataFrame:
+def _tokenised(records, *, pretokenized: bool, reading: str = "ours") -> pd.DataFrame:
     # imported here: NLTK (with the scikit-learn it imports) costs a second at start-up, which every training and
     # scoring job, reading tables tokenised long before, would pay for nothing
     from paraphrastic.data.tokenize import tokenize
 
+    if reading not in READINGS:
+        raise PipelineError(f"data.reading: {reading!r} is not one of {', '.join(READINGS)}")
+    split = authors_tokens if reading == "authors" else partial(tokenize, pretokenized=pretokenized)
     frame = pd.DataFrame(records)
-    frame["tokens1"] = [tokenize(s, pretokenized=pretokenized) for s in frame["s1"]]
-    frame["tokens2"] = [tokenize(s, pretokenized=pretokenized) for s in frame["s2"]]
+    frame["tokens1"] = [split(s) for s in frame["s1"]]
+    frame["tokens2"] = [split(s) for s in frame["s2"]]
     return frame
 
 
@@ -157,9 +162,12 @@ def build_eval_table(sets: list[EvalSet], raw_root) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def build_train_table(pairs: list[readers.TextPair], *, max_pairs: int | None, seed: int) -> pd.DataFrame:
-    """Whitespace-tokenise (SimpWiki and PPDB ship PTB-tokenised) and lower-case once."""
-    frame = _tokenised([{"s1": p.s1, "s2": p.s2, "source": p.source} for p in pairs], pretokenized=True)
+def build_train_table(pairs: list[readers.TextPair], *, max_pairs: int | None, seed: int,
+                      reading: str = "ours") -> pd.DataFrame:
+    """Whitespace-tokenise (SimpWiki and PPDB ship PTB-tokenised) and lower-case once, as ``reading`` says
+    (:data:`paraphrastic.data.tokens.READINGS`)."""
+    frame = _tokenised([{"s1": p.s1, "s2": p.s2, "source": p.source} for p in pairs], pretokenized=True,
+                       reading=reading)
     if max_pairs is not None and len(frame) > max_pairs:
         keep = np.sort(np.random.default_rng(seed).permutation(len(frame))[:max_pairs])
         frame = frame.iloc[keep].reset_index(drop=True)

@@ -1,5 +1,6 @@
-"""prepare-train: the profile's SimpWiki and PPDB pairs, tokenised into simpwiki.parquet and ppdb.parquet
-(capped by data.max_train_pairs), and their token statistics with the lines the readers skipped."""
+"""prepare-train: the profile's SimpWiki and PPDB pairs, tokenised into simpwiki.parquet and ppdb.parquet as
+data.reading says (ours, or as the authors' code reads them), capped by data.max_train_pairs, and their token
+statistics with the lines the readers skipped."""
 
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ def run(config: dict, *, raw, out_dir) -> None:
     ppdb_pairs = readers.read_ppdb(raw / prof["ppdb"]["path"], fmt=prof["ppdb"]["format"], skipped=skipped["ppdb"])
     stats = {}
     for name, pairs in (("simpwiki", simpwiki_pairs), ("ppdb", ppdb_pairs)):
-        frame = build_train_table(pairs, max_pairs=cap, seed=seed)
+        frame = build_train_table(pairs, max_pairs=cap, seed=seed, reading=config["data"]["reading"])
         write_table(frame, TRAIN_SCHEMA, out / f"{name}.parquet", stage="prepare_train")
-        stats[name] = token_stats(frame) | {"skipped_lines": skipped[name].as_dict()}
+        stats[name] = token_stats(frame) | {"reading": config["data"]["reading"],
+                                            "skipped_lines": skipped[name].as_dict()}
     write_json(out / "train_stats.json", stats)
     print(stats)
