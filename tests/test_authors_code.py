@@ -23,7 +23,7 @@ from paraphrastic.data.vocab import SPECIAL, UNK, WORDPIECES, Vocabulary
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from authors_code import convert, effects, run, steps  # noqa: E402
+from authors_code import convert, effects, reading, run, steps  # noqa: E402
 
 
 def their_lines(path: Path) -> list[str]:
@@ -248,3 +248,18 @@ def test_negatives_that_differ_from_theirs_are_counted_with_their_cosine_gap():
     theirs = np.array([[7, 8, 9], [5, 6, 0], [7, 8, 9], [5, 6, 0]])  # the sentences theirs chose, padded
     differ, gap = steps.negative_differences(tokens, [(clean, ours)], theirs[:2], theirs[2:])
     assert differ == 1 and gap == 0.0  # the third sentence: ours 7 9 8, theirs 7 8 9, at the same cosine
+
+
+def test_the_readings_cost_is_the_difference_of_the_seeds_means_with_each_readings_missing_vectors(tmp_path):
+    """reading.py's table: per run, each reading's seeds, their mean ± sd and the difference (authors − ours); a job
+    the table needs but nobody trained is named, never trained by --table."""
+    result = {"commit": "abc", "seeds": [1, 2], "readings": ["ours", "authors"],
+              "prepared": {"ours": {"simpwiki_tokens_without_a_vector": 0.0175},
+                           "authors": {"simpwiki_tokens_without_a_vector": 0.0407}},
+              "runs": {"t2-avg-none__x": {"ours": {"1": 44.0, "2": 45.0}, "authors": {"1": 45.0, "2": 45.5}}}}
+    table = reading.markdown(result)
+    assert "ours 1.75%, authors 4.07%" in table
+    assert "| t2-avg-none__x | 2 | 44.00, 45.00 | 45.00, 45.50 | 44.50 ± 0.71 | 45.25 ± 0.35 | +0.75 |" in table
+    with pytest.raises(SystemExit, match="seed1/train.json: no finished job"):
+        reading.finished("t2-avg-none__x", 1, tmp_path / "authors")
+

@@ -1,0 +1,150 @@
+"""What the training text's reading costs on Table 4's runs, trained by our code (``data.reading``):
+python benchmarks/authors_code/reading.py [--data data] [--rows ROW ...] [--seeds 1 2 3] [--readings ours authors]
+                                          [--work WORK] [--threads 1] [--table]
+
+For each reading, ``prepare_train`` and ``vocab`` run as the pipeline runs them, with ``data.reading`` set, into
+WORK/READING/ (the evaluation table stays the pipeline's own, DATA/corpus/eval.parquet); then each run of each ROW
+(default: avg, LSTMavg and GRAN of the offline grid, as the authors' code harness) trains with each seed by the
+transfer trainer, as the ``train`` stage does, into WORK/READING/models/RUN/seedK/. The table gives each run's
+STS 2016-selected 22-set mean Pearson per seed under both readings, their means ± sample sd and the difference
+(authors − ours), and the share of each reading's SimpWiki tokens without a word vector. A job found finished is
+not trained again, so the readings can run in two processes (``--readings``) and the table be assembled afterwards
+(``--table``). Writes benchmarks/results/reading.{json,md}; docs/fidelity.md shows it (benchmarks/readme.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import shutil
+import statistics
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+if str(REPO / "src") not in sys.path:
+    sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(HERE.parent))
+
+from rehearsal import commit  # noqa: E402
+
+from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.configuration import params as cfg  # noqa: E402
+from paraphrastic.data.tokens import READINGS  # noqa: E402
+
+ROWS = ("t2-avg-none", "t2-lstmavg-none", "t3-gran")  # avg, LSTMavg and GRAN of the offline grid
+RESULTS = HERE.parent / "results" / "reading"
+
+
+def prepare(config: dict, reading: str, data: Path, out: Path) -> None:
+    """WORK/READING's corpus and vocabulary, as prepare_train and vocab write them with ``data.reading``."""
+    from paraphrastic.pipeline.steps import prepare_train, vocab
+
+    corpus, vectors = out / "corpus", out / "vocab"
+    if not (vectors / "coverage.json").is_file():
+        settings = copy.deepcopy(config)
+        settings["data"]["reading"] = reading
+        prepare_train.run(settings, raw=data / "raw", out_dir=corpus)
+        shutil.copyfile(data / "corpus" / "eval.parquet", corpus / "eval.parquet")
+        vocab.run(settings, raw=data / "raw", corpus=corpus, out_dir=vectors)
+
+
+def coverage(out: Path) -> dict:
+    """The share of WORK/READING's SimpWiki tokens without a word vector (its vocab's coverage.json)."""
+    path = out / "vocab" / "coverage.json"
+    if not path.is_file():
+        raise SystemExit(f"{path}: not prepared (run this reading first: --readings without --table)")
+    return {"simpwiki_tokens_without_a_vector": 1 - json.loads(path.read_text())["coverage"]["simpwiki"]
+            ["token_coverage"]}
+
+
+def train_job(config: dict, run: str, seed: int, data: Path, out: Path, threads: int) -> dict:
+    """One job (run, seed) on WORK/READING's tables, as the train stage trains it; its train.json."""
+    from paraphrastic.configuration import grids
+    from paraphrastic.configuration.settings import experiment
+    from paraphrastic.training.transfer import train
+
+    folder = out / "models" / run / f"seed{seed}"
+    if not (folder / "train.json").is_file():
+        settings = replace(experiment(config, run, grids.expand(config)[0]), seed=seed)
+        train(settings, train_path=out / "corpus" / f"{settings.train_set}.parquet", vocab_dir=out / "vocab",
+              eval_path=data / "corpus" / "eval.parquet", selection=cfg.selection_ids(config), out_dir=folder,
+              checkpoint_dir=out / "checkpoints" / run / f"seed{seed}", device="cpu", threads=threads,
+              progress=False, eval_batch_size=config["evaluation"]["batch_size"])
+    return json.loads((folder / "train.json").read_text())
+
+
+def finished(run: str, seed: int, out: Path) -> dict:
+    path = out / "models" / run / f"seed{seed}" / "train.json"
+    if not path.is_file():
+        raise SystemExit(f"{path}: no finished job (train it first: --readings without --table)")
+    return json.loads(path.read_text())
+
+
+def _spread(values: list[float]) -> str:
+    if len(values) == 1:
+        return f"{values[0]:.2f}"
+    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
+
+
+def markdown(result: dict) -> str:
+    """A row per run: each reading's 22-set means per seed, mean ± sd, the difference of the means."""
+    readings = result["readings"]
+    lines = ["Each run's STS 2016-selected 22-set mean Pearson (× 100), trained by our code on SimpWiki read our way "
+             "and as the authors' code reads it (`data.reading`), with the same evaluation sets; the seeds' mean ± "
+             "sample sd and the difference of the means (authors − ours). SimpWiki's tokens without a word vector: "
+             + ", ".join(f"{reading} {100 * result['prepared'][reading]['simpwiki_tokens_without_a_vector']:.2f}%"
+                         for reading in readings) + ".", "",
+             "| run | seeds | ours: per seed | authors: per seed | ours | authors | difference |",
+             "|---|---:|---|---|---:|---:|---:|"]
+    for run, jobs in result["runs"].items():
+        ours, theirs = ([jobs[reading][str(seed)] for seed in result["seeds"]] for reading in READINGS)
+        lines.append(f"| {run} | {len(result['seeds'])} | {', '.join(f'{v:.2f}' for v in ours)} | "
+                     f"{', '.join(f'{v:.2f}' for v in theirs)} | {_spread(ours)} | {_spread(theirs)} | "
+                     f"{statistics.mean(theirs) - statistics.mean(ours):+.2f} |")
+    return "\n".join(lines) + f"\n\nMeasured at {result['commit']} by `benchmarks/authors_code/reading.py`.\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=REPO / "data", help="a run's data folder (default: %(default)s)")
+    parser.add_argument("--rows", nargs="*", default=list(ROWS), help="grid rows (default: %(default)s)")
+    parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2, 3], help="default: %(default)s")
+    parser.add_argument("--readings", nargs="*", choices=READINGS, default=list(READINGS),
+                        help="train these readings' jobs (default: both)")
+    parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "reading",
+                        help="each reading's tables and jobs (default: %(default)s)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads a job (default: %(default)s)")
+    parser.add_argument("--table", action="store_true", help="only assemble the table from WORK's jobs")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
+    args = parser.parse_args(argv)
+    for needed in ("raw/FETCHED.json", "corpus/eval.parquet"):
+        if not (args.data / needed).is_file():
+            parser.error(f"{args.data / needed}: no such file (run `snakemake --cores 2 data/vocab/vocab.txt` first)")
+    config = cfg.load(REPO / "params.yaml")
+    from paraphrastic.configuration import grids
+
+    rows = grids.expand(config)[1]
+    runs = [run for row in args.rows for run in rows[row]]
+    for reading in [] if args.table else args.readings:
+        prepare(config, reading, args.data, args.work / reading)
+        for run in runs:
+            for seed in args.seeds:
+                info = train_job(config, run, seed, args.data, args.work / reading, args.threads)
+                print(f"{reading} {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
+    if args.table or set(args.readings) == set(READINGS):
+        prepared = {reading: coverage(args.work / reading) for reading in READINGS}
+        result = {"commit": commit(), "seeds": args.seeds, "readings": list(READINGS), "prepared": prepared,
+                  "runs": {run: {reading: {str(seed): finished(run, seed, args.work / reading)["transfer_pearson"]
+                                           for seed in args.seeds} for reading in READINGS} for run in runs}}
+        write_json(args.out.with_suffix(".json"), result)
+        write_text(args.out.with_suffix(".md"), markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
