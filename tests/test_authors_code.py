@@ -156,6 +156,8 @@ def test_a_run_the_harness_finished_is_not_trained_again_unless_its_flags_change
     monkeypatch.setattr(run, "python2", lambda: "python2.7")
     with pytest.raises(AssertionError, match="trained again"):  # another margin: the kept points are not its
         run.train_theirs(tmp_path, TransferSettings(**{**settings.as_dict(), "margin": 0.6}), 1, 50, ["a"], ["a"])
+    with pytest.raises(AssertionError, match="trained again"):  # other training files (--raw): not its either
+        run.train_theirs(tmp_path, settings, 1, 50, ["a"], ["a"], data="another digest")
 
 
 def test_more_seeds_for_one_run_come_after_its_rows_seeds():
@@ -262,4 +264,39 @@ def test_the_readings_cost_is_the_difference_of_the_seeds_means_with_each_readin
     assert "| t2-avg-none__x | 2 | 44.00, 45.00 | 45.00, 45.50 | 44.50 ± 0.71 | 45.25 ± 0.35 | +0.75 |" in table
     with pytest.raises(SystemExit, match="seed1/train.json: no finished job"):
         reading.finished("t2-avg-none__x", 1, tmp_path / "authors")
+
+
+def test_the_raw_files_their_code_reads_itself_give_our_authors_reading(data, tmp_path):
+    """convert.py --raw: the profile's SimpWiki files byte for byte and its whole vector file with UUUNKKK. Read as
+    their Python 2 code reads them (bytes: get_lines, then example's lower().split()), the pairs are the tokens our
+    data.reading: authors gives the same files."""
+    import gzip
+
+    from paraphrastic.configuration import params as cfg
+    from paraphrastic.data.corpus import build_train_table
+    from paraphrastic.data.readers import read_aligned_pairs
+
+    config = cfg.load(REPO / "params.yaml")
+    first, second = cfg.simpwiki_files(config)[0]
+    raw = data / "raw"
+    texts = {first: [b"The -LRB- 1\\/4 -RRB- \xc3\x83\xc5\xbdLE\xc2\xa0X #Tag", b"Second  line ."],
+             second: [b"Simple -LSB- x -RSB-", b"second ."]}
+    for name, lines in texts.items():
+        (raw / name).parent.mkdir(parents=True, exist_ok=True)
+        (raw / name).write_bytes(b"\n".join(lines) + b"\n")
+    vectors = raw / cfg.profile(config)["embeddings"]
+    vectors.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(vectors, "wb") as handle:
+        handle.write(b"the 0.1 0.2 0.3\nsecond 0.4 0.5 0.6\n")
+    record = convert.convert(tmp_path / "theirs", data=data, raw=True, config=config)
+    assert record["raw"] and record["vectors"]["dim"] == 3 and record["vectors"]["words"] == 3
+
+    ours = build_train_table(read_aligned_pairs(raw / first, raw / second), max_pairs=None, seed=0,
+                             reading="authors")
+    for name, column in (("simple.aligned", "tokens1"), ("normal.aligned", "tokens2")):
+        lines = (tmp_path / "theirs" / "data" / name).read_bytes().split(b"\n")[:-1]
+        theirs = [[t.decode("utf-8") for t in line.split(b"\t")[-1].strip().lower().split()] for line in lines]
+        assert theirs == [list(tokens) for tokens in ours[column]]
+    words, rows = their_wordmap(tmp_path / "theirs" / "data" / "vectors.txt")
+    assert list(words) == ["the", "second", "UUUNKKK"] and not rows[words["UUUNKKK"]].any()
 

@@ -1,5 +1,5 @@
 """The project's offline data in the formats the authors' code reads:
-python benchmarks/authors_code/convert.py OUT [--data data] [--train-set simpwiki] [--word-vectors pretrained]
+python benchmarks/authors_code/convert.py OUT [--data data] [--train-set simpwiki] [--word-vectors pretrained] [--raw]
 
 Their ``train.py`` (run from their ``main/`` folder) reads ``../data/simple.aligned`` and ``../data/normal.aligned``
 (``title<TAB>paragraph<TAB>sentence`` lines, of which it keeps the last field, lowercased: ``get_lines``), a word
@@ -16,7 +16,10 @@ words: ``utils.get_wordmap`` and ``lookupIDX``), and its ``evaluate.py`` scores 
   ours (``lookupIDX`` strips ``#`` from a token that starts with it), so a difference can be traced to them.
 
 Their code lowercases what it reads with Python 2's ``str.lower`` (ASCII letters only); our tokens are lowercased
-already, so nothing changes there.
+already, so nothing changes there. With ``--raw``, simple.aligned and normal.aligned hold the profile's raw
+SimpWiki sentences instead, byte for byte, and vectors.txt the profile's whole word vector file with a zero
+``UUUNKKK`` row: their code then reads the training text itself, as they ran it (our ``data.reading: authors``
+reads it the same way).
 """
 
 from __future__ import annotations
@@ -73,6 +76,58 @@ def write_training_pairs(frame: pd.DataFrame, table: Path, out: Path) -> list[di
     return sides
 
 
+def write_raw_pairs(config: dict, raw: Path, out: Path) -> list[dict]:
+    """simple.aligned and normal.aligned from the profile's raw SimpWiki files (``--raw``), byte for byte, each
+    sentence as the last field of a v2 release line, in the order the training table pairs them (the first file of
+    a pair, as ``tokens1``, in simple.aligned): their ``get_lines`` and ``example`` then read the text themselves,
+    as they read the release (``data.reading: authors`` is that reading on our side)."""
+    from paraphrastic.configuration.params import profile, simpwiki_files
+
+    if profile(config)["simpwiki"]["format"] != "sentences":
+        raise SystemExit("--raw: the profile's SimpWiki files are not one sentence per line (the offline profile's)")
+    sides = []
+    for name, side in (("simple.aligned", 0), ("normal.aligned", 1)):
+        digest, count = hashlib.sha256(), 0
+        with atomic_path(out / name) as tmp, open(tmp, "wb") as handle:
+            for pair in simpwiki_files(config):
+                path = raw / pair[side]
+                lines = path.read_bytes().split(b"\n")
+                for number, line in enumerate(lines[:-1] if lines[-1] == b"" else lines, start=1):
+                    text = f"paraphrastic\t{path.name}:{number}\t".encode() + line + b"\n"
+                    handle.write(text)
+                    digest.update(text)
+                    count += 1
+        sides.append({"file": name, "lines": count, "sha256": digest.hexdigest()})
+    if sides[0]["lines"] != sides[1]["lines"]:
+        raise SystemExit(f"--raw: {sides[0]['lines']} and {sides[1]['lines']} lines: the SimpWiki files are not "
+                         "aligned")
+    return sides
+
+
+def write_raw_vectors(config: dict, raw: Path, out: Path) -> dict:
+    """vectors.txt from the profile's whole word vector file (``--raw``), as they ran their code: every word of it,
+    then their unknown word as a zero row."""
+    import gzip
+
+    from paraphrastic.configuration.params import profile
+
+    source = raw / profile(config)["embeddings"]
+    opener = gzip.open if source.suffix == ".gz" else open
+    digest, count, dim = hashlib.sha256(), 0, None
+    with atomic_path(out / "vectors.txt") as tmp, open(tmp, "wb") as handle, opener(source, "rb") as lines:
+        for line in lines:
+            dim = dim or len(line.split()) - 1
+            line = line.rstrip(b"\r\n") + b"\n"
+            handle.write(line)
+            digest.update(line)
+            count += 1
+        unknown = (THEIR_UNKNOWN + " 0.0" * (dim or 0) + "\n").encode()
+        handle.write(unknown)
+        digest.update(unknown)
+    return {"file": "vectors.txt", "lines": count + 1, "sha256": digest.hexdigest(), "words": count + 1,
+            "dim": dim, "source": str(source)}
+
+
 def write_vectors(folder: Path, out: Path) -> dict:
     """vectors.txt: our vocabulary and vectors in our order, our unknown word as theirs."""
     vocab = Vocabulary.load(folder / "vocab.txt")
@@ -118,8 +173,10 @@ def read_differently(*frames: pd.DataFrame) -> dict[str, int]:
 
 
 def convert(out: Path, *, data: Path = Path("data"), train_set: str = "simpwiki",
-            word_vectors: str = "pretrained") -> dict:
-    """Write OUT/data for the authors' code from the project's DATA folder; returns what conversion.json holds."""
+            word_vectors: str = "pretrained", raw: bool = False, config: dict | None = None) -> dict:
+    """Write OUT/data for the authors' code from the project's DATA folder; returns what conversion.json holds.
+    With ``raw``, the training pairs and word vectors are the profile's raw files (DATA/raw, params.yaml's or
+    ``config``'s profile) for their code to read itself; the evaluation sets stay our tokens."""
     layout = DataLayout(data)
     table, vectors = layout.corpus / f"{train_set}.parquet", Path(vocab_dir(word_vectors, str(data)))
     for needed in (table, layout.eval_table, vectors / "vocab.txt", vectors / "embeddings.npy"):
@@ -129,9 +186,18 @@ def convert(out: Path, *, data: Path = Path("data"), train_set: str = "simpwiki"
     folder.mkdir(parents=True, exist_ok=True)
     pairs = pd.read_parquet(table, columns=["source", "tokens1", "tokens2"])
     evaluation = pd.read_parquet(layout.eval_table, columns=["dataset", "line", "tokens1", "tokens2", "score"])
-    record = {"train_set": train_set, "train_table": str(table), "vocab_dir": str(vectors),
-              "eval_table": str(layout.eval_table), "training_pairs": write_training_pairs(pairs, table, folder),
-              "vectors": write_vectors(vectors, folder),
+    if raw:
+        if train_set != "simpwiki":
+            raise SystemExit("--raw: only SimpWiki's raw files are read as their code reads them")
+        from paraphrastic.configuration import params as cfg
+
+        config = cfg.load(REPO / "params.yaml") if config is None else config
+        training, written_vectors = write_raw_pairs(config, data / "raw", folder), write_raw_vectors(
+            config, data / "raw", folder)
+    else:
+        training, written_vectors = write_training_pairs(pairs, table, folder), write_vectors(vectors, folder)
+    record = {"train_set": train_set, "train_table": str(table), "vocab_dir": str(vectors), "raw": raw,
+              "eval_table": str(layout.eval_table), "training_pairs": training, "vectors": written_vectors,
               "eval_sets": write_eval_sets(evaluation, layout.eval_table, folder),
               "read_differently": read_differently(pairs, evaluation)}
     write_json(folder / "conversion.json", record)
@@ -145,8 +211,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-set", default="simpwiki", help="the training table (default: simpwiki)")
     parser.add_argument("--word-vectors", default="pretrained", choices=("pretrained", "distilled"),
                         help="the starting vectors, as a run's `word_vectors` names them (default: pretrained)")
+    parser.add_argument("--raw", action="store_true", help="the profile's raw SimpWiki files and whole word vector "
+                        "file, for their code to read itself (the evaluation sets stay our tokens)")
     args = parser.parse_args(argv)
-    record = convert(args.out, data=args.data, train_set=args.train_set, word_vectors=args.word_vectors)
+    record = convert(args.out, data=args.data, train_set=args.train_set, word_vectors=args.word_vectors, raw=args.raw)
     pairs = record["training_pairs"][0]["lines"]
     print(f"{args.out / 'data'}: {pairs:,} training pairs, {record['vectors']['words']:,} words, "
           f"{len(record['eval_sets'])} evaluation sets; {sum(record['read_differently'].values()):,} tokens their "

@@ -1,5 +1,6 @@
 """The authors' code on our data, beside ours (issue 32):
-python benchmarks/authors_code/run.py CHECKOUT [--rows ROW ...] [--seeds 1 2 3] [--work WORK] [--lasagne SOURCE]
+python benchmarks/authors_code/run.py CHECKOUT [--rows ROW ...] [--seeds 1 2 3] [--work WORK] [--raw]
+                                         [--lasagne SOURCE]
 
 CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it). The harness
 
@@ -7,7 +8,8 @@ CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it).
    scipy < 1.3 and Theano 1.0.5 from PyPI, and Lasagne from SOURCE (default: the GitHub archive of the Lasagne
    commit below, the 0.2.dev1 their layers are written against: PyPI's only Lasagne, 0.1, lacks
    ``only_return_final`` and ``shared_axes``; a local checkout's path works as SOURCE offline);
-2. copies their ``main/`` folder to WORK/main and writes our data beside it (convert.py: WORK/data);
+2. copies their ``main/`` folder to WORK/main and writes our data beside it (convert.py: WORK/data; with ``--raw``,
+   the profile's raw SimpWiki files and whole word vector file, for their code to read itself);
 3. trains each run of each grid ROW (params.yaml's grids, thinned as the offline profile thins them) with each
    seed through shim.py, their ``train.py`` unmodified but for the seed and the evaluation sets (shim.py says
    how), and scores every evaluation point their code makes (before training, each quarter of an epoch, each
@@ -157,14 +159,15 @@ def environment(work: Path, **extra: str) -> dict:
 
 
 def train_theirs(work: Path, settings: TransferSettings, seed: int, dim: int, sets: list[str],
-                 selection: list[str]) -> list[dict]:
+                 selection: list[str], data: str | None = None) -> list[dict]:
     """One run of theirs with one seed: its evaluation points (WORK/logs/RUN.seedK.log keeps the output, and
-    WORK/points/RUN.seedK.json the points, so a harness stopped midway trains only what it had not finished)."""
+    WORK/points/RUN.seedK.json the points, so a harness stopped midway trains only what it had not finished, on
+    the same flags, sets and ``data``: the training files' and vectors' digests)."""
     done = work / "points" / f"{settings.name}.seed{seed}.json"
     flags = their_flags(settings, dim)
     if done.exists():
         kept = json.loads(done.read_text())
-        if kept["flags"] == flags and kept["sets"] == sets:
+        if kept["flags"] == flags and kept["sets"] == sets and kept.get("data") == data:
             return kept["points"]
     log = work / "logs" / f"{settings.name}.seed{seed}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -178,7 +181,7 @@ def train_theirs(work: Path, settings: TransferSettings, seed: int, dim: int, se
     if not found:
         raise SystemExit(f"their train.py printed no evaluation point for {settings.name} seed {seed}; see {log}")
     done.parent.mkdir(parents=True, exist_ok=True)
-    write_json(done, {"flags": flags, "sets": sets, "points": found})
+    write_json(done, {"flags": flags, "sets": sets, "data": data, "points": found})
     return found
 
 
@@ -259,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="more seeds for one run of the rows (repeatable): --also t3-gran__870dcf5f 4 5 6")
     parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
     parser.add_argument("--work", type=Path, default=Path("authors_code"), help="where everything goes")
+    parser.add_argument("--raw", action="store_true", help="their code reads the profile's raw SimpWiki files and "
+                        "whole word vector file itself (convert.py --raw), as they ran it")
     parser.add_argument("--lasagne", default=LASAGNE, help="Lasagne to install: a pip source (default: %(default)s)")
     parser.add_argument("--out", type=Path, default=HERE.parent / "results" / "authors_code",
                         help="writes OUT.json and OUT.md, the table docs/fidelity.md shows (default: %(default)s)")
@@ -275,15 +280,16 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     versions = install(work, args.lasagne)
     shutil.copytree(args.checkout / "main", work / "main", dirs_exist_ok=True)
-    record = convert.convert(work, data=args.data)
+    record = convert.convert(work, data=args.data, raw=args.raw, config=config)
     dim = record["vectors"]["dim"]
+    data = " ".join(part["sha256"] for part in [*record["training_pairs"], record["vectors"]])
     sets = [spec.id for spec in EVAL_SETS if spec.id in {e["dataset"] for e in record["eval_sets"]}]
     rows = []
     for row, run, seed in jobs:
         # any seed: theirs need not be among the seeds params.yaml trains ours with (ours is then "–")
         settings = dataclasses.replace(experiment(config, run, tables.runs), seed=seed)
-        history = train_theirs(work, settings, seed, dim, sets, config["evaluation"]["selection"])
-        rows.append({"row": row, "run": run, "seed": seed, "points": len(history),
+        history = train_theirs(work, settings, seed, dim, sets, config["evaluation"]["selection"], data)
+        rows.append({"row": row, "run": run, "seed": seed, "raw": args.raw, "points": len(history),
                      "theirs": selected(history, settings.evaluate_every), "history": history,
                      "ours": ours(args.data, run, seed)})
         print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
