@@ -190,17 +190,18 @@ def measure(name: str, inputs, data: Path, work: Path, threads: int, seed: int =
 def distil(name: str, inputs, data: Path, work: Path, threads: int, seed: int):
     """Variant ``name``'s training with ``seed`` (resumed from its checkpoints where they are complete): the trainer's
     result and the settings."""
-    from paraphrastic.data.vocab import Vocabulary, load_matrix
-    from paraphrastic.training.sentence_distillation import train, without_zipf_weights
+    from paraphrastic.data.vocab import Vocabulary
+    from paraphrastic.pipeline.steps.distill_sentences import starting_vectors
+    from paraphrastic.training.sentence_distillation import train
 
-    config, selection, vocab, start, texts, teacher, table = inputs
+    config, selection, vocab, _, texts, teacher, table = inputs
     _, changes, sources = VARIANTS[name]
     settings = replace(TOKENLEARN, **changes, seed=seed)
     distilled = data / "distilled"
     if name in OTHER_START:
         distilled = distil_start(config, OTHER_START[name], data, work / f"distilled-{name}", threads)
-        start = torch.from_numpy(load_matrix(distilled / "embeddings.npy"))
         assert Vocabulary.load(distilled / "vocab.txt").words == vocab.words, "another vocabulary"
+    start = torch.from_numpy(starting_vectors(distilled, settings))  # as the stage starts
     ids = [vocab.ids(tokens) for tokens in texts["tokens"]]
     keep = np.ones(len(ids), dtype=bool) if sources is None else texts["source"].isin(sources).to_numpy()
     pairs = None
@@ -211,10 +212,6 @@ def distil(name: str, inputs, data: Path, work: Path, threads: int, seed: int):
         kept, _ = training_pairs(read_table(data / "corpus" / f"{settings.paraphrase_pairs}.parquet"),
                                  excluded=sentence_set(table))
         pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in kept]
-    if settings.start_weights == "none":  # as the stage: the distill stage's weights, as its record gives them
-        made = json.loads((distilled / "coverage.json").read_text())
-        start = torch.from_numpy(without_zipf_weights(start.numpy(), sif_coefficient=made["sif_coefficient"],
-                                                      subwords=made["subwords"]))
     result = train(settings, vocab=vocab, embeddings=start, texts=[ids[i] for i in np.flatnonzero(keep)],
                    targets=teacher[keep], eval_frame=table, selection=selection, inputs=[], pairs=pairs,
                    checkpoint_dir=work / "checkpoints" / stem(name, seed), device="cpu", threads=threads,

@@ -55,15 +55,19 @@ def sentence(tokens, where: str) -> str:
     return " ".join(tokens)
 
 
-def _write_lines(path: Path, lines) -> dict:
+def _write_bytes(path: Path, lines) -> dict:
+    """``lines`` (bytes, each with its newline) written to ``path`` atomically: the file's name, lines and sha256."""
     digest, count = hashlib.sha256(), 0
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as out:
+    with atomic_path(path) as tmp, open(tmp, "wb") as out:
         for line in lines:
-            text = line + "\n"
-            out.write(text)
-            digest.update(text.encode("utf-8"))
+            out.write(line)
+            digest.update(line)
             count += 1
     return {"file": path.name, "lines": count, "sha256": digest.hexdigest()}
+
+
+def _write_lines(path: Path, lines) -> dict:
+    return _write_bytes(path, ((line + "\n").encode("utf-8") for line in lines))
 
 
 def write_training_pairs(frame: pd.DataFrame, table: Path, out: Path) -> list[dict]:
@@ -85,19 +89,15 @@ def write_raw_pairs(config: dict, raw: Path, out: Path) -> list[dict]:
 
     if profile(config)["simpwiki"]["format"] != "sentences":
         raise SystemExit("--raw: the profile's SimpWiki files are not one sentence per line (the offline profile's)")
-    sides = []
-    for name, side in (("simple.aligned", 0), ("normal.aligned", 1)):
-        digest, count = hashlib.sha256(), 0
-        with atomic_path(out / name) as tmp, open(tmp, "wb") as handle:
-            for pair in simpwiki_files(config):
-                path = raw / pair[side]
-                lines = path.read_bytes().split(b"\n")
-                for number, line in enumerate(lines[:-1] if lines[-1] == b"" else lines, start=1):
-                    text = f"paraphrastic\t{path.name}:{number}\t".encode() + line + b"\n"
-                    handle.write(text)
-                    digest.update(text)
-                    count += 1
-        sides.append({"file": name, "lines": count, "sha256": digest.hexdigest()})
+
+    def lines(side: int):
+        for pair in simpwiki_files(config):
+            path = raw / pair[side]
+            sentences = path.read_bytes().split(b"\n")
+            for number, line in enumerate(sentences[:-1] if sentences[-1] == b"" else sentences, start=1):
+                yield f"paraphrastic\t{path.name}:{number}\t".encode() + line + b"\n"
+
+    sides = [_write_bytes(out / name, lines(side)) for name, side in (("simple.aligned", 0), ("normal.aligned", 1))]
     if sides[0]["lines"] != sides[1]["lines"]:
         raise SystemExit(f"--raw: {sides[0]['lines']} and {sides[1]['lines']} lines: the SimpWiki files are not "
                          "aligned")
@@ -113,19 +113,17 @@ def write_raw_vectors(config: dict, raw: Path, out: Path) -> dict:
 
     source = raw / profile(config)["embeddings"]
     opener = gzip.open if source.suffix == ".gz" else open
-    digest, count, dim = hashlib.sha256(), 0, None
-    with atomic_path(out / "vectors.txt") as tmp, open(tmp, "wb") as handle, opener(source, "rb") as lines:
-        for line in lines:
-            dim = dim or len(line.split()) - 1
-            line = line.rstrip(b"\r\n") + b"\n"
-            handle.write(line)
-            digest.update(line)
-            count += 1
-        unknown = (THEIR_UNKNOWN + " 0.0" * (dim or 0) + "\n").encode()
-        handle.write(unknown)
-        digest.update(unknown)
-    return {"file": "vectors.txt", "lines": count + 1, "sha256": digest.hexdigest(), "words": count + 1,
-            "dim": dim, "source": str(source)}
+    dims = []  # the first line's width, which the unknown word's row takes
+
+    def lines():
+        with opener(source, "rb") as handle:
+            for line in handle:
+                dims[:] = dims or [len(line.split()) - 1]
+                yield line.rstrip(b"\r\n") + b"\n"
+        yield (THEIR_UNKNOWN + " 0.0" * (dims[0] if dims else 0) + "\n").encode()
+
+    written = _write_bytes(out / "vectors.txt", lines())
+    return written | {"words": written["lines"], "dim": dims[0] if dims else None, "source": str(source)}
 
 
 def write_vectors(folder: Path, out: Path) -> dict:

@@ -62,15 +62,15 @@ def coverage(out: Path) -> dict:
             ["token_coverage"]}
 
 
-def train_job(config: dict, run: str, seed: int, data: Path, out: Path, threads: int) -> dict:
-    """One job (run, seed) on WORK/READING's tables, as the train stage trains it; its train.json."""
-    from paraphrastic.configuration import grids
+def train_job(config: dict, all_runs: dict, run: str, seed: int, data: Path, out: Path, threads: int) -> dict:
+    """One job (run, seed) on WORK/READING's tables, as the train stage trains it (``all_runs``:
+    ``grids.expand(config)[0]``); its train.json."""
     from paraphrastic.configuration.settings import experiment
     from paraphrastic.training.transfer import train
 
     folder = out / "models" / run / f"seed{seed}"
     if not (folder / "train.json").is_file():
-        settings = replace(experiment(config, run, grids.expand(config)[0]), seed=seed)
+        settings = replace(experiment(config, run, all_runs), seed=seed)
         train(settings, train_path=out / "corpus" / f"{settings.train_set}.parquet", vocab_dir=out / "vocab",
               eval_path=data / "corpus" / "eval.parquet", selection=cfg.selection_ids(config), out_dir=folder,
               checkpoint_dir=out / "checkpoints" / run / f"seed{seed}", device="cpu", threads=threads,
@@ -128,13 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     config = cfg.load(REPO / "params.yaml")
     from paraphrastic.configuration import grids
 
-    rows = grids.expand(config)[1]
+    all_runs, rows = grids.expand(config)
     runs = [run for row in args.rows for run in rows[row]]
     for reading in [] if args.table else args.readings:
         prepare(config, reading, args.data, args.work / reading)
         for run in runs:
             for seed in args.seeds:
-                info = train_job(config, run, seed, args.data, args.work / reading, args.threads)
+                info = train_job(config, all_runs, run, seed, args.data, args.work / reading, args.threads)
                 print(f"{reading} {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
     if args.table or set(args.readings) == set(READINGS):
         prepared = {reading: coverage(args.work / reading) for reading in READINGS}

@@ -20,17 +20,24 @@ from paraphrastic.pipeline.records import read_json
 from paraphrastic.training.sentence_distillation import SentenceDistillationSettings, train, without_zipf_weights
 
 
+def starting_vectors(distilled: Path, settings: SentenceDistillationSettings) -> np.ndarray:
+    """The distill stage's vectors in ``distilled`` as the trainer starts from them: as they are, or with
+    ``start_weights: none`` the Zipf weights its coverage.json records divided out."""
+    start = vocabulary.load_matrix(distilled / "embeddings.npy")
+    if settings.start_weights == "none":
+        made = read_json(distilled / "coverage.json")
+        if not {"sif_coefficient", "subwords"} <= made.keys():
+            raise PipelineError(f"{distilled / 'coverage.json'}: no sif_coefficient or subwords; rerun distill")
+        start = without_zipf_weights(start, sif_coefficient=made["sif_coefficient"], subwords=made["subwords"])
+    return start
+
+
 def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, out_dir, checkpoints, device=None,
         threads=None) -> None:
     settings = SentenceDistillationSettings.of(config)
     distilled, out = Path(distilled), Path(out_dir)
     vocab = vocabulary.Vocabulary.load(distilled / "vocab.txt")
-    start = vocabulary.load_matrix(distilled / "embeddings.npy")
-    if settings.start_weights == "none":  # the weights the distill stage applied, as its record gives them
-        made = read_json(distilled / "coverage.json")
-        if not {"sif_coefficient", "subwords"} <= made.keys():
-            raise PipelineError(f"{distilled / 'coverage.json'}: no sif_coefficient or subwords; rerun distill")
-        start = without_zipf_weights(start, sif_coefficient=made["sif_coefficient"], subwords=made["subwords"])
+    start = starting_vectors(distilled, settings)
     texts = read_table(targets)
     teacher = vocabulary.load_matrix(target_embeddings)
     selection = selection_ids(config)
