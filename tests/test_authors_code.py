@@ -214,6 +214,23 @@ def test_each_run_is_compared_with_its_seeds_spread():
     assert "| a | 2 | 57.50 ± 0.71 | 57.70 ± 0.28 | +0.20 | yes | +0.4 |" in table  # 0.2 / √(0.5/2 + 0.08/2)
 
 
+def test_the_table_says_what_each_side_read_and_the_default_rows_are_table_4s(tmp_path):
+    from paraphrastic.configuration import params
+
+    versions = {"python": "2.7", "theano": "1.0.5", "lasagne": "0.2"}
+    job = {"row": "r", "run": "a", "seed": 1, "points": 13, "theirs": {"selection_pearson": 60.0,
+           "transfer_pearson": 57.0}, "ours": None}
+    assert "reading the profile's raw SimpWiki files" not in run.markdown([job], versions, "ours")
+    opening = run.markdown([job | {"raw": True}], versions, "ours").splitlines()[0]
+    assert "reading the profile's raw SimpWiki files" in opening and "`data.reading: ours`" in opening
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "train_stats.json").write_text(json.dumps({"simpwiki": {"reading": "authors"}}))
+    assert run.our_reading(tmp_path, "simpwiki") == "authors" and run.our_reading(tmp_path / "x", "simpwiki") is None
+    config = params.load(REPO / "params.yaml")
+    rows = run.table4_rows(config)
+    assert sorted(rows) == sorted(set(config["report"]["table4"].values())) and len(rows) == 3
+
+
 def test_vectors_with_wordpieces_are_refused_as_their_code_cannot_read_pieces(tmp_path):
     folder = tmp_path / "distilled"
     folder.mkdir()

@@ -4,7 +4,7 @@ python benchmarks/authors_code/reading.py [--data data] [--rows ROW ...] [--seed
 
 For each reading, ``prepare_train`` and ``vocab`` run as the pipeline runs them, with ``data.reading`` set, into
 WORK/READING/ (the evaluation table stays the pipeline's own, DATA/corpus/eval.parquet); then each run of each ROW
-(default: avg, LSTMavg and GRAN of the offline grid, as the authors' code harness) trains with each seed by the
+(default: Table 4's rows, params.yaml's ``report.table4``, as the authors' code harness) trains with each seed by the
 transfer trainer, as the ``train`` stage does, into WORK/READING/models/RUN/seedK/. The table gives each run's
 STS 2016-selected 22-set mean Pearson per seed under both readings, their means ± sample sd and the difference
 (authors − ours), and the share of each reading's SimpWiki tokens without a word vector. A job found finished is
@@ -32,11 +32,11 @@ sys.path.insert(0, str(HERE.parent))
 
 from rehearsal import commit  # noqa: E402
 
+from authors_code.run import table4_rows  # noqa: E402
 from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
 
-ROWS = ("t2-avg-none", "t2-lstmavg-none", "t3-gran")  # avg, LSTMavg and GRAN of the offline grid
 RESULTS = HERE.parent / "results" / "reading"
 
 
@@ -112,7 +112,7 @@ def markdown(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=REPO / "data", help="a run's data folder (default: %(default)s)")
-    parser.add_argument("--rows", nargs="*", default=list(ROWS), help="grid rows (default: %(default)s)")
+    parser.add_argument("--rows", nargs="*", help="grid rows (default: Table 4's, params.yaml's report.table4)")
     parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2, 3], help="default: %(default)s")
     parser.add_argument("--readings", nargs="*", choices=READINGS, default=list(READINGS),
                         help="train these readings' jobs (default: both)")
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     from paraphrastic.configuration import grids
 
     all_runs, rows = grids.expand(config)
-    runs = [run for row in args.rows for run in rows[row]]
+    runs = [run for row in args.rows or table4_rows(config) for run in rows[row]]
     for reading in [] if args.table else args.readings:
         prepare(config, reading, args.data, args.work / reading)
         for run in runs:

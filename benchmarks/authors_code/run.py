@@ -1,6 +1,6 @@
 """The authors' code on our data, beside ours (issue 32):
 python benchmarks/authors_code/run.py CHECKOUT [--rows ROW ...] [--seeds 1 2 3] [--work WORK] [--raw]
-                                         [--lasagne SOURCE]
+                                         [--lasagne SOURCE] [--ours JOBS] [--out OUT]
 
 CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it). The harness
 
@@ -10,13 +10,14 @@ CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it).
    ``only_return_final`` and ``shared_axes``; a local checkout's path works as SOURCE offline);
 2. copies their ``main/`` folder to WORK/main and writes our data beside it (convert.py: WORK/data; with ``--raw``,
    the profile's raw SimpWiki files and whole word vector file, for their code to read itself);
-3. trains each run of each grid ROW (params.yaml's grids, thinned as the offline profile thins them) with each
-   seed through shim.py, their ``train.py`` unmodified but for the seed and the evaluation sets (shim.py says
-   how), and scores every evaluation point their code makes (before training, each quarter of an epoch, each
-   epoch's end) on our evaluation sets;
+3. trains each run of each grid ROW (default: Table 4's rows, params.yaml's ``report.table4``; the grids thinned
+   as the offline profile thins them) with each seed through shim.py, their ``train.py`` unmodified but for the
+   seed and the evaluation sets (shim.py says how), and scores every evaluation point their code makes (before
+   training, each quarter of an epoch, each epoch's end) on our evaluation sets;
 4. selects, as our pipeline selects, the point with the best STS 2016 mean and reports its 22-set mean, beside
-   our own job of the same run and seed where ``--data`` holds it (its train.json), in OUT.{json,md}
-   (default benchmarks/results/authors_code, which docs/fidelity.md shows).
+   our own job of the same run and seed where JOBS holds it (its models/RUN/seedK/train.json; default: the
+   ``--data`` folder; reading.py's WORK/READING holds its jobs so too), in OUT.{json,md} (default
+   benchmarks/results/authors_code, which docs/fidelity.md shows).
 
 Their code needs Python 2.7 and a C++ compiler (Theano compiles its kernels); it does not run in CI. What runs
 in CI: convert.py's tests (tests/test_authors_code.py) and the flags and selection below.
@@ -59,11 +60,16 @@ LASAGNE_COMMIT = "5d3c63cb315a50b1cbd27a6bc8664b406f34dd99"  # Lasagne/Lasagne m
 LASAGNE = f"https://github.com/Lasagne/Lasagne/archive/{LASAGNE_COMMIT}.zip"
 PYTHON2_PACKAGES = ["numpy<1.17", "scipy<1.3", "Theano==1.0.5"]  # the last releases for Python 2.7
 THEANO_FLAGS = "mode=FAST_RUN,device=cpu,floatX=float32"  # their train.sh's
-ROWS = ("t2-avg-none", "t2-lstmavg-none", "t3-gran")  # avg, LSTMavg and GRAN of the offline grid
 MODELS = {"avg": ["-model", "wordaverage"], "lstm": ["-model", "lstm"], "lstmavg": ["-model", "lstmavg"],
           "bilstm": ["-model", "bilstm"], "bilstmavg": ["-model", "bilstmavg"], "bigran": ["-model", "bigran"],
           **{f"gran{k}" if k > 1 else "gran": ["-model", "gran", "-gran_type", str(k)] for k in range(1, 6)}}
 MARK = "AUTHORS_POINT "  # shim.py's evaluation lines
+
+
+def table4_rows(config: dict) -> list[str]:
+    """Table 4's grid rows (avg, LSTMavg and GRAN: ``report.table4``), in the grids' order."""
+    table4 = set(config["report"]["table4"].values())
+    return [row["id"] for row in config.get("grids") or [] if row["id"] in table4]
 
 
 def their_flags(settings: TransferSettings, dim: int) -> list[str]:
@@ -191,11 +197,27 @@ def ours(data: Path, run: str, seed: int) -> dict | None:
     return json.loads(info.read_text()) if info.exists() else None
 
 
-def markdown(rows: list[dict], versions: dict) -> str:
-    lines = [f"The authors' code (python {versions['python']}, Theano {versions['theano']}, Lasagne "
-             f"{versions['lasagne']}) and ours on the same data: each run's 22-set mean Pearson at its STS 2016-"
-             "selected point (both among the points ours selects among: with `evaluate_every: quarter`, each quarter "
-             "of an epoch and its end; `points` counts those theirs scored, the start included).", "",
+def our_reading(jobs: Path, train_set: str) -> str | None:
+    """How our jobs in ``jobs`` read their training text (``data.reading``, as prepare_train recorded it in
+    corpus/train_stats.json), or None where the folder has no record."""
+    stats = jobs / "corpus" / "train_stats.json"
+    return json.loads(stats.read_text()).get(train_set, {}).get("reading") if stats.is_file() else None
+
+
+def markdown(rows: list[dict], versions: dict, reading: str | None = None) -> str:
+    """The table of every job, and of each run with seeds on both sides; ``reading``: our jobs' ``data.reading``
+    (named in the opening sentence, with how theirs read the text: our tokens, or the raw files with ``--raw``)."""
+    code = (f"The authors' code (python {versions['python']}, Theano {versions['theano']}, Lasagne "
+            f"{versions['lasagne']})")
+    if any(r.get("raw") for r in rows):
+        data = (" reading the profile's raw SimpWiki files and word vector file itself, as they ran it, and ours on "
+                f"SimpWiki read as `data.reading: {reading or 'unrecorded'}` reads it")
+    else:
+        data = " and ours on the same data" + (f" (SimpWiki read as `data.reading: {reading}` reads it)"
+                                               if reading else "")
+    lines = [code + data + ": each run's 22-set mean Pearson at its STS 2016-selected point (both among the points "
+             "ours selects among: with `evaluate_every: quarter`, each quarter of an epoch and its end; `points` "
+             "counts those theirs scored, the start included).", "",
              "| row | run | seed | theirs: STS16 | theirs: 22-set | points | ours: STS16 | ours: 22-set |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
@@ -256,7 +278,7 @@ def harness_jobs(rows: list[str], seeds: list[int], also: list[list[str]],
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path, help="a checkout of jwieting/acl2017 (holds main/train.py)")
-    parser.add_argument("--rows", nargs="+", default=list(ROWS), help="grid rows (default: %(default)s)")
+    parser.add_argument("--rows", nargs="+", help="grid rows (default: Table 4's, params.yaml's report.table4)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
     parser.add_argument("--also", nargs="+", action="append", default=[], metavar=("RUN", "SEED"),
                         help="more seeds for one run of the rows (repeatable): --also t3-gran__870dcf5f 4 5 6")
@@ -264,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("authors_code"), help="where everything goes")
     parser.add_argument("--raw", action="store_true", help="their code reads the profile's raw SimpWiki files and "
                         "whole word vector file itself (convert.py --raw), as they ran it")
+    parser.add_argument("--ours", type=Path, help="a folder holding our jobs as models/RUN/seedK/train.json, to put "
+                        "beside theirs (default: --data; reading.py's WORK/READING for a reading of its own)")
     parser.add_argument("--lasagne", default=LASAGNE, help="Lasagne to install: a pip source (default: %(default)s)")
     parser.add_argument("--out", type=Path, default=HERE.parent / "results" / "authors_code",
                         help="writes OUT.json and OUT.md, the table docs/fidelity.md shows (default: %(default)s)")
@@ -272,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{args.checkout}: no main/train.py (a checkout of jwieting/acl2017 is needed)")
     config = cfg.load(REPO / "params.yaml")
     tables = JobTables.of(config)
+    args.rows = args.rows or table4_rows(config)
     unknown = [row for row in args.rows if row not in tables.rows]
     if unknown:
         raise SystemExit(f"--rows: no grid row {unknown[0]!r} in params.yaml")
@@ -284,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     dim = record["vectors"]["dim"]
     data = " ".join(part["sha256"] for part in [*record["training_pairs"], record["vectors"]])
     sets = [spec.id for spec in EVAL_SETS if spec.id in {e["dataset"] for e in record["eval_sets"]}]
+    jobs_folder = args.ours or args.data
     rows = []
     for row, run, seed in jobs:
         # any seed: theirs need not be among the seeds params.yaml trains ours with (ours is then "–")
@@ -291,11 +317,13 @@ def main(argv: list[str] | None = None) -> int:
         history = train_theirs(work, settings, seed, dim, sets, config["evaluation"]["selection"], data)
         rows.append({"row": row, "run": run, "seed": seed, "raw": args.raw, "points": len(history),
                      "theirs": selected(history, settings.evaluate_every), "history": history,
-                     "ours": ours(args.data, run, seed)})
+                     "ours": ours(jobs_folder, run, seed)})
         print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
-    write_json(args.out.with_suffix(".json"), {"versions": versions, "commit": commit(), "rows": rows})
-    write_text(args.out.with_suffix(".md"), markdown(rows, versions))
-    print(markdown(rows, versions))
+    reading = our_reading(jobs_folder, record["train_set"])
+    write_json(args.out.with_suffix(".json"), {"versions": versions, "commit": commit(), "ours_reading": reading,
+                                               "rows": rows})
+    write_text(args.out.with_suffix(".md"), markdown(rows, versions, reading))
+    print(markdown(rows, versions, reading))
     return 0
 
 
