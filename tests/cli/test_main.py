@@ -105,3 +105,23 @@ def test_a_run_is_named_by_run_and_still_by_experiment():
         assert parsers[command]._option_string_actions["--experiment"].dest == "run_name", command
     assert build_parser().parse_args(["train", "--experiment", "r", "--seed", "1", "--out-dir", "o",
                                       "--checkpoints", "c"]).run_name == "r"
+
+
+def test_the_help_is_plain_text_with_the_users_commands_first_each_with_an_example(capsys):
+    """`paraphrastic --help`: no reStructuredText or module names; embed, similarity, export and report first, each
+    with a description line and an example (also in its own --help); the stage commands under their own heading."""
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert not any(mark in text for mark in ("``", ":mod:", "paraphrastic.pipeline", "`"))
+    listed = [line.split()[0] for line in text.splitlines() if line.startswith("  ") and not line.startswith("   ")
+              and not line.lstrip().startswith("-")]
+    assert listed[:4] == ["embed", "similarity", "export", "report"]
+    users, stages = text.index("commands for users:"), text.index("pipeline stages")
+    assert users < stages < text.index("  train ") and text.index("  report ") < stages
+    assert text[users:stages].count("example: ") == 4 and "example: " not in text[stages:]
+    assert set(listed) == set(subcommands())
+    for command in ("embed", "similarity", "export", "report"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "example:\n  " in capsys.readouterr().out, command

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import sys
 
+from paraphrastic.cli import add_example
+
+MODEL = "data/models/RUN/seed1/model.pt"
+
 
 def embed(args) -> None:
     import numpy as np
@@ -57,7 +61,9 @@ def export(args) -> None:
 def add_commands(sub) -> None:
     model_help = "a model.pt written by a training stage (transfer, supervised or Siamese CBOW)"
     device_help = "auto (CUDA when present), cpu, cuda or cuda:N (default: auto)"
-    p = sub.add_parser("embed", help="embed sentences (one per line, or a TSV column) with a trained model.pt")
+    text = "embed sentences (one per line, or a column of a TSV file) with a trained model.pt"
+    p = add_example(sub.add_parser("embed", help=text, description=text),
+                    f"paraphrastic embed --model {MODEL} --input sentences.txt --output vectors.npy")
     p.add_argument("--model", required=True, help=model_help)
     p.add_argument("--input", required=True, help="text file, one sentence per line ('-' = standard input)")
     p.add_argument("--column", type=int, help="read this column (numbered from 1) of a tab-separated file instead")
@@ -65,13 +71,18 @@ def add_commands(sub) -> None:
     p.add_argument("--device", default="auto", help=device_help)
     p.set_defaults(func=embed)
 
-    p = sub.add_parser("similarity", help="cosine similarity of sentence pairs (TSV: s1<TAB>s2), one per line")
+    text = "the cosine similarity of sentence pairs (a TSV file of sentence<TAB>sentence), one number a line"
+    p = add_example(sub.add_parser("similarity", help=text, description=text),
+                    f"printf 'A man plays a flute.\\tA man is playing the flute.\\n' | paraphrastic similarity "
+                    f"--model {MODEL} --input -")
     p.add_argument("--model", required=True, help=model_help)
     p.add_argument("--input", required=True, help="tab-separated pairs ('-' = standard input)")
     p.add_argument("--device", default="auto", help=device_help)
     p.set_defaults(func=similarity)
 
-    p = sub.add_parser("export", help="write a model.pt as a folder sentence-transformers loads (SentenceTransformer)")
+    text = "write a trained model.pt as a folder that sentence-transformers loads (SentenceTransformer)"
+    p = add_example(sub.add_parser("export", help=text, description=text),
+                    f"paraphrastic export {MODEL} exported/model")
     p.add_argument("model", help=model_help)
     p.add_argument("folder", help="the folder to write: new, empty or an earlier export (which is replaced)")
     p.add_argument("--static", action="store_true",

@@ -9,6 +9,7 @@ import sys
 from importlib import import_module
 
 from paraphrastic import phases, resources
+from paraphrastic.cli import add_example
 from paraphrastic.data.similarity_tasks import PWIM_TASKS, SUPERVISED_TASKS
 from paraphrastic.pipeline.dvc import CHECK_PARAMS, CODE_DIGESTS
 from paraphrastic.pipeline.graph import STAGES, literal_options
@@ -211,5 +212,6 @@ def add_commands(sub, load_config) -> None:
     _training(p)
 
     # ---- report -----------------------------------------------------------------------------------------
-    p = stage("report", "markdown + HTML report with the papers' numbers beside ours")
+    p = add_example(stage("report", "the report, in Markdown and HTML: every table and figure, with the papers' "
+                                    "numbers beside ours"), "paraphrastic report --data-dir data --out-dir data/report")
     _paths(p, data_dir=DATA, out_dir="where the report, metrics.json, timings.json and runs.csv go")

@@ -49,17 +49,20 @@ def default_params(args) -> None:
 
 
 def add_commands(sub, load_config) -> None:
-    p = sub.add_parser("grids", help="list the training runs the grids and experiments expand into")
+    def add(command: str, text: str):
+        return sub.add_parser(command, help=text, description=text)
+
+    p = add("grids", "list the training runs the grids and experiments expand into")
     p.add_argument("--write", metavar="PATH", help="also write them, with every job table, as YAML for dvc.yaml "
                                                    "(workflow/runs.yaml)")
     p.set_defaults(func=lambda args: grids(args, load_config))
 
-    p = sub.add_parser("default-params", help="the params.yaml this version ships (the paper's grids on the offline "
-                                              "data profile), to start a config from")
+    p = add("default-params", "the params.yaml this version ships (the paper's grids on the offline data profile), to "
+                              "start a config from")
     p.add_argument("--tiny", action="store_true", help="the tiny config the tests run (params.test.yaml) instead")
     p.add_argument("--write", metavar="PATH", help="write it to this new file instead of standard output")
     p.set_defaults(func=default_params)
 
-    p = sub.add_parser("dvc-yaml", help="dvc.yaml, generated from the stage graph in pipeline/graph.py")
+    p = add("dvc-yaml", "dvc.yaml, generated from the stage graph in pipeline/graph.py")
     p.add_argument("--write", metavar="PATH", help="write it to this path (dvc.yaml) instead of standard output")
     p.set_defaults(func=dvc_yaml)
