@@ -1,6 +1,7 @@
 """The gate analysis section: Tables 9-11 beside the paper's lists."""
 
 import json
+import re
 
 import pandas as pd
 
@@ -64,6 +65,21 @@ def test_agreement_with_its_intervals_and_each_seed(results, tmp_path):
            "[10.0, 70.0]; per seed: 50.0, 12.5)" in said
     assert "95% percentile intervals from 1,000 bootstrap resamples" in said and "repeated on seed 2" in said
     assert "Dependency labels: 2/10 of the paper's top 10 and" in said  # no intervals there: none shown
+
+
+def test_a_rank_correlation_that_cannot_be_computed_prints_a_dash_and_why(results, tmp_path):
+    config, folder = results
+    path = folder / "gates/analysis/summary.json"
+    summary = json.loads(path.read_text())
+    summary["agreement"]["label"] |= {"spearman": float("nan"), "shared_labels": 1}
+    summary["agreement"]["label"]["interval"] = {
+        "sentences": {"top_overlap": [1.0, 2.0], "bottom_overlap": [0.0, 1.0], "spearman": [float("nan")] * 2}}
+    path.write_text(json.dumps(summary))
+    doc = Document()
+    gate_section(doc, config, folder, tmp_path)
+    said = texts(doc)
+    assert not re.search(r"\bnan\b", said, re.IGNORECASE)
+    assert "over the 1 of its 20 labels we observe: – (too few of them, or no spread among them, to rank: 1)" in said
 
 
 def test_the_parser_comparison_beside_the_analysis_parser(results, tmp_path):

@@ -36,6 +36,20 @@ def full_grid_size(config: dict) -> int:
     return len(paper_runs(grids.expand(grids.unthinned(config))[0]))
 
 
+def _gran_epochs(runs: dict[str, dict]) -> list[str]:
+    """The paper gives no epochs for GRAN: how many this config trains them, beside the LSTMs' (none without GRANs)."""
+    def epochs(family: str) -> str:
+        return " or ".join(str(n) for n in sorted({s["epochs"] for s in runs.values()
+                                                  if s["model"].removeprefix("bi").startswith(family)}))
+
+    gran, lstm = epochs("gran"), epochs("lstm")
+    if not gran:
+        return []
+    plural = "" if gran == "1" else "s"
+    return [f"GRAN epochs are not given in the paper; GRAN models are trained for {gran} epoch{plural}"
+            + (f", as many as the LSTMs ({lstm})." if gran == lstm else f" (the LSTMs: {lstm or 'none trained'}).")]
+
+
 def deviations_section(doc: Document, config: dict, data_dir: Path, sel: Selection) -> None:
     """Data deviations from the paper: what the profile's data, the token matching and the thinned grids change."""
     train_stats, match, vocab = _corpus_records(data_dir)
@@ -68,14 +82,18 @@ def deviations_section(doc: Document, config: dict, data_dir: Path, sel: Selecti
             f"{match['full']['simpwiki']['tokens']:,}.")
     if keep:
         kept = ", ".join(f"{k} {v}" for k, v in keep.items())
-        deviations.append(f"Tuning grids thinned for this profile to {len(paper_runs(sel.runs))} of the paper's "
-                          f"{full_grid_size(config):,} runs, keeping only: {kept}. Every table row is still "
-                          "selected from real training runs, but over far fewer settings than the paper's.")
+        deviations.append(f"Tuning grids thinned for this profile to {len(paper_runs(sel.runs))} of the "
+                          f"{full_grid_size(config):,} runs the config's grids hold unthinned, keeping only: {kept}. "
+                          "Every table row is still selected from real training runs, over fewer settings.")
+    training_text = ("SimpWiki and PPDB ship tokenised and are only split on whitespace (PTB escapes such as -LRB- "
+                     "are mapped back to characters); a leading # is stripped from hashtags"
+                     if config["data"]["reading"] == "ours" else
+                     "SimpWiki and PPDB ship tokenised and are read as the authors' code reads them (data.reading: "
+                     "authors): split on whitespace, ASCII letters lower-cased, PTB escapes such as -LRB- kept")
     deviations += [
-        "Tokenisation: NLTK Punkt + Treebank (PTB-style) tokenizer and lower-casing instead of Stanford CoreNLP; "
-        "SimpWiki and PPDB ship tokenised and are only split on whitespace (PTB escapes such as -LRB- are "
-        "mapped back to characters); a leading # is stripped from hashtags.",
-        "GRAN epochs are not given in the paper; GRAN models are trained for as many epochs as the LSTM (3).",
+        "Tokenisation: NLTK Punkt + Treebank (PTB-style) tokenizer and lower-casing of the evaluation sets instead "
+        f"of Stanford CoreNLP; {training_text}.",
+        *_gran_epochs(paper_runs(sel.runs)),
         "Twitter: the 972 test pairs with the expert's graded 0–5 score; STS 2013 SMT comes from the copy "
         "distributed to 2013 participants (the public archive omits it).",
     ]

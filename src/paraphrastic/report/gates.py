@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
@@ -19,10 +20,12 @@ def _noise(agreement: dict, measure: str, scale: float = 1) -> str:
         return f"{scale * value:.1f}" if scale != 1 else f"{value:g}"
 
     parts = [f"{kind.replace('_', ' ')}: [{number(bounds[measure][0])}, {number(bounds[measure][1])}]"
-             for kind, bounds in (agreement.get("interval") or {}).items()]
+             for kind, bounds in (agreement.get("interval") or {}).items()
+             if not any(math.isnan(bound) for bound in bounds[measure])]  # no interval where a resample has none
     seeds = agreement.get("per_seed") or {}
     if len(seeds) > 1:
-        parts.append("per seed: " + ", ".join(number(seeds[s][measure]) for s in sorted(seeds, key=int)))
+        parts.append("per seed: " + ", ".join("–" if math.isnan(seeds[s][measure]) else number(seeds[s][measure])
+                                              for s in sorted(seeds, key=int)))
     return f" ({'; '.join(parts)})" if parts else ""
 
 
@@ -222,7 +225,8 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
         doc.bullets([f"{name}: {a['top_overlap']}/{a['k']} of the paper's top 10{_noise(a, 'top_overlap')} and "
                      f"{a['bottom_overlap']}/{a['k']} of its bottom 10{_noise(a, 'bottom_overlap')} are in ours; "
                      f"Spearman's ρ × 100 over the {a['shared_labels']} of its 20 labels we observe: "
-                     f"{100 * a['spearman']:.1f}{_noise(a, 'spearman', 100)}"
+                     + (f"– (too few of them, or no spread among them, to rank: {a['shared_labels']})"
+                        if math.isnan(a["spearman"]) else f"{100 * a['spearman']:.1f}{_noise(a, 'spearman', 100)}")
                      for name, a in (("POS tags", agreement["pos"]), ("Dependency labels", agreement["label"]))])
         noise = summary.get("bootstrap") or {}
         if noise.get("draws"):

@@ -78,7 +78,8 @@ def supervised_section(doc: Document, config: dict, data_dir: Path, sel: Supervi
     keep = (sup.get("thinning") or {}).get(config["data_profile"]) or {}
     if keep:
         full = len(grids.expand_supervised(dict(config, supervised=dict(sup, thinning={})))[0])
-        doc.para(f"Tuning grids thinned for this profile to {len(sel.runs)} of the paper's {full:,} runs (per task), "
+        doc.para(f"Tuning grids thinned for this profile to {len(sel.runs)} of the {full:,} runs (per task) the "
+                 "config's grids hold unthinned, "
                  "keeping only: " + ", ".join(f"{k} {v}" for k, v in keep.items()) + ".")
     rows = []
     for task in TASKS:
