@@ -1,4 +1,4 @@
-"""What the distilled vectors' vocabulary size, dimensions and word weighting change (issue 34), untrained:
+"""What the distilled vectors' vocabulary size, dimensions and word weighting change, untrained:
 python benchmarks/distill_sweep.py [--corpus data/corpus] [--sizes 10000 20000 0] [--dims 64 128 256 384]
                                    [--sif none 1e-2 3e-3 1e-3 1e-4 1e-5]
 

@@ -42,3 +42,14 @@ def test_the_readme_is_a_front_door_whose_links_resolve():
             assert anchor in headings, f"{target}#{anchor}"
     for name in ("CITATION.cff", "LICENSE", "CHANGELOG.md"):
         assert f"]({name})" in text and (REPO / name).is_file()
+
+
+def test_no_page_comment_or_docstring_cites_an_issue_number_a_reader_cannot_open():
+    """What was decided and why is said where it applies; "issue <number>" names a tracker a reader of the repository
+    does not have (an upstream project's issue, by its address, is fine)."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    cited = re.compile(r"(?<!/)\b[Ii]ssues? #?\d+")
+    found = [f"{name}:{n}" for name in tracked if name.endswith((".py", ".md", ".yaml", ".smk", ".sh", ".toml"))
+             or name in ("Snakefile",) for n, line in enumerate((REPO / name).read_text().splitlines(), 1)
+             if cited.search(line)]
+    assert not found, found

@@ -1,4 +1,4 @@
-"""What one detail of the authors' training changes in our results (issue 32):
+"""What one detail of the authors' training changes in our results:
 python benchmarks/authors_code/effects.py DETAIL --before MODELS --after MODELS --runs RUN ... [--seeds 1 2 3]
 
 MODELS is a folder of finished transfer jobs (``MODELS/RUN/seedK/train.json``, as under ``data/models``): the same

@@ -1,4 +1,4 @@
-"""The authors' code on our data, beside ours (issue 32):
+"""The authors' code on our data, beside ours:
 python benchmarks/authors_code/run.py CHECKOUT [--rows ROW ...] [--seeds 1 2 3] [--work WORK] [--raw]
                                          [--lasagne SOURCE] [--ours JOBS] [--out OUT]
 

@@ -1,4 +1,4 @@
-"""Their training steps beside ours, on the same batches with the same weights and dropout masks (issue 32):
+"""Their training steps beside ours, on the same batches with the same weights and dropout masks:
 python benchmarks/authors_code/steps.py CHECKOUT --run RUN [--steps 20] [--data data] [--work WORK]
 
 Where a run's results differ from theirs by more than the seeds' spread (run.py's table), this says whether a

@@ -187,7 +187,7 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert all(o["sentences_per_second"] > 0 for o in [*encoders["ours"].values(), *encoders["untrained"].values()])
     gran = json.loads((root / "data/results/gran-simpwiki/seed1.json").read_text())
     assert encoders["ours"]["gran"]["per_dataset"] == gran["datasets"]  # the same model, scored the same way
-    # issue 8: Siamese CBOW (with its word2vec baseline) and PWIM (with an ablation) in the same graph
+    # the other seed systems: Siamese CBOW (with its word2vec baseline) and PWIM (with an ablation) in the same graph
     for heading in ("Siamese CBOW (Kenter et al. 2016)", "PWIM (He & Lin 2016)", "Table 3: SICK test",
                     "Table 5: STS 2014 test sets", "Table 8: ablations on SICK", "Table 9: parameters"):
         assert heading in report
@@ -212,7 +212,7 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     stanza = json.loads((root / "data/stanza/scores.json").read_text())
     assert stanza["source"].startswith("trained offline") and stanza["dev"]["sentences"] == 50
     assert stanza["word_vectors"] == "glove.6B.50d.txt.gz"  # the offline profile's vectors
-    # issue 20: the parser comparison, the same sentences parsed by models trained without word vectors
+    # the gate analysis's parser comparison, the same sentences parsed by models trained without word vectors
     compared = json.loads((root / "data/stanza_compared/scores.json").read_text())
     assert compared["word_vectors"] is None and compared["budget"] == stanza["budget"]
     assert set(gates["compared_parser"]["agreement"]) == {"pos", "label"}
@@ -223,8 +223,8 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert results["summary"]["transfer_sets"] == 2
     baseline = json.loads((root / "data/results/baseline.json").read_text())
     assert baseline["trained"] is False and -100 < baseline["summary"]["transfer_pearson"] < 100
-    # issue 19: vectors distilled from all-MiniLM-L6-v2 for the 2,000 most frequent words and the teacher's pieces
-    # (issue 34), two rows trained on them
+    # vectors distilled from all-MiniLM-L6-v2 for the 2,000 most frequent words and the teacher's pieces, two rows
+    # trained on them
     distilled = json.loads((root / "data/distilled/coverage.json").read_text())
     assert (distilled["words"], distilled["dim"], distilled["teacher"]) == (2005 + distilled["pieces"], 16,
                                                                             "all-MiniLM-L6-v2")

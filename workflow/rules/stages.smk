@@ -32,7 +32,7 @@ GRAPH_RULES = {
     "prepare_supervised": {},
     "train_supervised": {"mem_mb": 4000, "runtime": 120},
     "train_universal": {"mem_mb": 4000, "runtime": 120},
-    # the other seed systems (issue 8): Siamese CBOW with its word2vec baseline, and PWIM
+    # the other seed systems: Siamese CBOW with its word2vec baseline, and PWIM
     "siamese_corpus": {},
     "train_siamese": {"mem_mb": 4000, "runtime": 60},
     "word2vec": {},

@@ -130,7 +130,7 @@ def selection_ids(config: dict) -> list[str]:
     return [s.id for s in datasets.resolve(config["evaluation"]["selection"])]
 
 
-# ---- the other seed systems (issue 8): Siamese CBOW and PWIM -------------------------------------------
+# ---- the other seed systems: Siamese CBOW and PWIM ----------------------------------------------------
 
 
 def param_value(config: dict, key: str):

@@ -282,7 +282,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "examples": Output(f"{_ERROR_ANALYSIS}/examples.csv"),
                 "summary": Output(f"{_ERROR_ANALYSIS}/summary.json")},
           params=("error_analysis", *_SELECTION_PARAMS, "device")),
-    # What a user would pick instead (issue 7): all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
+    # What a user would pick instead: all-MiniLM-L6-v2, same sets and scorer; speed beside Table 4's models.
     Stage("compare_encoders", f"compare-encoders --data-dir data --out {_RESULTS}/encoders.json "
                               f"--published {PUBLISHED_MTEB_STS} --threads {{threads}}",
           deps=(_EVAL, _MODELS, *_VOCAB, *_DISTILLED, *_SENTENCE_DISTILLED, PUBLISHED_MTEB_STS),
