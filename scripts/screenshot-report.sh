@@ -5,8 +5,8 @@
 # 12000 px high (the page is cut there).
 # Needs Chromium (Debian: `apt-get install chromium`); the tests do not, and CI does not install it.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-html=${1:-data/report/report.html}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+html=${1:-$repo/data/report/report.html}  # a path given is read from where the command was typed
 out=${2:-${TMPDIR:-/tmp}/report.png}
 height=${3:-12000}
 [ -f "$html" ] || { echo "no $html: run the pipeline (or paraphrastic report) first" >&2; exit 1; }
