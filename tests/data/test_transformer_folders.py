@@ -21,3 +21,21 @@ def test_a_folder_with_a_config_is_taken_as_it_is(tmp_path):
 def test_minilm_by_name_is_the_offline_package_copy():
     path = transformer_folder(MINILM, where="gates.stanza.transformer")
     assert (path / "config.json").is_file() and (path / "tokenizer.json").is_file()
+
+
+def test_a_load_report_of_harmless_keys_only_is_not_printed_and_any_other_is(capfd):
+    pytest.importorskip("transformers")
+    from transformers.utils import logging as transformers_logging
+
+    from paraphrastic.data.transformer_folders import quiet_loading
+
+    logger = transformers_logging.get_logger("transformers.modeling_utils")
+    harmless = "BertModel LOAD REPORT\nKey | Status\n---+---\nembeddings.position_ids | UNEXPECTED |"
+    missing = harmless + "\npooler.dense.weight | MISSING |"
+    with quiet_loading():
+        logger.warning(harmless)
+        assert capfd.readouterr().err == ""
+        logger.warning(missing)
+        assert "pooler.dense.weight | MISSING" in capfd.readouterr().err
+    logger.warning(harmless)  # outside a load of ours, transformers prints as it does
+    assert "embeddings.position_ids" in capfd.readouterr().err

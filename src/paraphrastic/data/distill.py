@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from paraphrastic.data.transformer_folders import quiet_loading
 from paraphrastic.data.vocab import CONTINUATION, SPECIAL, WORDPIECES, Vocabulary
 from paraphrastic.errors import PipelineError
 
@@ -100,7 +101,8 @@ def teacher_outputs(words: list[str], teacher: Path, *, device: str = "cpu",
         raise PipelineError("no words to distil (are the corpora empty?)")
     tokenizer = AutoTokenizer.from_pretrained(str(teacher), use_fast=True)
     pieces, piece_ids = teacher_pieces(tokenizer, words) if subwords else ([], [])
-    model = AutoModel.from_pretrained(str(teacher))
+    with quiet_loading():
+        model = AutoModel.from_pretrained(str(teacher))
     # [CLS] pieces [SEP], as model2vec tokenises a word it adds to a vocabulary (model2vec.tokenizer), and
     # [CLS] piece [SEP] for a piece, as model2vec distils its teacher's own vocabulary.
     ids = tokenizer(words, add_special_tokens=True)["input_ids"]

