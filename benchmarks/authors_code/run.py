@@ -1,5 +1,5 @@
 """The authors' code on our data, beside ours:
-python benchmarks/authors_code/run.py CHECKOUT [--rows ROW ...] [--seeds 1 2 3] [--work WORK] [--raw]
+python benchmarks/authors_code/run.py CHECKOUT [--rows ROW ...] [--runs RUN ...] [--seeds 1 2 3] [--work WORK] [--raw]
                                          [--lasagne SOURCE] [--ours JOBS] [--out OUT]
 
 CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it). The harness
@@ -282,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
     parser.add_argument("--also", nargs="+", action="append", default=[], metavar=("RUN", "SEED"),
                         help="more seeds for one run of the rows (repeatable): --also t3-gran__870dcf5f 4 5 6")
+    parser.add_argument("--runs", nargs="+", help="only these runs of the rows (default: all of them)")
     parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
     parser.add_argument("--work", type=Path, default=Path("authors_code"), help="where everything goes")
     parser.add_argument("--raw", action="store_true", help="their code reads the profile's raw SimpWiki files and "
@@ -301,6 +302,11 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         raise SystemExit(f"--rows: no grid row {unknown[0]!r} in params.yaml")
     jobs = harness_jobs(args.rows, args.seeds, args.also, tables.rows)
+    if args.runs:
+        unknown = set(args.runs) - {run for _, run, _ in jobs}
+        if unknown:
+            raise SystemExit(f"--runs: {sorted(unknown)[0]!r} is no run of the rows {args.rows}")
+        jobs = [job for job in jobs if job[1] in args.runs]
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
     versions = install(work, args.lasagne)
