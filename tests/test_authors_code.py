@@ -23,7 +23,7 @@ from paraphrastic.data.vocab import SPECIAL, UNK, WORDPIECES, Vocabulary
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from authors_code import convert, effects, reading, run, steps  # noqa: E402
+from authors_code import convert, effects, end_to_end, reading, run, steps  # noqa: E402
 
 
 def their_lines(path: Path) -> list[str]:
@@ -317,3 +317,26 @@ def test_the_raw_files_their_code_reads_itself_give_our_authors_reading(data, tm
     words, rows = their_wordmap(tmp_path / "theirs" / "data" / "vectors.txt")
     assert list(words) == ["the", "second", "UUUNKKK"] and not rows[words["UUUNKKK"]].any()
 
+
+
+def test_their_code_end_to_end_is_compared_with_ours_on_each_reading(tmp_path):
+    """end_to_end.py: their raw-file seeds (run.py --raw) beside our seeds on each reading (reading.py), per run;
+    a result of their code on our tokens is refused (it is not end to end)."""
+    theirs = {"commit": "aaa", "rows": [{"run": "r", "seed": seed, "raw": True, "theirs": {"transfer_pearson": v}}
+                                        for seed, v in ((1, 45.0), (2, 45.2), (3, 45.1))]}
+    ours = {"commit": "bbb", "runs": {"r": {"ours": {"1": 44.6, "2": 44.7, "3": 44.8},
+                                            "authors": {"1": 45.1, "2": 45.2, "3": 45.0}}}}
+    (tmp_path / "theirs.json").write_text(json.dumps(theirs))
+    (tmp_path / "ours.json").write_text(json.dumps(ours))
+    out = tmp_path / "e2e"
+    assert end_to_end.main(["--theirs", str(tmp_path / "theirs.json"), "--ours", str(tmp_path / "ours.json"),
+                            "--out", str(out)]) == 0
+    table = out.with_suffix(".md").read_text()
+    assert "| r | 3 | 45.10 ± 0.10 | ours | 44.70 ± 0.10 | -0.40 | no |" in table
+    assert "| r | 3 | 45.10 ± 0.10 | authors | 45.10 ± 0.10 | +0.00 | yes |" in table
+    assert "Theirs measured at aaa, ours at bbb" in table
+    theirs["rows"][0]["raw"] = False
+    (tmp_path / "theirs.json").write_text(json.dumps(theirs))
+    with pytest.raises(SystemExit, match="not a run of their code on the raw files"):
+        end_to_end.main(["--theirs", str(tmp_path / "theirs.json"), "--ours", str(tmp_path / "ours.json"),
+                         "--out", str(out)])
