@@ -5,8 +5,9 @@ RUN is the working directory of a finished run of the offline profile (``bash sc
 
 - ``report.md`` and the figures it shows (the site's page "The offline report"; the report's own table of
   contents is left out, since the site draws one from the headings);
-- ``metrics.json`` (the scores, which ``dvc metrics show docs/offline/metrics.json data/report/metrics.json``
-  prints beside a run's own), ``timings.json`` (speeds) and ``runs.csv`` (every job's wall time);
+- ``metrics.json`` (the scores, which ``paraphrastic compare-metrics docs/offline/metrics.json
+  data/report/metrics.json`` prints beside a run's own), ``timings.json`` (speeds) and ``runs.csv`` (every job's
+  wall time);
 - ``run.json``: the commit the run's code was at and when its report was written.
 
 It refuses a run that is not whole (Snakemake still has jobs to do there), whose tracked files differ from its

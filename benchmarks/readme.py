@@ -123,8 +123,9 @@ def headline() -> str:
               "models selected on STS 2016 and trained on GloVe 6B 50-d, the distilled vectors and their twins, "
               "the untrained initial vectors, and all-MiniLM-L6-v2, scored by the same scorer on the 22 transfer sets "
               "(× 100); "
-              "sentences per second from raw text on one CPU thread. `dvc metrics show docs/offline/metrics.json` "
-              "prints its metrics (add `data/report/metrics.json` for your own run's beside them); "
+              "sentences per second from raw text on one CPU thread. `paraphrastic compare-metrics "
+              "docs/offline/metrics.json data/report/metrics.json` puts your own run's metrics beside them, one a "
+              "line; "
               "[the whole report](docs/offline/report.md).\n\n"
               "![Accuracy against speed](docs/offline/accuracy_speed.png)\n")
 

@@ -30,7 +30,7 @@ INTRODUCTION = ("Paraphrastic sentence embeddings (Wieting & Gimpel, ACL 2017, a
                 "model to your own sentences, export it for sentence-transformers, and run the pipeline's stages "
                 "one at a time (Snakemake and DVC run them for you). 'paraphrastic COMMAND --help' describes one.")
 USER_COMMANDS = ("embed", "similarity", "export", "report")
-TOOL_COMMANDS = ("grids", "default-params", "dvc-yaml")
+TOOL_COMMANDS = ("grids", "default-params", "compare-metrics", "dvc-yaml")
 WIDTH = 100
 
 

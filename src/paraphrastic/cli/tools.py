@@ -48,6 +48,12 @@ def default_params(args) -> None:
     print(f"wrote {args.write} (from {source})")
 
 
+def compare_metrics(args) -> None:
+    from paraphrastic.report.compare_metrics import compare
+
+    print(compare(args.first, args.second, every=args.all))
+
+
 def add_commands(sub, load_config) -> None:
     def add(command: str, text: str):
         return sub.add_parser(command, help=text, description=text)
@@ -62,6 +68,13 @@ def add_commands(sub, load_config) -> None:
     p.add_argument("--tiny", action="store_true", help="the tiny config the tests run (params.test.yaml) instead")
     p.add_argument("--write", metavar="PATH", help="write it to this new file instead of standard output")
     p.set_defaults(func=default_params)
+
+    p = add("compare-metrics", "two runs' metrics.json side by side, one metric a line (what dvc metrics show A B "
+                               "prints a column each)")
+    p.add_argument("first", help="a metrics.json (docs/offline/metrics.json: the committed offline run's)")
+    p.add_argument("second", help="another (data/report/metrics.json: your run's)")
+    p.add_argument("--all", action="store_true", help="also the metrics only one of them has")
+    p.set_defaults(func=compare_metrics)
 
     p = add("dvc-yaml", "dvc.yaml, generated from the stage graph in pipeline/graph.py")
     p.add_argument("--write", metavar="PATH", help="write it to this path (dvc.yaml) instead of standard output")
