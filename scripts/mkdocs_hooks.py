@@ -2,7 +2,10 @@
 
 - ``<!-- params reference -->`` (docs/configuration.md): every key of params.yaml, with what its schema
   (workflow/schemas/params.schema.yaml) allows, its value in params.yaml and the comment written beside it there;
-- ``<!-- cli reference -->`` (docs/api.md): ``paraphrastic --help`` and each command's ``--help``.
+- ``<!-- cli reference -->`` (docs/api.md): ``paraphrastic --help`` and each command's ``--help``;
+- ``<!-- stage graph -->`` (docs/pipeline.md): the stages and what each reads from which, one node a stage, from
+  Snakemake's rule graph of params.yaml (``snakemake --rulegraph mermaid-js``), with the edges another path already
+  implies left out, drawn by Mermaid.
 
 Nothing here is typed twice: a key, a constraint or an option changes in its one place and the page follows.
 """
@@ -137,7 +140,32 @@ def cli_reference() -> str:
     return "".join(f"### `{title}`\n\n```text\n{help_text.rstrip()}\n```\n\n" for title, help_text in sections)
 
 
-GENERATED = {"params reference": params_reference, "cli reference": cli_reference}
+def stage_graph() -> str:
+    import subprocess
+
+    text = subprocess.run([sys.executable, "-m", "snakemake", "--rulegraph", "mermaid-js", "--quiet", "all"],
+                          cwd=REPO, capture_output=True, text=True, check=True).stdout
+    names = dict(re.findall(r"^\s*(id\d+)\[(\w+)\]", text, re.MULTILINE))
+    edges = {(names[a], names[b]) for a, b in re.findall(r"^\s*(id\d+) --> (id\d+)", text, re.MULTILINE)
+             if "all" not in (names[a], names[b])}
+    after: dict[str, set[str]] = {}
+    for a, b in edges:
+        after.setdefault(a, set()).add(b)
+
+    def reached(start: str, without: tuple[str, str]) -> set[str]:
+        seen, todo = set(), [n for n in after.get(start, ()) if (start, n) != without]
+        while todo:
+            node = todo.pop()
+            if node not in seen:
+                seen.add(node)
+                todo += after.get(node, ())
+        return seen
+
+    kept = sorted((a, b) for a, b in edges if b not in reached(a, (a, b)))  # a path through other stages: implied
+    return "```mermaid\nflowchart LR\n" + "".join(f"  {a} --> {b}\n" for a, b in kept) + "```\n"
+
+
+GENERATED = {"params reference": params_reference, "cli reference": cli_reference, "stage graph": stage_graph}
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
