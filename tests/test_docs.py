@@ -23,6 +23,7 @@ def test_the_site_builds_in_strict_mode(tmp_path):
     assert "supervised.train.lambda_w" in configuration and "gates.stanza.tagger_steps" in configuration
     api = (site / "api.html").read_text()
     assert 'href="configuration.html' in (site / "index.html").read_text()
+    assert "stylesheets/extra.css" in (site / "index.html").read_text() and (site / "stylesheets/extra.css").exists()
     pipeline = (site / "pipeline.html").read_text()  # the stage graph, drawn by Mermaid from Snakemake's rule graph
     assert 'class="mermaid"' in pipeline and "fetch --&gt; prepare_eval" in pipeline and "[all]" not in pipeline
     assert "paraphrastic embed --help" in api and "load_sentence_transformer" in api
