@@ -112,24 +112,44 @@ def test_params_are_checked_before_any_stage_removes_its_outputs():
             assert "check_params" in upstream(name), name
 
 
-def test_committed_dvc_lock_is_current_for_the_offline_data_stages():
-    """dvc.lock pins the offline profile's data stages; it must match today's commands, params and code."""
+def _md5(data: bytes) -> str:
+    return hashlib.md5(data).hexdigest()
+
+
+def test_committed_dvc_lock_matches_the_commit_for_every_stage_it_records(tmp_path):
+    """dvc.lock pins the DVC-only stages (check_params, code_digests) and the offline profile's data stages. On a
+    fresh clone `dvc status` must report nothing as modified that the commit did not change (only outputs a clone
+    lacks), so every stage the lock records matches today's commands, params, code and code listings."""
+    from paraphrastic.atomic import write_json
+    from paraphrastic.pipeline.steps.check_params import CHECKED
+
     lock = yaml.safe_load((REPO / "dvc.lock").read_text())["stages"]
     params = config.load(REPO / "params.yaml", SCHEMA)
     assert params["data_profile"] == "offline"
     stages = dvc_stages()
-    for name in ("fetch", "prepare_eval", "prepare_train", "match", "vocab"):
-        entry = lock[name]
-        assert " ".join(entry["cmd"].split()) == stages[name]["cmd"], name
-        assert set(entry["params"]["params.yaml"]) == set(stages[name]["params"]), name
-        assert {d["path"] for d in entry["deps"]} == set(stages[name]["deps"]), name
-        assert {o["path"] for o in entry["outs"]} == set(stages[name]["outs"]), name
-        for key, value in entry["params"]["params.yaml"].items():
-            assert config.param_value(params, key) == value, (name, key)
+    assert {"check_params", "code_digests", "fetch", "prepare_eval", "prepare_train", "match", "vocab"} <= set(lock)
+    refresh = "refresh with `dvc repro check_params code_digests {name}`"
+    write_json(tmp_path / "checked.json", CHECKED)
+    made = {"data/config/checked.json": _md5((tmp_path / "checked.json").read_bytes()),
+            **{out.path: _md5(code_listing(stage, REPO).encode()) for stage, out in CODE_DIGESTS.outs.items()}}
+    for name, entry in lock.items():
+        stage, why = stages[name], refresh.format(name=name)
+        assert " ".join(entry["cmd"].split()) == stage["cmd"], name
+        recorded = entry.get("params", {}).get("params.yaml", {})
+        if stage["params"] == [{"params.yaml": None}]:  # the whole file
+            assert recorded == {key: value for key, value in yaml.safe_load((REPO / "params.yaml").read_text())
+                                .items()}, f"{name}: params.yaml changed; {why}"
+        else:
+            assert set(recorded) == set(stage["params"]), name
+            for key, value in recorded.items():
+                assert config.param_value(params, key) == value, f"{name}: {key} changed; {why}"
+        assert {d["path"] for d in entry["deps"]} == set(stage["deps"]), f"{name}: its deps changed; {why}"
+        assert {o["path"] for o in entry["outs"]} == set(stage["outs"]), f"{name}: its outs changed; {why}"
         for dep in entry["deps"]:
             if dep["path"].startswith(("src/", "workflow/")):
-                digest = hashlib.md5((REPO / dep["path"]).read_bytes()).hexdigest()
-                assert digest == dep["md5"], f"{name}: {dep['path']} changed; refresh with `dvc commit {name}`"
-            elif dep["path"] == CODE_DIGESTS.outs[name].path:  # the code's listing, as code_digests writes it today
-                digest = hashlib.md5(code_listing(name, REPO).encode()).hexdigest()
-                assert digest == dep["md5"], f"{name}: its code changed; refresh with `dvc repro {name}`"
+                assert _md5((REPO / dep["path"]).read_bytes()) == dep["md5"], f"{name}: {dep['path']} changed; {why}"
+            elif dep["path"] in made:  # a DVC-only stage's output, as it writes it today
+                assert made[dep["path"]] == dep["md5"], f"{name}: {dep['path']} is written otherwise now; {why}"
+        for out in entry["outs"]:
+            if out["path"] in made:
+                assert made[out["path"]] == out["md5"], f"{name}: {out['path']} is written otherwise now; {why}"
