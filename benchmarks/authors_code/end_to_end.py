@@ -1,13 +1,15 @@
-"""Their code end to end beside ours on each reading of the training text:
-python benchmarks/authors_code/end_to_end.py [--theirs THEIRS.json] [--ours READING.json] [--out OUT]
+"""Their code and ours, each on each reading of the training text, run by run:
+python benchmarks/authors_code/end_to_end.py [--theirs RESULT.json ...] [--ours READING.json] [--out OUT]
 
-THEIRS is run.py's result with ``--raw`` (default benchmarks/results/authors_code_raw.json): their code reading the
-profile's raw SimpWiki files and word vector file itself, as they ran it. READING is reading.py's result (default
-benchmarks/results/reading.json): the same runs and seeds trained by our code on SimpWiki read our way
-(``data.reading: ours``) and their way (``authors``). Per run, the table gives their seeds' 22-set mean beside ours on
-each reading, each difference (ours − theirs), whether it lies within the seeds' spread (the larger of the two sides'
-sd) and Welch's t, as run.py compares; so a difference in how the text is read is told apart from one in training.
-Writes OUT.{json,md} (default benchmarks/results/end_to_end); docs/fidelity.md shows it (benchmarks/readme.py).
+Each THEIRS is a result of run.py: with ``--raw``, their code reading the profile's raw SimpWiki files and word
+vector file itself, as they ran it (their reading, which is our ``data.reading: authors``); without, their code on
+our tokens (``data.reading: ours``). Default: benchmarks/results/authors_code_raw.json and authors_code.json.
+READING is reading.py's result (default benchmarks/results/reading.json): the same runs and seeds trained by our
+code on each reading. Per run, three comparisons, each of their seeds' 22-set mean with ours (the difference
+ours − theirs, whether it lies within the seeds' spread, the larger of the two sides' sd, and Welch's t, as
+run.py compares): end to end (theirs as they ran it, ours with params.yaml's reading), and each reading on both
+sides; so a difference in how the text is read is told apart from one in training. Writes OUT.{json,md} (default
+benchmarks/results/end_to_end); docs/fidelity.md shows it (benchmarks/readme.py).
 """
 
 from __future__ import annotations
@@ -25,58 +27,73 @@ sys.path.insert(0, str(HERE.parent))
 
 from authors_code.run import compared_runs  # noqa: E402
 from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
 
 RESULTS = HERE.parent / "results"
 
 
-def compared(theirs: dict, ours: dict) -> list[dict]:
-    """Per run that both hold with at least two shared seeds, and per reading: run.compared_runs' comparison of
-    their seeds (run.py's rows, ``--raw``) with our seeds on that reading (reading.py's runs)."""
-    if not all(row.get("raw") for row in theirs["rows"]):
-        raise SystemExit("--theirs: not a run of their code on the raw files (run.py --raw)")
+def their_seeds(results: list[dict]) -> dict[str, dict[tuple[str, int], dict]]:
+    """Each reading's (run, seed) -> their selected point, from run.py's results (``raw``: their reading)."""
+    seeds: dict[str, dict[tuple[str, int], dict]] = {reading: {} for reading in READINGS}
+    for result in results:
+        for row in result["rows"]:
+            seeds["authors" if row.get("raw") else "ours"][(row["run"], row["seed"])] = row["theirs"]
+    return seeds
+
+
+def compared(theirs: list[dict], ours: dict, default: str) -> list[dict]:
+    """Per run of reading.py's that theirs hold too with at least two shared seeds: end to end (their reading on
+    theirs, ``default`` on ours), then each reading on both sides (run.compared_runs' comparison)."""
+    seeds = their_seeds(theirs)
+    pairs = [("authors", default, "end to end"), *((reading, reading, "the same text") for reading in READINGS)]
     found = []
     for run, readings in ours["runs"].items():
-        mine = {row["seed"]: row["theirs"] for row in theirs["rows"] if row["run"] == run}
-        for reading in READINGS:
-            rows = [{"run": run, "theirs": mine[int(seed)], "ours": {"transfer_pearson": value}}
-                    for seed, value in readings[reading].items() if int(seed) in mine]
-            found += [c | {"reading": reading} for c in compared_runs(rows)]
+        for their_reading, our_reading, what in pairs:
+            rows = [{"run": run, "theirs": seeds[their_reading][(run, int(seed))],
+                     "ours": {"transfer_pearson": value}}
+                    for seed, value in readings[our_reading].items() if (run, int(seed)) in seeds[their_reading]]
+            found += [c | {"comparison": what, "theirs_read": their_reading, "ours_read": our_reading}
+                      for c in compared_runs(rows)]
     return found
 
 
-def markdown(comparisons: list[dict], commits: dict) -> str:
-    lines = ["Their code reading the raw SimpWiki files and word vector file itself (`run.py --raw`), and ours on "
-             "SimpWiki read our way (`data.reading: ours`) and theirs (`authors`): each run's STS 2016-selected "
-             "22-set mean Pearson (× 100), the seeds' mean ± sample sd, the difference (ours − theirs), whether it "
-             "lies within the seeds' spread (the larger sd) and Welch's t.", "",
-             "| run | seeds | theirs | reading | ours | difference | within the spread | t |",
-             "|---|---:|---:|---|---:|---:|---|---:|"]
+def markdown(comparisons: list[dict], commits: dict, default: str) -> str:
+    lines = ["Their code and ours, each on SimpWiki read our way (`data.reading: ours`; theirs on our tokens) and "
+             "their way (`authors`; theirs reading the raw files itself, `run.py --raw`): each run's STS 2016-"
+             "selected 22-set mean Pearson (× 100), the seeds' mean ± sample sd, the difference (ours − theirs), "
+             "whether it lies within the seeds' spread (the larger sd) and Welch's t. *End to end*: theirs as they "
+             f"ran it, ours with params.yaml's reading (`{default}`).", "",
+             "| run | comparison | theirs read | ours read | seeds | theirs | ours | difference | within the spread "
+             "| t |", "|---|---|---|---|---:|---:|---:|---:|---|---:|"]
     for c in comparisons:
-        lines.append(f"| {c['run']} | {c['seeds']} | {c['theirs']:.2f} ± {c['theirs_sd']:.2f} | {c['reading']} | "
-                     f"{c['ours']:.2f} ± {c['ours_sd']:.2f} | {c['difference']:+.2f} | "
-                     f"{'yes' if c['within'] else 'no'} | {c['t']:+.1f} |")
-    return "\n".join(lines) + (f"\n\nTheirs measured at {commits['theirs']}, ours at {commits['ours']}; "
+        lines.append(f"| {c['run']} | {c['comparison']} | {c['theirs_read']} | {c['ours_read']} | {c['seeds']} | "
+                     f"{c['theirs']:.2f} ± {c['theirs_sd']:.2f} | {c['ours']:.2f} ± {c['ours_sd']:.2f} | "
+                     f"{c['difference']:+.2f} | {'yes' if c['within'] else 'no'} | {c['t']:+.1f} |")
+    return "\n".join(lines) + (f"\n\nTheirs measured at {', '.join(commits['theirs'])}, ours at {commits['ours']}; "
                                "`benchmarks/authors_code/end_to_end.py` wrote the table.\n")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--theirs", type=Path, default=RESULTS / "authors_code_raw.json",
-                        help="run.py --raw's result (default: %(default)s)")
+    parser.add_argument("--theirs", type=Path, nargs="+",
+                        default=[RESULTS / "authors_code_raw.json", RESULTS / "authors_code.json"],
+                        help="run.py's results, with --raw and without (default: %(default)s)")
     parser.add_argument("--ours", type=Path, default=RESULTS / "reading.json",
                         help="reading.py's result (default: %(default)s)")
     parser.add_argument("--out", type=Path, default=RESULTS / "end_to_end",
                         help="writes OUT.json and OUT.md (default: %(default)s)")
     args = parser.parse_args(argv)
-    theirs, ours = (json.loads(path.read_text()) for path in (args.theirs, args.ours))
-    comparisons = compared(theirs, ours)
+    theirs = [json.loads(path.read_text()) for path in args.theirs]
+    ours = json.loads(args.ours.read_text())
+    default = cfg.load(REPO / "params.yaml")["data"]["reading"]
+    comparisons = compared(theirs, ours, default)
     if not comparisons:
-        raise SystemExit(f"{args.theirs} and {args.ours} share no run with two seeds or more")
-    commits = {"theirs": theirs["commit"], "ours": ours["commit"]}
-    write_json(args.out.with_suffix(".json"), {"commits": commits, "runs": comparisons})
-    write_text(args.out.with_suffix(".md"), markdown(comparisons, commits))
-    print(markdown(comparisons, commits))
+        raise SystemExit(f"{[str(p) for p in args.theirs]} and {args.ours} share no run with two seeds or more")
+    commits = {"theirs": sorted({result["commit"] for result in theirs}), "ours": ours["commit"]}
+    write_json(args.out.with_suffix(".json"), {"commits": commits, "default_reading": default, "runs": comparisons})
+    write_text(args.out.with_suffix(".md"), markdown(comparisons, commits, default))
+    print(markdown(comparisons, commits, default))
     return 0
 
 
