@@ -340,3 +340,16 @@ def test_their_code_end_to_end_is_compared_with_ours_on_each_reading(tmp_path):
     assert "| r | the same text | ours | ours | 2 | 44.75 ± 0.07 | 44.65 ± 0.07 | -0.10 | no |" in table
     assert "| r | the same text | authors | authors | 3 | 45.10 ± 0.10 | 45.10 ± 0.10 | +0.00 | yes |" in table
     assert "Theirs measured at aaa, ccc, ours at bbb" in table
+
+
+def test_add_keeps_an_earlier_tables_other_jobs_from_the_same_code_and_kind(tmp_path):
+    versions = {"python": "2.7.18", "theano": "1.0.5", "lasagne": "0.2.dev1", "lasagne_source": "/a"}
+    earlier = tmp_path / "authors_code.json"
+    earlier.write_text(json.dumps({"versions": versions, "rows": [{"run": "a", "seed": 1}, {"run": "b", "seed": 1}]}))
+    now = [{"run": "b", "seed": 1, "raw": False}]
+    assert run.kept_rows(earlier, now, versions | {"lasagne_source": "/b"}, raw=False) == [{"run": "a", "seed": 1}]
+    assert run.kept_rows(tmp_path / "none.json", now, versions, raw=False) == []
+    with pytest.raises(SystemExit, match="holds runs without --raw"):
+        run.kept_rows(earlier, now, versions, raw=True)
+    with pytest.raises(SystemExit, match="other versions of their code"):
+        run.kept_rows(earlier, now, versions | {"theano": "1.0.4"}, raw=False)

@@ -1,6 +1,6 @@
 """The authors' code on our data, beside ours:
 python benchmarks/authors_code/run.py CHECKOUT [--rows ROW ...] [--runs RUN ...] [--seeds 1 2 3] [--work WORK] [--raw]
-                                         [--lasagne SOURCE] [--ours JOBS] [--out OUT]
+                                         [--lasagne SOURCE] [--ours JOBS] [--out OUT] [--add]
 
 CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it). The harness
 
@@ -262,6 +262,21 @@ def compared_runs(rows: list[dict]) -> list[dict]:
     return found
 
 
+def kept_rows(earlier: Path, rows: list[dict], versions: dict, raw: bool) -> list[dict]:
+    """``--add``: the rows of an earlier OUT.json for the jobs not run now, from the same versions of their code and
+    the same kind of run (with or without --raw); anything else is an error naming the file."""
+    if not earlier.is_file():
+        return []
+    old = json.loads(earlier.read_text())
+    if {k: v for k, v in old["versions"].items() if k != "lasagne_source"} != {
+            k: v for k, v in versions.items() if k != "lasagne_source"}:
+        raise SystemExit(f"--add: {earlier} was measured with other versions of their code ({old['versions']})")
+    if any(bool(row.get("raw")) != raw for row in old["rows"]):
+        raise SystemExit(f"--add: {earlier} holds runs {'without' if raw else 'with'} --raw")
+    now = {(row["run"], row["seed"]) for row in rows}
+    return [row for row in old["rows"] if (row["run"], row["seed"]) not in now]
+
+
 def harness_jobs(rows: list[str], seeds: list[int], also: list[list[str]],
                  grid_rows: dict[str, list[str]]) -> list[tuple[str, str, int]]:
     """(row, run, seed) to train theirs for: every run of ``rows`` with ``seeds``, and each ``also`` entry's run
@@ -290,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ours", type=Path, help="a folder holding our jobs as models/RUN/seedK/train.json, to put "
                         "beside theirs (default: --data; reading.py's WORK/READING for a reading of its own)")
     parser.add_argument("--lasagne", default=LASAGNE, help="Lasagne to install: a pip source (default: %(default)s)")
+    parser.add_argument("--add", action="store_true", help="keep OUT.json's rows of the jobs not run now (more "
+                        "runs or seeds for the table without training the others again)")
     parser.add_argument("--out", type=Path, default=HERE.parent / "results" / "authors_code",
                         help="writes OUT.json and OUT.md, the table docs/fidelity.md shows (default: %(default)s)")
     args = parser.parse_args(argv)
@@ -326,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
                      "ours": ours(jobs_folder, run, seed)})
         print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
     reading = our_reading(jobs_folder, record["train_set"])
+    rows = kept_rows(args.out.with_suffix(".json"), rows, versions, args.raw) + rows if args.add else rows
     write_json(args.out.with_suffix(".json"), {"versions": versions, "commit": commit(), "ours_reading": reading,
                                                "rows": rows})
     write_text(args.out.with_suffix(".md"), markdown(rows, versions, reading))
