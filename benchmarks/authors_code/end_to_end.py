@@ -25,7 +25,7 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE.parent))
 
-from authors_code.run import compared_runs  # noqa: E402
+from authors_code.run import compared_seeds  # noqa: E402
 from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
@@ -33,28 +33,29 @@ from paraphrastic.data.tokens import READINGS  # noqa: E402
 RESULTS = HERE.parent / "results"
 
 
-def their_seeds(results: list[dict]) -> dict[str, dict[tuple[str, int], dict]]:
-    """Each reading's (run, seed) -> their selected point, from run.py's results (``raw``: their reading)."""
-    seeds: dict[str, dict[tuple[str, int], dict]] = {reading: {} for reading in READINGS}
+def their_seeds(results: list[dict]) -> dict[str, dict[str, dict[int, float]]]:
+    """Each reading's run -> seed -> their 22-set mean, from run.py's results (``raw``: their reading)."""
+    seeds: dict[str, dict[str, dict[int, float]]] = {reading: {} for reading in READINGS}
     for result in results:
         for row in result["rows"]:
-            seeds["authors" if row.get("raw") else "ours"][(row["run"], row["seed"])] = row["theirs"]
+            reading = "authors" if row.get("raw") else "ours"
+            seeds[reading].setdefault(row["run"], {})[row["seed"]] = row["theirs"]["transfer_pearson"]
     return seeds
 
 
 def compared(theirs: list[dict], ours: dict, default: str) -> list[dict]:
-    """Per run of reading.py's that theirs hold too with at least two shared seeds: end to end (their reading on
-    theirs, ``default`` on ours), then each reading on both sides (run.compared_runs' comparison)."""
+    """Per run of reading.py's that theirs hold too, with at least two seeds a side (every seed each side trained,
+    not only those both did: the seeds are not paired): end to end (their reading on theirs, ``default`` on ours),
+    then each reading on both sides (run.compared_seeds)."""
     seeds = their_seeds(theirs)
     pairs = [("authors", default, "end to end"), *((reading, reading, "the same text") for reading in READINGS)]
     found = []
     for run, readings in ours["runs"].items():
         for their_reading, our_reading, what in pairs:
-            rows = [{"run": run, "theirs": seeds[their_reading][(run, int(seed))],
-                     "ours": {"transfer_pearson": value}}
-                    for seed, value in readings[our_reading].items() if (run, int(seed)) in seeds[their_reading]]
-            found += [c | {"comparison": what, "theirs_read": their_reading, "ours_read": our_reading}
-                      for c in compared_runs(rows)]
+            mine, yours = list(readings[our_reading].values()), list(seeds[their_reading].get(run, {}).values())
+            if len(mine) >= 2 and len(yours) >= 2:
+                found.append({"run": run, "comparison": what, "theirs_read": their_reading, "ours_read": our_reading,
+                              "seeds": f"{len(yours)} / {len(mine)}", **compared_seeds(yours, mine)})
     return found
 
 
@@ -64,8 +65,8 @@ def markdown(comparisons: list[dict], commits: dict, default: str) -> str:
              "selected 22-set mean Pearson (× 100), the seeds' mean ± sample sd, the difference (ours − theirs), "
              "whether it lies within the seeds' spread (the larger sd) and Welch's t. *End to end*: theirs as they "
              f"ran it, ours with params.yaml's reading (`{default}`).", "",
-             "| run | comparison | theirs read | ours read | seeds | theirs | ours | difference | within the spread "
-             "| t |", "|---|---|---|---|---:|---:|---:|---:|---|---:|"]
+             "| run | comparison | theirs read | ours read | seeds (theirs / ours) | theirs | ours | difference "
+             "| within the spread | t |", "|---|---|---|---|---:|---:|---:|---:|---|---:|"]
     for c in comparisons:
         lines.append(f"| {c['run']} | {c['comparison']} | {c['theirs_read']} | {c['ours_read']} | {c['seeds']} | "
                      f"{c['theirs']:.2f} ± {c['theirs_sd']:.2f} | {c['ours']:.2f} ± {c['ours_sd']:.2f} | "

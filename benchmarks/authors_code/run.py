@@ -239,27 +239,28 @@ def markdown(rows: list[dict], versions: dict, reading: str | None = None) -> st
     return "\n".join(lines) + "\n"
 
 
+def compared_seeds(theirs: list[float], ours: list[float]) -> dict:
+    """Two sides' seeds (22-set means, at least two a side): their means and sds, the difference (ours − theirs),
+    whether it lies within the larger sd (the noise it is read against) and Welch's t."""
+    sides = {"theirs": theirs, "ours": ours}
+    mean = {side: statistics.mean(values) for side, values in sides.items()}
+    sd = {side: statistics.stdev(values) for side, values in sides.items()}
+    difference = mean["ours"] - mean["theirs"]
+    error = math.sqrt(sum(sd[side] ** 2 / len(values) for side, values in sides.items()))
+    return {"theirs": mean["theirs"], "theirs_sd": sd["theirs"], "ours": mean["ours"], "ours_sd": sd["ours"],
+            "difference": difference, "within": abs(difference) <= max(sd.values()),
+            "t": difference / error if error else math.copysign(math.inf, difference)}
+
+
 def compared_runs(rows: list[dict]) -> list[dict]:
-    """Each run with at least two seeds on both sides: the two sides' means and sds of the 22-set mean, their
-    difference, and whether it lies within the larger sd (the noise the difference is read against)."""
+    """Each run with at least two seeds on both sides: compared_seeds of the jobs both sides trained."""
     runs: dict[str, list[dict]] = {}
     for r in rows:
         if r["ours"]:
             runs.setdefault(r["run"], []).append(r)
-    found = []
-    for run, seeds in runs.items():
-        if len(seeds) < 2:
-            continue
-        sides = {side: [r[side]["transfer_pearson"] for r in seeds] for side in ("theirs", "ours")}
-        mean = {side: statistics.mean(values) for side, values in sides.items()}
-        sd = {side: statistics.stdev(values) for side, values in sides.items()}
-        difference = mean["ours"] - mean["theirs"]
-        error = math.sqrt(sum(sd[side] ** 2 / len(values) for side, values in sides.items()))
-        found.append({"run": run, "seeds": len(seeds), "theirs": mean["theirs"], "theirs_sd": sd["theirs"],
-                      "ours": mean["ours"], "ours_sd": sd["ours"], "difference": difference,
-                      "within": abs(difference) <= max(sd.values()),
-                      "t": difference / error if error else math.copysign(math.inf, difference)})
-    return found
+    return [{"run": run, "seeds": len(seeds), **compared_seeds(*([r[side]["transfer_pearson"] for r in seeds]
+                                                                   for side in ("theirs", "ours")))}
+            for run, seeds in runs.items() if len(seeds) >= 2]
 
 
 def kept_rows(earlier: Path, rows: list[dict], versions: dict, raw: bool) -> list[dict]:
