@@ -149,7 +149,7 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     for heading in ("Data deviations from the paper", "Table 1", "Table 2", "Table 3", "Table 4", "Learning curves",
                     "Model selection", "wall time per job"):
         assert heading in report
-    assert "thinned for this profile to 7 of the paper's 9 runs" in report
+    assert "thinned for this profile to 7 of the 9 runs the config's grids hold unthinned" in report
     runs = (root / "data/report/runs.csv").read_text().splitlines()
     # 5 one-seed runs and gran-simpwiki's second seed (gates.seeds), the two-seed grid row's 2 runs, 2 distilled twins
     # and a sentence-distilled one
