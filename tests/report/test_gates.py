@@ -80,6 +80,10 @@ def test_a_rank_correlation_that_cannot_be_computed_prints_a_dash_and_why(result
     said = texts(doc)
     assert not re.search(r"\bnan\b", said, re.IGNORECASE)
     assert "over the 1 of its 20 labels we observe: – (too few of them, or no spread among them, to rank: 1)" in said
+    # the parser comparison's table shows the same dash and why, never "nan [nan, nan]"
+    table = next(value[0] for kind, value in doc.blocks if kind == "table" and "dev LAS" in value[0].columns)
+    assert table["label ρ × 100"].tolist()[0] == "– (too few of them, or no spread among them, to rank)"
+    assert not table.apply(lambda column: column.astype(str).str.contains("nan")).any().any()
 
 
 def test_the_parser_comparison_beside_the_analysis_parser(results, tmp_path):

@@ -13,6 +13,13 @@ from paraphrastic.atomic import atomic_path
 from paraphrastic.layout import DataLayout
 from paraphrastic.report.document import Document, label, read_json
 
+# Why a rank correlation could not be computed: printed after a dash wherever the section shows one
+NOT_RANKED = "too few of them, or no spread among them, to rank"
+
+
+def _computed(bounds) -> bool:
+    return not any(math.isnan(bound) for bound in bounds)
+
 
 def _noise(agreement: dict, measure: str, scale: float = 1) -> str:
     """" (sentences: [lo, hi]; sentences and seeds: [lo, hi]; per seed: a, b, c)" for one agreement measure."""
@@ -21,7 +28,7 @@ def _noise(agreement: dict, measure: str, scale: float = 1) -> str:
 
     parts = [f"{kind.replace('_', ' ')}: [{number(bounds[measure][0])}, {number(bounds[measure][1])}]"
              for kind, bounds in (agreement.get("interval") or {}).items()
-             if not any(math.isnan(bound) for bound in bounds[measure])]  # no interval where a resample has none
+             if _computed(bounds[measure])]  # no interval where a resample has none
     seeds = agreement.get("per_seed") or {}
     if len(seeds) > 1:
         parts.append("per seed: " + ", ".join("–" if math.isnan(seeds[s][measure]) else number(seeds[s][measure])
@@ -124,12 +131,14 @@ def _parser(stanza: dict) -> str:
 
 def _with_interval(agreement: dict, measure: str, scale: float = 1) -> str:
     """"value [lo, hi]": the measure with its widest 95% interval (sentences and seeds, else sentences)."""
+    if math.isnan(agreement[measure]):
+        return f"– ({NOT_RANKED})"
     intervals = agreement.get("interval") or {}
     bounds = intervals.get("sentences_and_seeds") or intervals.get("sentences")
     digits = 1 if scale != 1 else 0
     text = f"{scale * agreement[measure]:.{digits}f}"
     return f"{text} [{scale * bounds[measure][0]:.{digits}f}, {scale * bounds[measure][1]:.{digits}f}]" \
-        if bounds else text
+        if bounds and _computed(bounds[measure]) else text
 
 
 def _parser_comparison(doc: Document, summary: dict, stanza: dict, compared: dict) -> None:
@@ -225,8 +234,8 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
         doc.bullets([f"{name}: {a['top_overlap']}/{a['k']} of the paper's top 10{_noise(a, 'top_overlap')} and "
                      f"{a['bottom_overlap']}/{a['k']} of its bottom 10{_noise(a, 'bottom_overlap')} are in ours; "
                      f"Spearman's ρ × 100 over the {a['shared_labels']} of its 20 labels we observe: "
-                     + (f"– (too few of them, or no spread among them, to rank: {a['shared_labels']})"
-                        if math.isnan(a["spearman"]) else f"{100 * a['spearman']:.1f}{_noise(a, 'spearman', 100)}")
+                     + (f"– ({NOT_RANKED}: {a['shared_labels']})" if math.isnan(a["spearman"])
+                        else f"{100 * a['spearman']:.1f}{_noise(a, 'spearman', 100)}")
                      for name, a in (("POS tags", agreement["pos"]), ("Dependency labels", agreement["label"]))])
         noise = summary.get("bootstrap") or {}
         if noise.get("draws"):
