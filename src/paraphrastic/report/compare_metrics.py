@@ -40,13 +40,12 @@ def compare(first: Path, second: Path, *, every: bool = False) -> str:
     keys = shared + ([key for key in a if key not in b] + [key for key in b if key not in a] if every else [])
     if not keys:
         return f"{first} and {second} share no metric (another config's rows?); --all lists every one"
-    width = max(map(len, keys))
-    columns = [str(first), str(second)]
-    lines = [f"{'metric':<{width}}  {columns[0]:>{len(columns[0])}}  {columns[1]:>{len(columns[1])}}  change"]
+    width, left, right = max(map(len, keys)), len(str(first)), len(str(second))  # each value under its file's name
+    lines = [f"{'metric':<{width}}  {first}  {second}  change"]
     for key in keys:
         x, y = a.get(key), b.get(key)
         change = f"{y - x:+.2f}" if x is not None and y is not None and not math.isnan(y - x) else ""
-        lines.append(f"{key:<{width}}  {_number(x):>{len(columns[0])}}  {_number(y):>{len(columns[1])}}  {change}")
+        lines.append(f"{key:<{width}}  {_number(x):>{left}}  {_number(y):>{right}}  {change}")
     only = (len(set(a) - set(b)), len(set(b) - set(a)))
     if any(only) and not every:
         lines.append(f"({only[0]} metrics only in {first}, {only[1]} only in {second}: rows the other config does "
