@@ -129,7 +129,8 @@ def test_committed_dvc_lock_matches_the_commit_for_every_stage_it_records(tmp_pa
     from paraphrastic.atomic import write_json
     from paraphrastic.pipeline.steps.check_params import CHECKED
 
-    lock = yaml.safe_load((REPO / "dvc.lock").read_text())["stages"]
+    lock = dvc_yaml_load(REPO / "dvc.lock")["stages"]  # as DVC reads it (YAML 1.2: 1e-05 is a number there, a
+    # string to PyYAML)
     params = config.load(REPO / "params.yaml", SCHEMA)
     assert params["data_profile"] == "offline"
     stages = dvc_stages()
@@ -142,10 +143,8 @@ def test_committed_dvc_lock_matches_the_commit_for_every_stage_it_records(tmp_pa
         stage, why = stages[name], refresh.format(name=name)
         assert " ".join(entry["cmd"].split()) == stage["cmd"], name
         recorded = entry.get("params", {}).get("params.yaml", {})
-        if stage["params"] == [{"params.yaml": None}]:  # the whole file, read as DVC reads both (YAML 1.2: 1e-05 is
-            # a number there, a string to PyYAML)
-            assert dvc_yaml_load(REPO / "dvc.lock")["stages"][name]["params"]["params.yaml"] == dvc_yaml_load(
-                REPO / "params.yaml"), f"{name}: params.yaml changed; {why}"
+        if stage["params"] == [{"params.yaml": None}]:  # the whole file, read as DVC reads it
+            assert recorded == dvc_yaml_load(REPO / "params.yaml"), f"{name}: params.yaml changed; {why}"
         else:
             assert set(recorded) == set(stage["params"]), name
             for key, value in recorded.items():
