@@ -272,7 +272,7 @@ def test_negatives_that_differ_from_theirs_are_counted_with_their_cosine_gap():
 def test_the_readings_cost_is_the_difference_of_the_seeds_means_with_each_readings_missing_vectors(tmp_path):
     """reading.py's table: per run, each reading's seeds, their mean ± sd and the difference (authors − ours); a job
     the table needs but nobody trained is named, never trained by --table."""
-    result = {"commit": "abc", "seeds": [1, 2], "readings": ["ours", "authors"],
+    result = {"commit": "abc", "readings": ["ours", "authors"],
               "prepared": {"ours": {"simpwiki_tokens_without_a_vector": 0.0175},
                            "authors": {"simpwiki_tokens_without_a_vector": 0.0407}},
               "runs": {"t2-avg-none__x": {"ours": {"1": 44.0, "2": 45.0}, "authors": {"1": 45.0, "2": 45.5}}}}
@@ -281,6 +281,12 @@ def test_the_readings_cost_is_the_difference_of_the_seeds_means_with_each_readin
     assert "| t2-avg-none__x | 2 | 44.00, 45.00 | 45.00, 45.50 | 44.50 ± 0.71 | 45.25 ± 0.35 | +0.75 |" in table
     with pytest.raises(SystemExit, match="seed1/train.json: no finished job"):
         reading.finished("t2-avg-none__x", 1, tmp_path / "authors")
+    for reading_name, seeds in (("ours", (1, 4, 5)), ("authors", (1, 4))):  # seed 5 is not finished under both
+        for seed in seeds:
+            job = tmp_path / reading_name / "models" / "t2-avg-none__x" / f"seed{seed}"
+            job.mkdir(parents=True)
+            (job / "train.json").write_text("{}")
+    assert reading.finished_seeds("t2-avg-none__x", [1, 2], tmp_path) == [1, 2, 4]
 
 
 def test_the_raw_files_their_code_reads_itself_give_our_authors_reading(data, tmp_path):

@@ -1,15 +1,17 @@
 """What the training text's reading costs on Table 4's runs, trained by our code (``data.reading``):
-python benchmarks/authors_code/reading.py [--data data] [--rows ROW ...] [--seeds 1 2 3] [--readings ours authors]
-                                          [--work WORK] [--threads 1] [--table]
+python benchmarks/authors_code/reading.py [--data data] [--rows ROW ...] [--runs RUN ...] [--seeds 1 2 3]
+                                          [--readings ours authors] [--work WORK] [--threads 1] [--table]
 
 For each reading, ``prepare_train`` and ``vocab`` run as the pipeline runs them, with ``data.reading`` set, into
 WORK/READING/ (the evaluation table stays the pipeline's own, DATA/corpus/eval.parquet); then each run of each ROW
-(default: Table 4's rows, params.yaml's ``report.table4``, as the authors' code harness) trains with each seed by the
-transfer trainer, as the ``train`` stage does, into WORK/READING/models/RUN/seedK/. The table gives each run's
-STS 2016-selected 22-set mean Pearson per seed under both readings, their means ± sample sd and the difference
-(authors − ours), and the share of each reading's SimpWiki tokens without a word vector. A job found finished is
-not trained again, so the readings can run in two processes (``--readings``) and the table be assembled afterwards
-(``--table``). Writes benchmarks/results/reading.{json,md}; docs/fidelity.md shows it (benchmarks/readme.py).
+(default: Table 4's rows, params.yaml's ``report.table4``, as the authors' code harness; ``--runs``: only these of
+their runs) trains with each seed by the transfer trainer, as the ``train`` stage does, into
+WORK/READING/models/RUN/seedK/. The table gives each run's STS 2016-selected 22-set mean Pearson per seed under both
+readings (every seed WORK holds finished under both, so more seeds for one run are added by training them), their
+means ± sample sd and the difference (authors − ours), and the share of each reading's SimpWiki tokens without a
+word vector. A job found finished is not trained again, so the readings can run in two processes (``--readings``)
+and the table be assembled afterwards (``--table``). Writes benchmarks/results/reading.{json,md}; docs/fidelity.md
+shows it (benchmarks/readme.py).
 """
 
 from __future__ import annotations
@@ -78,6 +80,17 @@ def train_job(config: dict, all_runs: dict, run: str, seed: int, data: Path, out
     return json.loads((folder / "train.json").read_text())
 
 
+def finished_seeds(run: str, seeds: list[int], work: Path) -> list[int]:
+    """``seeds`` and every other seed of ``run`` WORK holds finished under both readings, in order."""
+    found = set(seeds)
+    for folder in (work / READINGS[0] / "models" / run).glob("seed*"):
+        seed = folder.name.removeprefix("seed")
+        if seed.isdigit() and all((work / reading / "models" / run / folder.name / "train.json").is_file()
+                                  for reading in READINGS):
+            found.add(int(seed))
+    return sorted(found)
+
+
 def finished(run: str, seed: int, out: Path) -> dict:
     path = out / "models" / run / f"seed{seed}" / "train.json"
     if not path.is_file():
@@ -102,8 +115,8 @@ def markdown(result: dict) -> str:
              "| run | seeds | ours: per seed | authors: per seed | ours | authors | difference |",
              "|---|---:|---|---|---:|---:|---:|"]
     for run, jobs in result["runs"].items():
-        ours, theirs = ([jobs[reading][str(seed)] for seed in result["seeds"]] for reading in READINGS)
-        lines.append(f"| {run} | {len(result['seeds'])} | {', '.join(f'{v:.2f}' for v in ours)} | "
+        ours, theirs = (list(jobs[reading].values()) for reading in READINGS)
+        lines.append(f"| {run} | {len(ours)} | {', '.join(f'{v:.2f}' for v in ours)} | "
                      f"{', '.join(f'{v:.2f}' for v in theirs)} | {_spread(ours)} | {_spread(theirs)} | "
                      f"{statistics.mean(theirs) - statistics.mean(ours):+.2f} |")
     return "\n".join(lines) + f"\n\nMeasured at {result['commit']} by `benchmarks/authors_code/reading.py`.\n"
@@ -113,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=REPO / "data", help="a run's data folder (default: %(default)s)")
     parser.add_argument("--rows", nargs="*", help="grid rows (default: Table 4's, params.yaml's report.table4)")
-    parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2, 3], help="default: %(default)s")
+    parser.add_argument("--runs", nargs="*", help="only these runs of the rows (default: all of them)")
+    parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2, 3],
+                        help="train these seeds (default: %(default)s); the table also has any other seed WORK holds")
     parser.add_argument("--readings", nargs="*", choices=READINGS, default=list(READINGS),
                         help="train these readings' jobs (default: both)")
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "reading",
@@ -130,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
 
     all_runs, rows = grids.expand(config)
     runs = [run for row in args.rows or table4_rows(config) for run in rows[row]]
+    if args.runs:
+        unknown = sorted(set(args.runs) - set(runs))
+        if unknown:
+            parser.error(f"--runs: {unknown[0]!r} is no run of the rows {args.rows or table4_rows(config)}")
+        runs = [run for run in runs if run in args.runs]
     for reading in [] if args.table else args.readings:
         prepare(config, reading, args.data, args.work / reading)
         for run in runs:
@@ -138,9 +158,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{reading} {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
     if args.table or set(args.readings) == set(READINGS):
         prepared = {reading: coverage(args.work / reading) for reading in READINGS}
-        result = {"commit": commit(), "seeds": args.seeds, "readings": list(READINGS), "prepared": prepared,
+        result = {"commit": commit(), "readings": list(READINGS), "prepared": prepared,
                   "runs": {run: {reading: {str(seed): finished(run, seed, args.work / reading)["transfer_pearson"]
-                                           for seed in args.seeds} for reading in READINGS} for run in runs}}
+                                           for seed in finished_seeds(run, args.seeds, args.work)}
+                                 for reading in READINGS} for run in runs}}
         write_json(args.out.with_suffix(".json"), result)
         write_text(args.out.with_suffix(".md"), markdown(result))
     return 0
