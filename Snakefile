@@ -6,7 +6,7 @@
 #
 #   snakemake --cores 8                                   # offline data, params.yaml (profiles/default is read too)
 #   snakemake --cores 8 --configfile params.test.yaml     # the tiny config
-#   snakemake --cores 8 --profile slurm                   # on a SLURM cluster (scripts/install-slurm-profile.sh)
+#   snakemake --cores 8 --profile slurm                   # on a SLURM cluster (./slurm -> profiles/slurm)
 #   snakemake -n --config data_profile=paper                          # the paper's data (upstream URLs)
 #   snakemake --report report.html                                    # after a run: results, runtimes, rule graph
 #   snakemake --lint                                                  # no findings (tests/workflow/)

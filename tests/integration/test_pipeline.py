@@ -34,7 +34,7 @@ pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[2]
 COPIED = ["Snakefile", "dvc.yaml", "params.yaml", "params.test.yaml", "pyproject.toml", ".dvcignore", "workflow", "src",
-          "profiles", "scripts/install-slurm-profile.sh", ".dvc/config", ".gitignore"]
+          "profiles", "slurm", ".dvc/config", ".gitignore"]
 
 
 def scratch_checkout(root: Path, mirror: Path) -> tuple[Path, dict]:
@@ -43,7 +43,9 @@ def scratch_checkout(root: Path, mirror: Path) -> tuple[Path, dict]:
         source = REPO / name
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
+        if source.is_symlink():  # `slurm`, the profile `--profile slurm` finds from the root
+            target.symlink_to(os.readlink(source))
+        elif source.is_dir():
             shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         elif source.exists():
             shutil.copy2(source, target)
@@ -72,13 +74,12 @@ MIRROR_ENV = "PARAPHRASTIC_MIRROR"
 SNAKEMAKE = ["snakemake", "--cores", "2"]
 
 
-def slurm_profile_home(root: Path, env: dict) -> dict:
-    """``env`` with a HOME of its own, where the README's command has installed the `slurm` profile."""
+def new_user(root: Path, env: dict) -> dict:
+    """``env`` for a user with an empty HOME of their own (no Snakemake config or profile there): the README's
+    `--profile slurm` must find the project's profile from the checkout's root by itself."""
     home = root.parent / "home"
     home.mkdir(exist_ok=True)
-    env = {k: v for k, v in env.items() if k != "XDG_CONFIG_HOME"} | {"HOME": str(home)}
-    sh(["bash", "scripts/install-slurm-profile.sh"], root, env)
-    return env
+    return {k: v for k, v in env.items() if k not in ("XDG_CONFIG_HOME", "SNAKEMAKE_PROFILE")} | {"HOME": str(home)}
 
 
 # A guard against a hung command, not a speed check (the suite's budget is that): the tiny pipeline's whole run takes
@@ -397,10 +398,11 @@ def test_paper_profile_dry_run_shows_the_grouped_cluster_plan(snakemake_run):
     """The tiny config's runs on the paper data profile, planned through the SLURM profile: the supervised and
     universal jobs in groups of the workflow profile's size (the full params.yaml: 163 + 1,799 groups, README)."""
     root, env, _ = snakemake_run
-    # as the README types it, with the `slurm` profile its install script puts in a HOME of this test's own
-    home = slurm_profile_home(root, env)
+    # as the README types it, from the checkout's root (where `slurm` is the project's profile), for a user with no
+    # Snakemake config of their own
     proc = subprocess.run(["snakemake", "-n", "--forceall", "--cores", "8", "--profile", "slurm", "--config",
-                           "data_profile=paper"], cwd=root, env=home, capture_output=True, text=True, timeout=900)
+                           "data_profile=paper"], cwd=root, env=new_user(root, env), capture_output=True, text=True,
+                          timeout=900)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-4000:]
     assert "Using profiles slurm and workflow specific profile profiles/default" in out

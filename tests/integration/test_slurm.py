@@ -3,8 +3,8 @@
 tests/slurm/local-cluster.sh starts munged, slurmctld and slurmd (with two fake GPUs, so the real
 profile's `gpu: 1` requests are scheduled as on a GPU partition) and stops them afterwards. The tiny
 config's scoring, supervised and universal jobs and one training job run through `--profile
-slurm` (the profile scripts/install-slurm-profile.sh installs) layered with the local-cluster settings in
-tests/slurm/profile; what they need besides
+slurm` (the project's profile, which Snakemake finds from the checkout's root) layered with the local-cluster
+settings in tests/slurm/profile; what they need besides
 (the data stages, the other training jobs) is built first with the local profile (not the Stanza models, the
 analyses or the report, which ask nothing of SLURM that these do not). The training job is cancelled with `scancel`
 mid-training: the profile's retries resubmit it, it resumes from its checkpoint and ends with exactly the metrics of
@@ -31,13 +31,13 @@ import yaml
 
 from paraphrastic.configuration.jobs import JobTables
 from tests.conftest import scratch_folder
-from tests.integration.test_pipeline import SNAKEMAKE, scratch_checkout, sh, slurm_profile_home
+from tests.integration.test_pipeline import SNAKEMAKE, new_user, scratch_checkout, sh
 
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]
 
 REPO = Path(__file__).resolve().parents[2]
 CLUSTER = REPO / "tests" / "slurm" / "local-cluster.sh"
-# the README's `--profile slurm` (installed into the test's HOME), then the local cluster's settings; the workflow
+# the README's `--profile slurm` (found from the checkout's root), then the local cluster's settings; the workflow
 # profile (profiles/default) is read too, and wins key by key: the group sizes that fit the small node come on the
 # command line
 GROUP_SIZES = ["--group-components", "supervised=2", "universal=2", "scoring=2"]
@@ -47,7 +47,9 @@ UNTIL = ["--until", "evaluate", "train_supervised", "train_universal"]
 VICTIM = "lstm-simpwiki"  # the training job that gets cancelled (and whose resources are checked)
 VICTIM_EPOCHS = 4
 SUPERVISED_EPOCHS = 5  # long enough for a group of supervised jobs to be caught mid-training
-NODE_CPUS = 8  # what the local node offers SLURM (tests/slurm/profile's `jobs` runs as many at once)
+# What the local node offers SLURM: more than the 8 of the design's `--cores 8`, so that the test of jobs in flight
+# can see whether that caps them (the pipeline's tests run at most tests/slurm/profile's `jobs`, 8, at once)
+NODE_CPUS = 16
 GROUPED = ("train_supervised", "train_universal", "evaluate", "baseline", "baseline_distilled")  # profile `groups`
 
 
@@ -119,7 +121,7 @@ def slurm_pipeline(slurm, root: Path, mirror: Path) -> tuple:
               for job in JobTables.of(config).experiment_jobs.values() if job["run"] != VICTIM]
     sh([*SNAKEMAKE, *others, "data/supervised/stats.json", "data/corpus/eval.parquet"], root, env)
 
-    env = slurm_profile_home(root, env)  # the README's `--profile slurm`
+    env = new_user(root, env)  # the README's `--profile slurm`, found from the checkout's root
     log = open(root / "snakemake-slurm.log", "w")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(["snakemake", *PROFILES, *UNTIL], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     checkpoint = root / f"data/checkpoints/{VICTIM}/seed1/epoch-1.pt"
@@ -257,3 +259,40 @@ def test_a_cancelled_group_is_resubmitted_and_its_jobs_resume_to_the_same_metric
         got = json.loads((root / f"data/supervised/models/{folder}/history.json").read_text())
         assert len(got) == SUPERVISED_EPOCHS
         assert [h["loss"] for h in got] == [h["loss"] for h in ref], folder
+
+
+FLIGHT_JOBS = 16  # one-thread jobs of a rule the workflow profile groups by 4: four submissions of 4 CPUs each
+
+
+def test_cores_8_as_the_design_types_it_leaves_more_than_8_one_thread_jobs_in_flight(slurm, tmp_path):
+    """`snakemake --cores 8 --profile slurm` with the project's profiles: `jobs: 50` caps the submissions, and
+    `--cores 8` only how many CPUs one group asks for, so four groups of four one-thread jobs (16 CPUs) run at once
+    on a node that has them. A toy rule named `evaluate` gets the workflow profile's group, size and resources."""
+    folder = tmp_path / "flight"
+    (folder / "profiles").mkdir(parents=True)
+    shutil.copytree(REPO / "profiles/default", folder / "profiles/default")  # the workflow profile, beside it
+    (folder / "slurm").symlink_to(REPO / "profiles/slurm")  # as the checkout's root has it
+    local = yaml.safe_load((REPO / "tests/slurm/profile/config.yaml").read_text())
+    del local["jobs"]  # the project's profile's `jobs` is the cap under test
+    (folder / "local").mkdir()
+    (folder / "local/config.yaml").write_text(yaml.safe_dump(local))
+    (folder / "Snakefile").write_text(
+        f"rule all:\n    input: expand('out/{{i}}.txt', i=range({FLIGHT_JOBS}))\n"
+        "rule evaluate:\n    output: 'out/{i}.txt'\n    threads: 1\n    shell: 'sleep 2; touch {output}'\n")
+    env = new_user(folder, slurm | {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
+    log = open(folder / "snakemake.log", "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(["snakemake", "--cores", "8", "--profile", "slurm", "--profile", "local"], cwd=folder,
+                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    most, deadline = 0, time.time() + 600
+    while proc.poll() is None and time.time() < deadline:
+        out = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-o", "%C"], env=env, capture_output=True,
+                             text=True).stdout
+        most = max(most, sum(int(cpus) for cpus in out.split()))
+        time.sleep(0.3)
+    rc = proc.wait(timeout=max(deadline - time.time(), 1))
+    log.close()
+    text = (folder / "snakemake.log").read_text(errors="replace")
+    assert rc == 0, text[-4000:]
+    assert "Using profiles slurm and local and workflow specific profile profiles/default" in text, text[:2000]
+    assert text.count("Group job scoring ") == FLIGHT_JOBS // 4, text[-4000:]
+    assert most > 8, (most, text[-3000:])

@@ -144,7 +144,7 @@ def test_the_site_profile_leaves_the_workflow_profile_keys_alone():
     workflow = yaml.safe_load((REPO / "profiles/default/config.yaml").read_text())
     site = yaml.safe_load((REPO / "profiles/slurm/config.yaml").read_text())
     assert not set(workflow) & set(site), set(workflow) & set(site)
-    assert site["executor"] == "slurm" and "cores" not in workflow  # --cores is typed: it caps an executor
+    assert site["executor"] == "slurm" and "cores" not in workflow  # --cores is typed (the design's command)
 
 
 def test_planning_the_workflow_imports_no_numerical_library():
