@@ -32,6 +32,8 @@ TITLE = "Paraphrastic sentence embeddings: transfer, supervised and analysis res
 
 def introduction(doc: Document, config: dict, sel: Selection) -> None:
     doc.heading(TITLE, 1)
+    selection = len(config["evaluation"]["selection"])
+    selection_sets = "the STS 2016 set" if selection == 1 else f"the {selection} STS 2016 sets"
     doc.para(f"Wieting & Gimpel (ACL 2017), Sections 3-5, reproduced with data profile `{config['data_profile']}`: "
              f"{len(sel.runs)} training runs ({len(sel.histories)} jobs, one per run and seed) in "
              f"{len(sel.rows)} table rows. Every correlation is printed × 100 as the papers' tables print them "
@@ -39,7 +41,8 @@ def introduction(doc: Document, config: dict, sel: Selection) -> None:
              "numbers are something else (gate norms, similarity scores on the 0-5 scale, MSE, seconds) says so "
              "in its caption. Our numbers are computed by this run; the papers' are read from "
              f"`{config['paper_tables']}`. \"STS 2016\" is the paper's \"test\" model selection (best mean over "
-             "the 5 STS 2016 sets, over every run and epoch of a row); \"oracle\" selects on the 22-set mean.")
+             f"{selection_sets} this config selects on, over every run and epoch of a row); \"oracle\" selects on "
+             "the 22-set mean.")
     scope = transfer_scope(config, sel)
     if scope:
         doc.para(f"**What this config evaluated:** {scope.strip()[1:-1]}. Headings say so wherever a table "

@@ -195,7 +195,8 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
         f"{summary['tokens']:,} words. "
         f"Model: run {model['run']} (seed {model['seed']}{_other_seeds(model)}), the oracle choice of row "
         f"{model['row']} "
-        f"({model['runs_in_row']} runs), at its STS-2016-selected epoch (model.pt). "
+        f"({model['runs_in_row']} run{'' if model['runs_in_row'] == 1 else 's'}), at its STS-2016-selected epoch "
+        "(model.pt). "
         f"Gates have {dim} dimensions, so an L1 norm lies in (0, {dim}); the paper's 300-d gates give norms "
         f"up to 300, so the tables also show ours × 300/{dim}.")
     source = stanza["source"]
