@@ -72,3 +72,82 @@ def test_a_full_disk_keeps_the_previous_output(model, tmp_path, monkeypatch, cap
     assert f"{previous}: could not write it (No space left on device)" in capsys.readouterr().err
     assert np.load(previous).shape == (1, 1)
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+# One process embeds into each output in turn (torch is imported once): its standard output gets the arrays written
+# to `-` and /dev/stdout, one after the other
+EMBED_INTO_EACH = """
+import os
+import sys
+from paraphrastic.cli import main as cli
+model, sentences, *outputs = sys.argv[1:]
+print("as user", os.geteuid(), file=sys.stderr)
+for output in outputs:
+    if cli.main(["embed", "--model", model, "--input", sentences, "--output", output, "--device", "cpu"]):
+        sys.exit(1)
+"""
+
+
+@pytest.mark.fault("filesystem")
+@pytest.mark.parametrize("user", ["this user", "nobody"])
+def test_outputs_that_are_not_files_are_written_through_and_stay_what_they_are(model, user):
+    """`-` and /dev/stdout write to standard output; a named pipe, /dev/null and a link to a file are written
+    through and are still a pipe, a device and a link afterwards: as root (whose rename would replace a system
+    file) and as an unprivileged user."""
+    import shutil
+    import stat
+    import subprocess
+    import sys
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    if user == "nobody" and os.geteuid() != 0:
+        pytest.skip("only root can run a command as another user (this user is not root: the first case is it)")
+    folder = Path(tempfile.mkdtemp(prefix="outputs-", dir="/tmp"))  # one an unprivileged user can write
+    try:
+        folder.chmod(0o777)
+        (folder / "sentences.txt").write_text("\n".join(SENTENCES) + "\n")
+        shutil.copyfile(model, folder / "model.pt")
+        for name in ("sentences.txt", "model.pt"):
+            (folder / name).chmod(0o644)
+        fifo, link, target = folder / "pipe", folder / "link.npy", folder / "target.npy"
+        os.mkfifo(fifo)
+        fifo.chmod(0o666)
+        target.write_bytes(b"the link's earlier target")
+        target.chmod(0o666)
+        link.symlink_to(target.name)
+        piped = []
+        reader = threading.Thread(target=lambda: piped.append(fifo.read_bytes()), daemon=True)
+        reader.start()
+        as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if user == "nobody" else []
+        devices = {name: os.lstat(name).st_mode for name in ("/dev/stdout", "/dev/null")}
+        proc = subprocess.run([*as_user, sys.executable, "-c", EMBED_INTO_EACH, str(folder / "model.pt"),
+                               str(folder / "sentences.txt"), "-", "/dev/stdout", str(fifo), str(link), "/dev/null"],
+                              capture_output=True, timeout=300, cwd=folder)
+        assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+        reader.join(timeout=60)
+        expected = paraphrastic.load(model, device="cpu").encode(SENTENCES)
+        printed = io.BytesIO(proc.stdout)
+        for _ in ("-", "/dev/stdout"):
+            assert np.allclose(np.load(printed), expected, atol=1e-6)
+        assert printed.read() == b""
+        assert proc.stderr.decode().count("3 sentences -> standard output") == 2
+        assert f"as user {65534 if user == 'nobody' else os.geteuid()}" in proc.stderr.decode()
+        assert np.allclose(np.load(io.BytesIO(piped[0])), expected, atol=1e-6)
+        assert np.allclose(np.load(target), expected, atol=1e-6)
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and link.is_symlink() and os.readlink(link) == target.name
+        assert {name: os.lstat(name).st_mode for name in devices} == devices  # still a link and a device
+        assert sorted(p.name for p in folder.iterdir()) == ["link.npy", "model.pt", "pipe", "sentences.txt",
+                                                           "target.npy"]  # no temporary file left
+    finally:
+        shutil.rmtree(folder)
+
+
+@pytest.mark.fault("command inputs")
+def test_an_input_that_is_a_folder_is_named_as_the_input(model, tmp_path, capsys):
+    assert cli.main(["embed", "--model", model, "--input", str(tmp_path), "--output", str(tmp_path / "v.npy"),
+                     "--device", "cpu"]) == 1
+    assert capsys.readouterr().err.strip() == (f"error: {tmp_path}: is a directory; give a text file, one sentence "
+                                               "per line ('-' = standard input)")
+    assert not (tmp_path / "v.npy").exists()

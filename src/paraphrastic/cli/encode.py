@@ -3,33 +3,90 @@ folder sentence-transformers loads."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import stat
 import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
 
 from paraphrastic.cli import add_example
 
 MODEL = "data/models/RUN/seed1/model.pt"
+# Names of standard output a user gives as an output path (`-`, the Unix habit, and the links to file descriptor 1)
+STANDARD_OUTPUT = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
 
 def embed(args) -> None:
     import numpy as np
 
-    from paraphrastic.atomic import atomic_path
     from paraphrastic.encoder import load, read_sentences
+    from paraphrastic.errors import PipelineError
 
     refuse_overwriting_inputs(args.output, input=args.input, model=args.model)
+    refuse_a_folder(args.input)
+    if Path(args.output).is_dir():  # before any work: an existing folder is an error, never replaced
+        raise PipelineError(f"--output {args.output}: is a directory; give a file name to write (nothing was "
+                            "written)")
     encoder = load(args.model, device=args.device)
-    with atomic_path(args.output) as tmp:  # checks --output first: an existing folder is an error, never replaced
-        vectors = encoder.encode(read_sentences(args.input, args.column))
-        with open(tmp, "wb") as handle:
-            np.save(handle, vectors)
-    print(f"{len(vectors)} sentences -> {args.output} ({vectors.shape[1]}-d, {encoder.source})", file=sys.stderr)
+    vectors = encoder.encode(read_sentences(args.input, args.column))
+    array = io.BytesIO()  # numpy writes a real file through its position, which a pipe does not have
+    np.save(array, vectors)
+    with output_stream(args.output) as handle:  # '-' or /dev/stdout: standard output; a pipe or link: through it
+        handle.write(array.getbuffer())
+    where = "standard output" if args.output in STANDARD_OUTPUT else args.output
+    print(f"{len(vectors)} sentences -> {where} ({vectors.shape[1]}-d, {encoder.source})", file=sys.stderr)
+
+
+def refuse_a_folder(path) -> None:
+    """An --input that is a folder is named as the input, before any work (an output is opened only after it)."""
+    from paraphrastic.errors import PipelineError
+
+    if str(path) != "-" and Path(path).is_dir():
+        raise PipelineError(f"{path}: is a directory; give a text file, one sentence per line ('-' = standard input)")
+
+
+@contextlib.contextmanager
+def output_stream(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """A binary handle on a user's output ``path``, whatever it is, never replaced by something else:
+
+    - ``-`` (or ``/dev/stdout``) is standard output;
+    - an existing named pipe, character device or socket (``/dev/null``, a FIFO) is written through as it is;
+    - a symbolic link is followed: its target is written, as a file below, and the link stays a link;
+    - otherwise a file, written by :func:`~paraphrastic.atomic.atomic_path` (a failed write leaves what was there).
+    """
+    from paraphrastic.atomic import atomic_path
+    from paraphrastic.errors import PipelineError
+
+    if str(path) in STANDARD_OUTPUT:
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode  # follows links
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise PipelineError(f"{path}: cannot write to it ({exc.strerror}); nothing was written") from exc
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        try:
+            with open(path, "wb") as handle:
+                yield handle
+        except OSError as exc:
+            if exc.filename not in (None, str(path)):
+                raise
+            raise PipelineError(f"{path}: could not write to it ({exc.strerror})") from exc
+        return
+    with atomic_path(path.resolve() if path.is_symlink() else path) as tmp, open(tmp, "wb") as handle:
+        yield handle
 
 
 def refuse_overwriting_inputs(output, **inputs) -> None:
     """An output that is one of the command's input files (the same file, by any path or link) is an error: the
     user's file is never replaced by the result."""
-    from pathlib import Path
-
     from paraphrastic.errors import PipelineError
 
     target = Path(output)
@@ -42,6 +99,7 @@ def refuse_overwriting_inputs(output, **inputs) -> None:
 def similarity(args) -> None:
     from paraphrastic.encoder import load, read_lines, read_sentences
 
+    refuse_a_folder(args.input)
     encoder = load(args.model, device=args.device)
     lines = read_lines(args.input)  # once: standard input cannot be read twice
     first, second = read_sentences(args.input, 1, lines=lines), read_sentences(args.input, 2, lines=lines)
@@ -67,7 +125,8 @@ def add_commands(sub) -> None:
     p.add_argument("--model", required=True, help=model_help)
     p.add_argument("--input", required=True, help="text file, one sentence per line ('-' = standard input)")
     p.add_argument("--column", type=int, help="read this column (numbered from 1) of a tab-separated file instead")
-    p.add_argument("--output", required=True, help="a .npy file: one row per sentence")
+    p.add_argument("--output", required=True, help="a .npy file: one row per sentence ('-' = standard output; a "
+                                                   "named pipe or a link is written through)")
     p.add_argument("--device", default="auto", help=device_help)
     p.set_defaults(func=embed)
 
