@@ -89,6 +89,48 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "results" / "mteb_sts",
                         help="writes OUT.json and OUT.md (default: %(default)s)")
     args = parser.parse_args(argv)
+    problems = argument_problems(args)
+    if problems:  # before any work: each names its argument, never a traceback
+        parser.error("; ".join(problems))
+    from paraphrastic.errors import PipelineError
+
+    try:
+        return run(args)
+    except PipelineError as exc:  # a damaged or foreign input found while scoring, named by its reader
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+# what each kind of argument names: the files a folder must hold
+NEEDED = {"--vectors": ("vocab.txt", "embeddings.npy"), "--exports": ("modules.json",)}
+
+
+def argument_problems(args) -> list[str]:
+    """What is wrong with the arguments, each naming the argument and the path, before anything is loaded."""
+    problems = [] if args.eval.is_file() else [f"--eval {args.eval}: no such file (the pipeline's prepare_eval "
+                                               "writes data/corpus/eval.parquet)"]
+    labels: list[str] = ["all-MiniLM-L6-v2"] if not args.no_minilm else []
+    for option, specs in (("--models", args.models), ("--vectors", args.vectors), ("--exports", args.exports)):
+        for spec in specs:
+            label, _, path = spec.partition("=")
+            path = Path(path or label)
+            labels.append(label)
+            if not label:
+                problems.append(f"{option} {spec}: give LABEL=PATH (an empty label)")
+            elif option == "--models" and not path.is_file():
+                problems.append(f"{option} {spec}: {path} is no file (a model.pt a training stage wrote)")
+            elif option != "--models" and not path.is_dir():
+                problems.append(f"{option} {spec}: {path} is no folder")
+            else:
+                problems += [f"{option} {spec}: {path} has no {name}" for name in NEEDED.get(option, ())
+                             if not (path / name).is_file()]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        problems.append(f"the label {repeated[0]!r} is given twice: each row needs a label of its own")
+    return problems
+
+
+def run(args) -> int:
     from paraphrastic.data.corpus import read_table
     from paraphrastic.data.vocab import Vocabulary, load_matrix
     from paraphrastic.evaluation.compare_encoders import MiniLM, score_raw_sentences
@@ -115,15 +157,17 @@ def main(argv: list[str] | None = None) -> int:
         raw_text("all-MiniLM-L6-v2", MiniLM(batch_size=128).encode)
     for spec in args.vectors:
         label, _, folder = spec.partition("=")
+        folder = folder or label
         vocab = Vocabulary.load(Path(folder) / "vocab.txt")
         record(label, score_sets(build_model("avg", torch.from_numpy(load_matrix(Path(folder) / "embeddings.npy"))),
                                  vocab, both))
     for spec in args.models:
         label, _, path = spec.partition("=")
-        model, vocab, _ = load_model(path or label)
+        model, vocab, _ = load_model(path or label)  # a bare PATH is its own label
         record(label, score_sets(model, vocab, both))
     for spec in args.exports:
         label, _, folder = spec.partition("=")
+        folder = folder or label
         from model2vec import StaticModel
         from sentence_transformers import SentenceTransformer
 

@@ -190,3 +190,27 @@ def test_the_sentence_distillation_table_gives_seed_spreads_marks_the_pick_and_t
     assert "| ***chosen*** | chosen | 4 | 2 | 2, 2 | 75.50 ± 0.71 | 71.50 ± 0.71 | 73.15 ± 0.07 | 10 |" in table
     assert "over its 2 seed(s): MTEB's mean 73.15 against potion-base-8M's published 73.49 by -0.34" in table
     assert "the 22-set mean 71.50 against the floor of 71.0 by +0.50" in table
+
+
+@pytest.mark.fault("command inputs")
+def test_mteb_sts_checks_every_argument_before_any_work(tmp_path, capsys, monkeypatch):
+    """benchmarks/mteb_sts.py: a missing table, model or folder, an empty or repeated label is one line naming the
+    argument (argparse's usage error), before MiniLM or a model is loaded; nothing is written."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    mteb_sts = importlib.import_module("mteb_sts")
+    monkeypatch.setattr(mteb_sts, "run", lambda args: pytest.fail("it started work"))
+    vectors = tmp_path / "vectors"
+    vectors.mkdir()
+    (vectors / "vocab.txt").write_text("the\n")
+    out = ["--out", str(tmp_path / "out")]
+    for argv, said in (
+            (["--eval", str(tmp_path / "no.parquet")], f"--eval {tmp_path / 'no.parquet'}: no such file"),
+            (["--models", f"m={tmp_path / 'no.pt'}"], f"m={tmp_path / 'no.pt'}: {tmp_path / 'no.pt'} is no file"),
+            (["--vectors", f"v={vectors}"], f"--vectors v={vectors}: {vectors} has no embeddings.npy"),
+            (["--exports", f"=={tmp_path}"], "give LABEL=PATH (an empty label)"),
+            (["--vectors", f"all-MiniLM-L6-v2={tmp_path}"], "the label 'all-MiniLM-L6-v2' is given twice")):
+        with pytest.raises(SystemExit) as stopped:
+            mteb_sts.main(["--eval", str(vectors / "vocab.txt"), *argv, *out])
+        assert stopped.value.code == 2
+        assert said in capsys.readouterr().err
+    assert not list(tmp_path.glob("out*"))
