@@ -3,8 +3,9 @@ python benchmarks/authors_code/steps.py CHECKOUT --run RUN [--steps 20] [--data 
 
 Where a run's results differ from theirs by more than the seeds' spread (run.py's table), this says whether a
 training step differs. Both sides start from our model's initial weights for RUN's first seed; for each of
-``--steps`` batches of ``--batch-size`` pairs drawn from RUN's training set (scrambling left out), each of the four
-stochastic passes (the pairs' two sides and their negatives) gets the same dropout mask per sentence, and each
+``--steps`` batches of ``--batch-size`` pairs drawn from RUN's training set (``--data``'s tables, so a reading's
+folder of reading.py compares on that reading) and scrambled as RUN scrambles, each of the four stochastic passes
+(the pairs' two sides and their negatives) gets the same dropout or word-dropout mask per sentence, and each
 side chooses its negatives on its own pass without dropout, computes its loss and gradients, and takes its Adam
 step; ours twice, with Adam's ε where Lasagne adds it and where torch adds it. Written to OUT.{json,md}: per step,
 the loss beside theirs and how many negatives differ from theirs; the first step's gradients; the weights after
@@ -94,15 +95,19 @@ def relative(ours: np.ndarray, theirs: np.ndarray) -> float:
 
 
 def batches_and_masks(settings, corpus, vocab: Vocabulary, dim: int, steps: int, batch_size: int) -> tuple[list, dict]:
-    """``steps`` batches of pairs drawn from the training set (seeded by the run's seed), as our id lists and as
-    the padded arrays steps_theirs.py reads, and for each the four passes' dropout masks (a sentence's row of
-    each, as long as the batch's longest sentence)."""
+    """``steps`` batches of pairs drawn from the training set (seeded by the run's seed), scrambled as the run
+    scrambles (each pair with probability ``scramble``: both its sentences' words shuffled, the same for both
+    sides), as our id lists and as the padded arrays steps_theirs.py reads, and for each the four passes' masks (a
+    sentence's row of each, as long as the batch's longest sentence): dropout's per value, word dropout's per word
+    (the same over a word's dimensions, as their ``shared_axes=(2,)``)."""
     rng = np.random.RandomState(settings.seed)
     batches, arrays = [], {}
     for step in range(steps):
         rows = rng.choice(len(corpus), batch_size, replace=False)
         first = [vocab.ids(corpus["tokens1"].iloc[r]) for r in rows]
         second = [vocab.ids(corpus["tokens2"].iloc[r]) for r in rows]
+        for j in np.flatnonzero(rng.random_sample(len(rows)) < settings.scramble):
+            first[j], second[j] = list(rng.permutation(first[j])), list(rng.permutation(second[j]))
         width = max(map(len, first + second))
         batches.append((first, second))
         for side, sentences in (("first", first), ("second", second)):
@@ -111,7 +116,11 @@ def batches_and_masks(settings, corpus, vocab: Vocabulary, dim: int, steps: int,
                 ids[i, : len(sentence)] = sentence
             arrays[f"batch.{step}.{side}"] = ids
         for name in PASSES:
-            arrays[f"mask.{step}.{name}"] = rng.random_sample((len(rows), width, dim)) >= settings.dropout
+            if settings.word_dropout:
+                words = rng.random_sample((len(rows), width, 1)) >= settings.word_dropout
+                arrays[f"mask.{step}.{name}"] = np.repeat(words, dim, axis=2)
+            else:
+                arrays[f"mask.{step}.{name}"] = rng.random_sample((len(rows), width, dim)) >= settings.dropout
     return batches, arrays
 
 
@@ -126,8 +135,12 @@ def our_steps(settings, model: torch.nn.Module, batches: list, given: dict, thei
     def given_dropout(x, p=0.5, training=True, inplace=False):
         return x * queue.pop(0)[:, : x.shape[1]] / (1 - p) if training and p else real_dropout(x, p, training)
 
+    def given_word_draws(shape, device=None):  # the encoder keeps a word where its draw >= p: 1 keeps, 0 drops
+        return queue.pop(0)[:, : shape[1], 0].to(device)
+
     steps, weights = [], {}
-    with mock.patch.object(torch.nn.functional, "dropout", given_dropout):
+    with mock.patch.object(torch.nn.functional, "dropout", given_dropout), \
+            mock.patch("paraphrastic.models.encoders.torch.rand", given_word_draws):
         for step, (first, second) in enumerate(batches):
             tokens, mask = pad(first + second)
             masks = {name: torch.from_numpy(given[f"mask.{step}.{name}"].astype(np.float32)) for name in PASSES}
@@ -154,10 +167,12 @@ def our_steps(settings, model: torch.nn.Module, batches: list, given: dict, thei
     return {"steps": steps, "weights": weights}
 
 
-def markdown(run: str, settings, batch_size: int, compared: dict[str, dict], moved: dict[int, float]) -> str:
+def markdown(run: str, settings, batch_size: int, compared: dict[str, dict], moved: dict[int, float],
+             reading: str = "ours") -> str:
     lines = [f"Their model (models.py, Theano) and ours on the same {len(next(iter(compared.values()))['steps'])} "
-             f"batches of {batch_size} SimpWiki pairs, from the same initial weights (ours for {run}, seed "
-             f"{settings.seed}: {settings.model}, dropout {settings.dropout}) with the same dropout masks, each "
+             f"batches of {batch_size} SimpWiki pairs (read `data.reading: {reading}`), from the same initial weights (ours for {run}, seed "
+             f"{settings.seed}: {settings.model}, dropout {settings.dropout}, word dropout {settings.word_dropout}, "
+             f"scrambling {settings.scramble}) with the same dropout masks, each "
              "choosing its negatives on its own pass without dropout and taking its own Adam step; ours with Adam's "
              "ε as Lasagne places it (`uncorrected`) and as torch does (`corrected`). `benchmarks/authors_code/"
              "steps.py` wrote it (the first ten steps, every tenth after, and any step where a side's negatives "
@@ -230,8 +245,10 @@ def main(argv: list[str] | None = None) -> int:
         compared[epsilon] = our_steps(settings, model, batches, given, theirs, epsilon, grad_steps, weight_steps)
     moved = {k: max(float(np.abs(theirs[f"param.{k}.{name}"] - value).max()) for name, value in start.items())
              for k in weight_steps}
-    text = markdown(args.run, settings, args.batch_size, compared, moved)
-    write_json(args.out.with_suffix(".json"), {"run": args.run, "seed": settings.seed, "commit": commit(),
+    reading = harness.our_reading(args.data, settings.train_set) or "ours"  # a run before the record: ours
+    text = markdown(args.run, settings, args.batch_size, compared, moved, reading)
+    write_json(args.out.with_suffix(".json"), {"run": args.run, "seed": settings.seed, "reading": reading,
+                                               "commit": commit(),
                                                "compared": compared, "their_largest_move": moved})
     write_text(args.out.with_suffix(".md"), text)
     print(text)

@@ -9,7 +9,7 @@ dropout masks, recording what steps.py compares with ours:
   for g1, g2, p1, p2 in models.py); here each pass multiplies by a mask read from ``IN.npz``
   (``mask.<step>.<pass>``, a sentence's row, cut to the batch's padded length) and rescales as theirs does;
 - the batches: ``batch.<step>.<side>`` (word ids, -1 past a sentence's end) go through their own ``get_pairs``
-  (deterministic pass, hardest negatives) and ``train_function``, scrambling left out.
+  (deterministic pass, hardest negatives) and ``train_function`` (steps.py has scrambled them as the run would).
 
 Writes OUT.npz: ``loss.<step>`` (their cost before the step's update), ``grad.<step>.<name>`` for the steps in
 ``grad_steps``, ``negatives.<step>.<p1|p2>`` (the padded negatives their get_pairs chose) and ``param.<k>.<name>``
