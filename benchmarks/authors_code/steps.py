@@ -170,7 +170,8 @@ def our_steps(settings, model: torch.nn.Module, batches: list, given: dict, thei
 def markdown(run: str, settings, batch_size: int, compared: dict[str, dict], moved: dict[int, float],
              reading: str = "ours") -> str:
     lines = [f"Their model (models.py, Theano) and ours on the same {len(next(iter(compared.values()))['steps'])} "
-             f"batches of {batch_size} SimpWiki pairs (read `data.reading: {reading}`), from the same initial weights (ours for {run}, seed "
+             f"batches of {batch_size} SimpWiki pairs (read `data.reading: {reading}`), from the same initial "
+             f"weights (ours for {run}, seed "
              f"{settings.seed}: {settings.model}, dropout {settings.dropout}, word dropout {settings.word_dropout}, "
              f"scrambling {settings.scramble}) with the same dropout masks, each "
              "choosing its negatives on its own pass without dropout and taking its own Adam step; ours with Adam's "
