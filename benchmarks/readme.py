@@ -16,9 +16,10 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   ``tokenize speed``: benchmarks/results/tokenize_speed.md, which benchmarks/tokenize_speed.py writes;
 - ``sentence distillation ablation``: benchmarks/results/sentence_distill_ablation.json, which
   benchmarks/sentence_distill_ablation.py writes, with the row params.yaml names marked;
-- ``fidelity effects``, ``authors code``, ``authors steps``, ``reading`` and ``end to end``:
-  benchmarks/results/fidelity_effects.md, authors_code.md, authors_steps.md, reading.md and end_to_end.md, which
-  benchmarks/authors_code/effects.py, run.py, steps.py, reading.py and end_to_end.py write;
+- ``fidelity effects``, ``authors code``, ``authors steps``, ``authors steps summary``, ``reading`` and ``end to
+  end``: benchmarks/results/fidelity_effects.md, authors_code.md, authors_steps.md, authors_steps_summary.md,
+  reading.md and end_to_end.md, which benchmarks/authors_code/effects.py, run.py, steps.py, steps_summary.py,
+  reading.py and end_to_end.py write;
 - ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the
   last whole offline run (docs/offline/, which benchmarks/offline_run.py copies from a run: its metrics.json and
   timings.json) beside the paper's Table 4 (``paper_tables`` in params.yaml);
@@ -178,6 +179,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "fidelity effects": lambda: (RESULTS / "fidelity_effects.md").read_text(),
           "authors code": lambda: (RESULTS / "authors_code.md").read_text(),
           "authors steps": lambda: (RESULTS / "authors_steps.md").read_text(),
+          "authors steps summary": lambda: (RESULTS / "authors_steps_summary.md").read_text(),
           "reading": lambda: (RESULTS / "reading.md").read_text(),
           "end to end": lambda: (RESULTS / "end_to_end.md").read_text(),
           "throughput": lambda: (RESULTS / "results.md").read_text(),

@@ -23,7 +23,7 @@ from paraphrastic.data.vocab import SPECIAL, UNK, WORDPIECES, Vocabulary
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from authors_code import convert, effects, end_to_end, reading, run, steps  # noqa: E402
+from authors_code import convert, effects, end_to_end, reading, run, steps, steps_summary  # noqa: E402
 
 
 def their_lines(path: Path) -> list[str]:
@@ -360,3 +360,21 @@ def test_add_keeps_an_earlier_tables_other_jobs_from_the_same_code_and_kind(tmp_
         run.kept_rows(earlier, now, versions, raw=True)
     with pytest.raises(SystemExit, match="other versions of their code"):
         run.kept_rows(earlier, now, versions | {"theano": "1.0.4"}, raw=False)
+
+
+def test_the_steps_summary_gives_each_comparisons_largest_differences_under_lasagnes_epsilon():
+    """steps_summary.py: per steps.py result, the uncorrected ε's largest loss difference, the steps with another
+    negative, the first gradients and the last weights beside their largest move (a result from before the reading
+    was recorded read ours)."""
+    def step(k, loss, differ):
+        return {"step": k, "loss": loss, "theirs_loss": 0.5, "negatives_differ": differ, "cosine_gap": 0.0,
+                **({"gradient_difference": 3e-7} if k == 0 else {})}
+
+    result = {"run": "t3-gran__x", "seed": 1, "commit": "abc", "their_largest_move": {"1": 1e-3, "2": 4e-3},
+              "compared": {"uncorrected": {"steps": [step(0, 0.5, 0), step(1, 0.5002, 2)],
+                                           "weights": {"1": 1e-7, "2": 2e-6}},
+                           "corrected": {"steps": [step(0, 0.9, 5), step(1, 0.9, 5)], "weights": {"1": 1, "2": 1}}}}
+    row = steps_summary.row(result)
+    assert row["reading"] == "ours" and row["steps"] == 2 and row["steps_with_other_negatives"] == 1
+    assert row["largest_loss_difference"] == pytest.approx(2e-4) and row["weights_difference"] == 2e-6
+    assert "| t3-gran__x | ours | 2 | 2.0e-04 | 1 | 3.0e-07 | 2.0e-06 | 4.0e-03 |" in steps_summary.markdown([row])

@@ -1,0 +1,72 @@
+"""steps.py's comparisons of several runs and readings, one row each:
+python benchmarks/authors_code/steps_summary.py STEPS.json ... [--out OUT]
+
+Each STEPS.json is a result of steps.py (their model and ours on the same batches, weights and masks). Per run and
+reading, with Adam's ε as Lasagne places it (params.yaml's default, ``train.adam_epsilon: uncorrected``): the
+largest difference of a step's loss from theirs, the steps where ours chose another negative than theirs for some
+sentence, the first step's gradients (largest difference, relative to the larger side) and the weights after the
+last step (largest difference, beside the most their steps moved a weight). Writes OUT.{json,md} (default
+benchmarks/results/authors_steps_summary), which docs/fidelity.md shows (benchmarks/readme.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from authors_code import run as harness  # noqa: E402, F401  (puts src/ on the path)
+from paraphrastic.atomic import write_json, write_text  # noqa: E402
+
+EPSILON = "uncorrected"  # Adam's ε where Lasagne adds it: the pipeline's default
+
+
+def row(result: dict) -> dict:
+    ours = result["compared"][EPSILON]
+    last = max(ours["weights"], key=int)
+    return {"run": result["run"], "reading": result.get("reading", "ours"), "seed": result["seed"],
+            "commit": result["commit"], "steps": len(ours["steps"]),
+            "largest_loss_difference": max(abs(s["loss"] - s["theirs_loss"]) for s in ours["steps"]),
+            "steps_with_other_negatives": sum(1 for s in ours["steps"] if s["negatives_differ"]),
+            "gradient_difference": ours["steps"][0]["gradient_difference"],
+            "weights_difference": ours["weights"][last], "their_largest_move": result["their_largest_move"][last]}
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["Their model and ours step by step (`benchmarks/authors_code/steps.py`: the same batches, scrambled as "
+             "the run scrambles, the same initial weights and dropout or word-dropout masks; each side chooses its "
+             "own negatives and takes its own Adam step, with Adam's ε as Lasagne places it), per run and reading of "
+             "the training text:", "",
+             "| run | reading | steps | largest loss difference | steps with another negative | gradients, step 0 "
+             "| weights after the last step | their largest move |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['run']} | {r['reading']} | {r['steps']} | {r['largest_loss_difference']:.1e} | "
+                     f"{r['steps_with_other_negatives']} | {r['gradient_difference']:.1e} | "
+                     f"{r['weights_difference']:.1e} | {r['their_largest_move']:.1e} |")
+    commits = sorted({r["commit"] for r in rows if r["commit"]})
+    return "\n".join(lines) + f"\n\nMeasured at {', '.join(commits)}.\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", nargs="+", type=Path, help="steps.py's OUT.json files")
+    parser.add_argument("--out", type=Path, default=HERE.parent / "results" / "authors_steps_summary",
+                        help="writes OUT.json and OUT.md (default: %(default)s)")
+    args = parser.parse_args(argv)
+    missing = [str(p) for p in args.results if not p.is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
+    rows = [row(json.loads(path.read_text())) for path in args.results]
+    write_json(args.out.with_suffix(".json"), rows)
+    write_text(args.out.with_suffix(".md"), markdown(rows))
+    print(markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
