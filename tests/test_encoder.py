@@ -202,13 +202,16 @@ def test_an_output_that_is_one_of_the_commands_inputs_is_refused(model_file, wor
 
 
 @pytest.mark.fault("command inputs")
-def test_an_input_that_is_a_folder_is_named_as_the_input(model_file, workspace, capsys):
+def test_an_input_that_is_a_folder_is_named_as_the_input(model_file, workspace, capsys, monkeypatch):
+    """Also `--input .`, the folder the output is written in (it was blamed on the output file)."""
     folder = workspace["root"] / "sentences"
     folder.mkdir()
-    assert cli.main(["embed", "--model", str(model_file[0]), "--input", str(folder),
-                     "--output", str(workspace["root"] / "v.npy")]) == 1
-    assert f"error: {folder}: Is a directory" in capsys.readouterr().err
-    assert not (workspace["root"] / "v.npy").exists()
+    monkeypatch.chdir(workspace["root"])
+    for given in (str(folder), "."):
+        assert cli.main(["embed", "--model", str(model_file[0]), "--input", given, "--output", "v.npy"]) == 1
+        assert capsys.readouterr().err.strip() == (f"error: {given}: is a directory; give a text file, one "
+                                                   "sentence per line ('-' = standard input)")
+        assert not (workspace["root"] / "v.npy").exists()
 
 
 @pytest.mark.fault("command inputs")

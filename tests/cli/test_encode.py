@@ -143,11 +143,3 @@ def test_outputs_that_are_not_files_are_written_through_and_stay_what_they_are(m
     finally:
         shutil.rmtree(folder)
 
-
-@pytest.mark.fault("command inputs")
-def test_an_input_that_is_a_folder_is_named_as_the_input(model, tmp_path, capsys):
-    assert cli.main(["embed", "--model", model, "--input", str(tmp_path), "--output", str(tmp_path / "v.npy"),
-                     "--device", "cpu"]) == 1
-    assert capsys.readouterr().err.strip() == (f"error: {tmp_path}: is a directory; give a text file, one sentence "
-                                               "per line ('-' = standard input)")
-    assert not (tmp_path / "v.npy").exists()
