@@ -105,6 +105,12 @@ def main(argv: list[str] | None = None) -> int:
 NEEDED = {"--vectors": ("vocab.txt", "embeddings.npy"), "--exports": ("modules.json",)}
 
 
+def labelled(spec: str) -> tuple[str, Path]:
+    """LABEL=PATH as (label, path); a bare PATH is its own label."""
+    label, _, path = spec.partition("=")
+    return label, Path(path or label)
+
+
 def argument_problems(args) -> list[str]:
     """What is wrong with the arguments, each naming the argument and the path, before anything is loaded."""
     problems = [] if args.eval.is_file() else [f"--eval {args.eval}: no such file (the pipeline's prepare_eval "
@@ -112,8 +118,7 @@ def argument_problems(args) -> list[str]:
     labels: list[str] = ["all-MiniLM-L6-v2"] if not args.no_minilm else []
     for option, specs in (("--models", args.models), ("--vectors", args.vectors), ("--exports", args.exports)):
         for spec in specs:
-            label, _, path = spec.partition("=")
-            path = Path(path or label)
+            label, path = labelled(spec)
             labels.append(label)
             if not label:
                 problems.append(f"{option} {spec}: give LABEL=PATH (an empty label)")
@@ -156,24 +161,22 @@ def run(args) -> int:
     if not args.no_minilm:
         raw_text("all-MiniLM-L6-v2", MiniLM(batch_size=128).encode)
     for spec in args.vectors:
-        label, _, folder = spec.partition("=")
-        folder = folder or label
-        vocab = Vocabulary.load(Path(folder) / "vocab.txt")
-        record(label, score_sets(build_model("avg", torch.from_numpy(load_matrix(Path(folder) / "embeddings.npy"))),
+        label, folder = labelled(spec)
+        vocab = Vocabulary.load(folder / "vocab.txt")
+        record(label, score_sets(build_model("avg", torch.from_numpy(load_matrix(folder / "embeddings.npy"))),
                                  vocab, both))
     for spec in args.models:
-        label, _, path = spec.partition("=")
-        model, vocab, _ = load_model(path or label)  # a bare PATH is its own label
+        label, path = labelled(spec)
+        model, vocab, _ = load_model(path)
         record(label, score_sets(model, vocab, both))
     for spec in args.exports:
-        label, _, folder = spec.partition("=")
-        folder = folder or label
+        label, folder = labelled(spec)
         from model2vec import StaticModel
         from sentence_transformers import SentenceTransformer
 
-        loaded = SentenceTransformer(folder, device="cpu", local_files_only=True)
+        loaded = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
         raw_text(f"{label}, sentence-transformers", lambda s, m=loaded: m.encode(list(s), batch_size=512))
-        static = StaticModel.from_pretrained(folder)
+        static = StaticModel.from_pretrained(str(folder))
         raw_text(f"{label}, model2vec", lambda s, m=static: m.encode(list(s)))
     result = {"commit": commit(), "eval": str(args.eval), "measured": measured, "sts22": sts22,
               "published": {model: scores for model, scores in cited.items()}}
