@@ -187,6 +187,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "step profile": lambda: (RESULTS / "step_profile.md").read_text(),
           "tokenize speed": lambda: (RESULTS / "tokenize_speed.md").read_text(),
           "sentence distillation ablation": sentence_distillation_ablation,
+          "quick look": lambda: (RESULTS / "quick_look.md").read_text(),
           "distill sweep": distill_sweep, "static encoders": static_encoders, "headline": headline}
 
 

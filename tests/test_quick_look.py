@@ -1,0 +1,82 @@
+"""The README's quick look (scripts/quick-look.sh): the tiny config's whole graph in a folder of its own, and the
+benchmark that times it (benchmarks/quick_look.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import quick_look  # noqa: E402
+
+SCRIPT = REPO / "scripts" / "quick-look.sh"
+
+
+def quick_look_run(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, QUICK_LOOK_DIR=str(folder))
+    return subprocess.run(["bash", str(SCRIPT), *args], env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_the_quick_look_plans_every_stage_in_its_own_folder_and_leaves_data_alone(tmp_path, mirror):
+    """A dry run from the folder: the links find the Snakefile, the workflow profile and the library; the tiny
+    config's relative mirror (or $PARAPHRASTIC_MIRROR) resolves from there, or fetch's inputs would be missing."""
+    data = REPO / "data"
+    before = sorted(p.name for p in data.iterdir()) if data.is_dir() else []
+    folder = tmp_path / "quick"
+    done = quick_look_run(folder, "-n")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    plan = done.stdout + done.stderr
+    for rule in ("fetch", "train", "report", "static_model", "gates", "train_pwim", "train_siamese"):
+        assert f"rule {rule}:" in plan, rule
+    assert {p.name for p in folder.iterdir() if p.is_symlink()} == {"Snakefile", "workflow", "src", "profiles"}
+    assert (folder / "workflow").resolve() == REPO / "workflow"
+    assert not (folder / "data").exists()  # a plan writes nothing
+    assert (sorted(p.name for p in data.iterdir()) if data.is_dir() else []) == before
+
+
+def test_the_quick_look_refuses_a_folder_that_is_a_file_or_holds_a_file_of_its_names(tmp_path):
+    taken = tmp_path / "taken"
+    taken.write_text("mine\n")
+    done = quick_look_run(taken, "-n")
+    assert done.returncode == 2 and f"{taken} is not a folder" in done.stderr
+    assert taken.read_text() == "mine\n"
+    folder = tmp_path / "quick"
+    folder.mkdir()
+    (folder / "Snakefile").write_text("# mine\n")
+    done = quick_look_run(folder, "-n")
+    assert done.returncode == 2 and "Snakefile exists and is not a link" in done.stderr
+    assert (folder / "Snakefile").read_text() == "# mine\n"
+
+
+def write_report(folder: Path, text: str) -> None:
+    report = folder / "data" / "report"
+    report.mkdir(parents=True)
+    for name in ("report.html", "metrics.json"):
+        (report / name).write_text("{}")
+    (report / "report.md").write_text(text)
+
+
+def test_the_benchmark_refuses_a_report_that_is_not_whole_and_sums_each_rules_jobs(tmp_path):
+    write_report(tmp_path / "whole", "# Report\n\n## Data\n\n## Table 1 (tiny config: 2 of 22 sets)\n\n| 55.1 |\n")
+    assert quick_look.check_report(tmp_path / "whole") == {"sections": 2, "sections_marked_tiny": 1}
+    write_report(tmp_path / "nan", "## Table 1 (tiny config: 2 of 22 sets)\n\n| nan [nan, nan] |\n")
+    with pytest.raises(SystemExit, match="prints nan"):
+        quick_look.check_report(tmp_path / "nan")
+    write_report(tmp_path / "unmarked", "## Table 1\n\n| 55.1 |\n")
+    with pytest.raises(SystemExit, match="no heading says 'tiny config'"):
+        quick_look.check_report(tmp_path / "unmarked")
+    (tmp_path / "unmarked" / "data" / "report" / "report.html").unlink()
+    with pytest.raises(SystemExit, match="report.html: missing"):
+        quick_look.check_report(tmp_path / "unmarked")
+    for rule, job, seconds in (("train", "a", 2.5), ("train", "b", 1.25), ("fetch", "fetch", 0.5)):
+        path = tmp_path / "whole" / "logs" / "benchmarks" / rule / f"{job}.tsv"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"s\th:m:s\tmax_rss\n{seconds}\t0:00:02\t100\n")
+    assert quick_look.rule_seconds(tmp_path / "whole") == {"train": {"jobs": 2, "seconds": 3.8},
+                                                          "fetch": {"jobs": 1, "seconds": 0.5}}
