@@ -111,6 +111,20 @@ def labelled(spec: str) -> tuple[str, Path]:
     return label, Path(path or label)
 
 
+def weights_problem(folder: Path) -> str | None:
+    """What is wrong with a static export's model.safetensors (truncated, not safetensors), naming it; None if its
+    header reads and covers the file (safetensors checks both when it opens one)."""
+    from safetensors import SafetensorError, safe_open
+
+    weights = folder / "model.safetensors"
+    try:
+        with safe_open(str(weights), framework="numpy") as handle:
+            handle.keys()
+    except (SafetensorError, OSError) as exc:
+        return f"{weights}: not readable safetensors ({exc}); export the folder again (paraphrastic export --static)"
+    return None
+
+
 def argument_problems(args) -> list[str]:
     """What is wrong with the arguments, each naming the argument and the path, before anything is loaded."""
     problems = [] if args.eval.is_file() else [f"--eval {args.eval}: no such file (the pipeline's prepare_eval "
@@ -129,6 +143,8 @@ def argument_problems(args) -> list[str]:
             else:
                 problems += [f"{option} {spec}: {path} has no {name}" for name in NEEDED.get(option, ())
                              if not (path / name).is_file()]
+                if option == "--exports" and (path / "model.safetensors").is_file():
+                    problems += [f"{option} {spec}: {problem}" for problem in [weights_problem(path)] if problem]
     repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
         problems.append(f"the label {repeated[0]!r} is given twice: each row needs a label of its own")
@@ -137,7 +153,7 @@ def argument_problems(args) -> list[str]:
 
 def run(args) -> int:
     from paraphrastic.data.corpus import read_table
-    from paraphrastic.data.vocab import Vocabulary, load_matrix
+    from paraphrastic.data.vocab import load_vectors
     from paraphrastic.evaluation.compare_encoders import MiniLM, score_raw_sentences
     from paraphrastic.evaluation.similarity import score_sets, summarize
     from paraphrastic.models.encoders import build_model
@@ -162,9 +178,8 @@ def run(args) -> int:
         raw_text("all-MiniLM-L6-v2", MiniLM(batch_size=128).encode)
     for spec in args.vectors:
         label, folder = labelled(spec)
-        vocab = Vocabulary.load(folder / "vocab.txt")
-        record(label, score_sets(build_model("avg", torch.from_numpy(load_matrix(folder / "embeddings.npy"))),
-                                 vocab, both))
+        vocab, matrix = load_vectors(folder)
+        record(label, score_sets(build_model("avg", torch.from_numpy(matrix)), vocab, both))
     for spec in args.models:
         label, path = labelled(spec)
         model, vocab, _ = load_model(path)

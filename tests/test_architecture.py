@@ -10,8 +10,8 @@ PACKAGE_DIR = SOURCE_ROOT / "paraphrastic"
 # Bottom to top: a module may import its own layer and the layers below it, never one above.
 LAYERS = (
     # foundations: exceptions, atomic writes, device and threads, freed memory, a job's phase clock, the files shipped
-    # beside the code, where each artifact lives in the data folder
-    ("errors", "atomic", "runtime", "allocator", "phases", "resources", "version", "layout"),
+    # beside the code, where each artifact lives in the data folder, what an artifact's record says it is
+    ("errors", "atomic", "runtime", "allocator", "phases", "resources", "version", "layout", "provenance"),
     ("data",),  # files -> tables, vocabularies, batches
     ("models",),  # encoders, cells, heads, PWIM, model files
     ("losses",),  # objectives and penalties over model outputs

@@ -202,8 +202,18 @@ def test_mteb_sts_checks_every_argument_before_any_work(tmp_path, capsys, monkey
     vectors = tmp_path / "vectors"
     vectors.mkdir()
     (vectors / "vocab.txt").write_text("the\n")
+    static = tmp_path / "static"  # an export whose weights were cut short
+    static.mkdir()
+    (static / "modules.json").write_text("[]")
+    from safetensors.numpy import save_file
+
+    save_file({"embedding.weight": np.ones((50, 16), np.float32)}, str(static / "model.safetensors"))
+    whole = (static / "model.safetensors").read_bytes()
+    (static / "model.safetensors").write_bytes(whole[: len(whole) // 2])
     out = ["--out", str(tmp_path / "out")]
     for argv, said in (
+            (["--exports", f"s={static}"], f"--exports s={static}: {static / 'model.safetensors'}: not readable "
+                                           "safetensors"),
             (["--eval", str(tmp_path / "no.parquet")], f"--eval {tmp_path / 'no.parquet'}: no such file"),
             (["--models", f"m={tmp_path / 'no.pt'}"], f"m={tmp_path / 'no.pt'}: {tmp_path / 'no.pt'} is no file"),
             (["--vectors", f"v={vectors}"], f"--vectors v={vectors}: {vectors} has no embeddings.npy"),

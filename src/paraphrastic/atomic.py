@@ -98,6 +98,11 @@ def write_json(path: str | os.PathLike, obj) -> None:
     write_text(path, json.dumps(obj, indent=2, sort_keys=False, default=_json_default) + "\n")
 
 
+def json_ready(obj):
+    """``obj`` as :func:`write_json` writes it and ``json.loads`` reads it back (numpy scalars and paths made plain)."""
+    return json.loads(json.dumps(obj, default=_json_default))
+
+
 def _json_default(obj):
     # numpy scalars and paths show up in metrics; keep the JSON plain.
     if hasattr(obj, "item"):

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from paraphrastic.data.tokenize import tokenize
-from paraphrastic.data.vocab import UNK, Vocabulary
+from paraphrastic.data.vocab import UNK, UNK_ID, Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.similarity import encode
 from paraphrastic.runtime import resolve_device
@@ -148,6 +148,12 @@ class Encoder:
                 return self.encode(items, convert_to_tensor=True)
         tensor = tensor.detach().float().cpu()
         return tensor.unsqueeze(0) if tensor.dim() == 1 else tensor
+
+    def without_known_words(self, sentences: list[str]) -> list[int]:
+        """The positions of the sentences in which the model knows no word (nor, with word pieces, any piece): each
+        is embedded as the unknown word alone, so any two of them are identical (cosine 1)."""
+        return [position for position, sentence in enumerate(sentences)
+                if all(i == UNK_ID for i in self.vocab.ids(self.tokens(sentence)))]
 
     def similarity(self, first, second) -> torch.Tensor:
         """The cosine similarity of every row of ``first`` with every row of ``second`` (a tensor of shape

@@ -143,3 +143,26 @@ def test_outputs_that_are_not_files_are_written_through_and_stay_what_they_are(m
     finally:
         shutil.rmtree(folder)
 
+
+
+@pytest.mark.fault("command inputs")
+def test_sentences_without_a_known_word_are_warned_of_once(model, tmp_path, monkeypatch, capsys):
+    """Two sentences of words the model lacks are both the unknown word's vector: their similarity, 1.0, means
+    nothing, so one warning names how many there are and the first (its line, and in a TSV its column)."""
+    pairs = f"{SENTENCES[0]}\t{SENTENCES[1]}\nqzxv wqpz\tzzkq vvxq\nxqzj\t{SENTENCES[2]}\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(pairs))
+    assert cli.main(["similarity", "--model", model, "--input", "-", "--device", "cpu"]) == 0
+    out, err = capsys.readouterr()
+    assert float(out.split()[1]) == pytest.approx(1.0)
+    assert err.count("warning:") == 1
+    assert ("warning: 3 of 6 sentences hold no word the model knows (the first, <stdin>:2, column 1: 'qzxv wqpz')"
+            in err)
+    (tmp_path / "s.txt").write_text(f"{SENTENCES[0]}\nqzxv\n")
+    assert cli.main(["embed", "--model", model, "--input", str(tmp_path / "s.txt"), "--output",
+                     str(tmp_path / "v.npy"), "--device", "cpu"]) == 0
+    assert f"warning: 1 of 2 sentences hold no word the model knows (the first, {tmp_path / 's.txt'}:2: 'qzxv')" \
+        in capsys.readouterr().err
+    (tmp_path / "known.txt").write_text("\n".join(SENTENCES) + "\n")
+    assert cli.main(["embed", "--model", model, "--input", str(tmp_path / "known.txt"), "--output",
+                     str(tmp_path / "w.npy"), "--device", "cpu"]) == 0
+    assert "warning" not in capsys.readouterr().err

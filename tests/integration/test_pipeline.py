@@ -352,6 +352,41 @@ def test_nothing_to_do_after_dvc_checkout_rewrites_the_artifacts(snakemake_run):
     assert "rule train" in sh(["snakemake", "-n", "--cores", "2", "--workflow-profile", "none"], root, env)
 
 
+@pytest.mark.fault("pipeline artifacts")
+def test_a_raw_file_edited_by_hand_reruns_its_readers_and_verify_finds_what_times_hide(snakemake_run):
+    """A hand edit under data/raw (fetch's record untouched) reruns the stages that read raw files, which stop
+    naming it (tests/data/test_fetch.py); one that keeps the size and sets the time back is seen by neither engine's
+    quick check, and `paraphrastic verify` finds it by hash."""
+    root, env, _ = snakemake_run
+    raw = root / "data/raw/sts/2012/STS.gs.MSRvid.txt"
+    original, before = raw.read_bytes(), raw.stat()
+    edited = original.replace(b"5.000", b"4.000", 1)
+    assert edited != original and len(edited) == len(original)
+
+    def put(content: bytes, times: tuple[int, int] | None = None) -> None:
+        raw.unlink()  # a new file: never the content of a cached copy DVC may have linked here
+        raw.write_bytes(content)
+        if times:
+            os.utime(raw, ns=times)
+
+    verify = [sys.executable, "-m", "paraphrastic", "verify"]
+    try:
+        put(edited)
+        plan = sh([*SNAKEMAKE, "-n"], root, env)
+        assert "rule prepare_eval:" in plan and "data/raw/sts/2012/STS.gs.MSRvid.txt" in plan
+        put(edited, (before.st_atime_ns, before.st_mtime_ns))
+        assert "Nothing to be done" in sh([*SNAKEMAKE, "-n"], root, env)
+        proc = subprocess.run(verify, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert proc.stdout.splitlines() == ["data/raw/sts/2012/STS.gs.MSRvid.txt: its sha256 differs from the one "
+                                            "fetch verified (edited or damaged since); rerun fetch (snakemake "
+                                            "--forcerun fetch, or dvc repro --force fetch), which fetches it again"]
+    finally:
+        put(original, (before.st_atime_ns, before.st_mtime_ns))
+    assert "data: every file is what its record says" in sh(verify, root, env)
+    assert "Nothing to be done" in sh([*SNAKEMAKE, "-n"], root, env)
+
+
 def dry_run_with(root: Path, env: dict, section: str, key: str, value) -> str:
     """What `snakemake -n` would run with one setting of params.yaml changed."""
     config = yaml.safe_load((root / "params.yaml").read_text())

@@ -18,6 +18,7 @@ from paraphrastic.evaluation.mteb_sts import MTEB_TASKS
 from paraphrastic.export import STATIC_FILES
 from paraphrastic.pipeline.graph import PUBLISHED_MTEB_STS, STATIC_MODEL_FILES
 from paraphrastic.pipeline.steps import static_model
+from paraphrastic.provenance import write_result
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,8 +42,8 @@ def run_files(root: Path, *, mteb: bool) -> dict:
     distilled.mkdir()
     (distilled / "coverage.json").write_text(json.dumps({"words": len(vocab), "pieces": 1, "subwords": True}))
     encoders = root / "encoders.json"
-    encoders.write_text(json.dumps({"threads": 1, "reference": scores(75.0, mteb),
-                                    "untrained": {"sentence_distilled": scores(70.0, mteb)}}))
+    write_result(encoders, {"threads": 1, "reference": scores(75.0, mteb),
+                            "untrained": {"sentence_distilled": scores(70.0, mteb)}}, stage="compare_encoders")
     return {"vectors": vectors, "distilled": distilled, "encoders": encoders,
             "published_scores": REPO / PUBLISHED_MTEB_STS}
 

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from paraphrastic.configuration.jobs import JobTables
+from paraphrastic.provenance import write_result
 
 REPO = Path(__file__).resolve().parents[2]
 TRANSFER_SETS = ("sts12.MSRvid", "sts14.images")
@@ -80,9 +81,10 @@ def transfer_files(data: Path, tables: JobTables) -> None:
         write(folder / "train.json", {"train_seconds_total": 2.0, "wall_seconds_this_call": 3.0, "device": "cpu"})
     for name, value in (("baseline", BASELINE), ("baseline_distilled", DISTILLED_BASELINE),
                         ("baseline_sentence_distilled", SENTENCE_DISTILLED_BASELINE)):
-        write(data / f"results/{name}.json", {"summary": {"transfer_pearson": value, "transfer_spearman": value,
-                                                          "selection_pearson": value + 5},
-                                              "datasets": {k: scores(v) for k, v in per_set(value, value + 5).items()}})
+        write_result(data / f"results/{name}.json",
+                     {"summary": {"transfer_pearson": value, "transfer_spearman": value,
+                                  "selection_pearson": value + 5},
+                      "datasets": {k: scores(v) for k, v in per_set(value, value + 5).items()}}, stage=name)
 
 
 NO_SKIPS = {"lines": 0, "by_kind": {}, "first": {}}
@@ -129,11 +131,13 @@ def reference_files(data: Path, config: dict) -> None:
                           "per_dataset": {k: scores(v) for k, v in per_set(r, r + 5).items()}}
                  for source, r, speed in (("pretrained", BASELINE, 20000.0),
                                           ("distilled", DISTILLED_BASELINE, 15000.0))}
-    write(data / "results/encoders.json",
-          {"threads": 1, "device": "cpu", "ours": ours, "untrained": untrained,
-           "reference": {"model": "all-MiniLM-L6-v2", "sentences": 600, "sentences_per_second": 100.0,
-                         "summary": {"transfer_pearson": 75.0, "transfer_spearman": 74.0, "selection_pearson": 80.0},
-                         "per_dataset": {k: scores(v) for k, v in per_set(75.0, 80.0).items()}}})
+    write_result(data / "results/encoders.json",
+                 {"threads": 1, "device": "cpu", "ours": ours, "untrained": untrained,
+                  "reference": {"model": "all-MiniLM-L6-v2", "sentences": 600, "sentences_per_second": 100.0,
+                                "summary": {"transfer_pearson": 75.0, "transfer_spearman": 74.0,
+                                            "selection_pearson": 80.0},
+                                "per_dataset": {k: scores(v) for k, v in per_set(75.0, 80.0).items()}}},
+                 stage="compare_encoders")
 
 
 def gate_files(data: Path, config: dict) -> None:

@@ -2,7 +2,12 @@
 
 import json
 import re
+import shutil
 
+import pytest
+
+from paraphrastic.errors import PipelineError
+from paraphrastic.provenance import write_result
 from paraphrastic.report.build import build_report
 
 
@@ -40,3 +45,34 @@ def test_metrics_hold_scores_only_and_timings_their_own_file(results, tmp_path):
     timings = json.loads((tmp_path / "timings.json").read_text())
     assert timings["reference_encoder_sentences_per_second"]["all-MiniLM-L6-v2"] == 100.0
     assert timings["transfer_training"]["jobs"] > 0 and timings["transfer_training"]["train_seconds"] >= 0
+
+
+@pytest.mark.fault("misplaced artifacts")
+@pytest.mark.parametrize("how, says", [
+    ("a score edited by hand", "its values differ from what baseline wrote"),
+    ("rewritten without its record", "holds no record of what the pipeline wrote there"),
+    ("another result copied over it", "holds what baseline_distilled wrote as data/results/baseline_distilled.json"),
+])
+def test_the_report_refuses_a_result_whose_record_does_not_match(results, tmp_path, monkeypatch, how, says):
+    """A result JSON's record (paraphrastic.provenance.write_result): baseline.json edited to 99.0 used to be
+    published as 99.0 in the report and metrics.json."""
+    config, folder = results
+    path = folder / "results" / "baseline.json"
+    if how == "a score edited by hand":
+        values = json.loads(path.read_text())
+        values["summary"]["transfer_pearson"] = 99.0
+        path.write_text(json.dumps(values, indent=2))
+    elif how == "rewritten without its record":
+        values = json.loads(path.read_text())
+        del values["record"]
+        path.write_text(json.dumps(values))
+    else:
+        monkeypatch.chdir(folder.parent)  # roles are read relative to the working directory's data folder
+        for name in ("baseline", "baseline_distilled"):  # as a stage run from the checkout writes them
+            values = json.loads((folder / "results" / f"{name}.json").read_text())
+            del values["record"]
+            write_result(f"data/results/{name}.json", values, stage=name)
+        shutil.copy(folder / "results" / "baseline_distilled.json", path)
+    with pytest.raises(PipelineError, match=f"baseline.json: {says}"):
+        build_report(config, data_dir=folder, out_dir=tmp_path / "report")
+    assert not (tmp_path / "report" / "metrics.json").exists()

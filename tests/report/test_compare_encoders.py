@@ -7,6 +7,7 @@ import pytest
 
 from paraphrastic.evaluation.mteb_sts import published
 from paraphrastic.pipeline.graph import PUBLISHED_MTEB_STS
+from paraphrastic.provenance import read_result, write_result
 from paraphrastic.report.build import build_report
 from paraphrastic.report.compare_encoders import _mteb_section, accuracy_speed_plot, reference_section
 from paraphrastic.report.document import Document
@@ -57,13 +58,13 @@ def test_mteb_scores_stand_beside_the_published_ones_in_a_table_and_a_second_pan
     models', a column of the summary, metrics.json, and the plot's second panel with the published means as lines."""
     config, folder = results
     path = folder / "results/encoders.json"
-    found = json.loads(path.read_text())
+    found = read_result(path)
     tasks = ["STS12", "STS13", "STS14", "STS15", "STS16"]
     found["reference"]["mteb"] = {task: {"spearman": 80.0, "pearson": 81.0} for task in tasks}
     found["ours"]["avg"]["mteb"] = {task: {"spearman": 60.0 + i, "pearson": 61.0} for i, task in enumerate(tasks)}
     cited = published(REPO / PUBLISHED_MTEB_STS)
     found["published"] = cited
-    path.write_text(json.dumps(found))
+    write_result(path, found, stage="compare_encoders")
     doc = Document()
     metrics = reference_section(doc, folder, tmp_path)
     summary = table_after(doc, "What a user would pick instead").set_index("model")

@@ -435,3 +435,12 @@ def test_every_model_trains_and_reloads_with_its_options(workspace, model, extra
     assert results["sts16.headlines"]["pearson"] == pytest.approx(history[0]["per_dataset"]["sts16.headlines"],
                                                                   abs=1e-4)
     assert info["selected_epoch"] == 1
+
+
+@pytest.mark.fault("interrupted training")
+@pytest.mark.parametrize("lambda_w, says", [(1e38, "swamps the objective"), (float("inf"), "overflows")])
+def test_a_penalty_that_swamps_or_overflows_the_loss_stops_naming_the_batch(workspace, lambda_w, says):
+    """λ_w = 1e38 trains to a loss near 1e36 that no longer depends on the pairs: it stops at the first batch
+    whose penalty is that large, as a NaN loss does."""
+    with pytest.raises(TrainingDiverged, match=rf"\[toy\] at epoch 1, batch \d+: the λ penalty \(\S+\) {says}"):
+        run(workspace, "huge", lambda_w=lambda_w)

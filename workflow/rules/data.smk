@@ -11,7 +11,7 @@ rule fetch:
         # The files themselves rather than directory("data/raw") (what DVC declares): Snakemake can
         # checksum files, so a rewritten but unchanged data/raw reruns nothing downstream.
         manifest=STAND_INS["data/raw"],
-        files=[f"data/raw/{name}" for name in required_raw_files(config)],
+        files=RAW_FILES,
     log:
         stage_log("fetch"),
     benchmark:

@@ -31,7 +31,9 @@ def embed(args) -> None:
         raise PipelineError(f"--output {args.output}: is a directory; give a file name to write (nothing was "
                             "written)")
     encoder = load(args.model, device=args.device)
-    vectors = encoder.encode(read_sentences(args.input, args.column))
+    sentences = read_sentences(args.input, args.column)
+    warn_of_unknown_sentences(encoder, sentences, args.input)
+    vectors = encoder.encode(sentences)
     array = io.BytesIO()  # numpy writes a real file through its position, which a pipe does not have
     np.save(array, vectors)
     with output_stream(args.output) as handle:  # '-' or /dev/stdout: standard output; a pipe or link: through it
@@ -96,6 +98,21 @@ def refuse_overwriting_inputs(output, **inputs) -> None:
                                 "another output")
 
 
+def warn_of_unknown_sentences(encoder, sentences: list[str], source, *, columns: int | None = None) -> None:
+    """One warning on standard error when some sentences hold no word the model knows: they are embedded alike
+    (the unknown word's vector), so two of them score 1.0 and mean nothing. ``columns``: ``sentences`` are a TSV's
+    first column then its second, each this long."""
+    unknown = encoder.without_known_words(sentences)
+    if not unknown:
+        return
+    first = unknown[0]
+    line, column = (first % columns + 1, first // columns + 1) if columns else (first + 1, None)
+    where = f"{'<stdin>' if str(source) == '-' else source}:{line}" + (f", column {column}" if column else "")
+    print(f"warning: {len(unknown)} of {len(sentences)} sentences hold no word the model knows (the first, {where}: "
+          f"{sentences[first]!r}); each is embedded as the unknown word alone, so any two of them score 1.0",
+          file=sys.stderr)
+
+
 def similarity(args) -> None:
     from paraphrastic.encoder import load, read_lines, read_sentences
 
@@ -103,6 +120,7 @@ def similarity(args) -> None:
     encoder = load(args.model, device=args.device)
     lines = read_lines(args.input)  # once: standard input cannot be read twice
     first, second = read_sentences(args.input, 1, lines=lines), read_sentences(args.input, 2, lines=lines)
+    warn_of_unknown_sentences(encoder, [*first, *second], args.input, columns=len(first))
     for value in encoder.similarity_pairwise(first, second).tolist():
         print(f"{value:.6f}")
 

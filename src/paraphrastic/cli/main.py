@@ -10,7 +10,7 @@ import os
 import sys
 import textwrap
 
-from paraphrastic import __version__
+from paraphrastic import __version__, provenance
 from paraphrastic.allocator import keep_freed_memory
 from paraphrastic.cli import encode, example_of, stages, tools
 from paraphrastic.configuration import params as params
@@ -23,6 +23,7 @@ def load_config(args) -> dict:
     if getattr(args, "profile", None):
         config["data_profile"] = args.profile
         params.validate(config, args.schema, source=f"{args.params} (data_profile={args.profile})")
+    provenance.read_under(config)  # the records this stage writes name the config's digest
     return config
 
 
@@ -30,7 +31,7 @@ INTRODUCTION = ("Paraphrastic sentence embeddings (Wieting & Gimpel, ACL 2017, a
                 "model to your own sentences, export it for sentence-transformers, and run the pipeline's stages "
                 "one at a time (Snakemake and DVC run them for you). 'paraphrastic COMMAND --help' describes one.")
 USER_COMMANDS = ("embed", "similarity", "export", "report")
-TOOL_COMMANDS = ("grids", "default-params", "compare-metrics", "dvc-yaml")
+TOOL_COMMANDS = ("grids", "default-params", "compare-metrics", "verify", "dvc-yaml")
 WIDTH = 100
 
 

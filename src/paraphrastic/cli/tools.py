@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from paraphrastic.atomic import write_text
 
 
@@ -54,6 +56,20 @@ def compare_metrics(args) -> None:
     print(compare(args.first, args.second, every=args.all))
 
 
+def verify(args) -> None:
+    from paraphrastic.errors import PipelineError
+    from paraphrastic.pipeline.verify import verify as check
+
+    result = check(args.data)
+    for problem in result.problems:
+        print(problem)
+    sys.stdout.flush()  # the problems before the error line that sums them up, also where both go to one file
+    counted = ", ".join(f"{count} {kind}" for kind, count in result.checked.items())
+    if result.problems:
+        raise PipelineError(f"{len(result.problems)} problem(s) in {args.data} ({counted} checked by hash)")
+    print(f"{args.data}: every file is what its record says ({counted} checked by hash)")
+
+
 def add_commands(sub, load_config) -> None:
     def add(command: str, text: str):
         return sub.add_parser(command, help=text, description=text)
@@ -75,6 +91,11 @@ def add_commands(sub, load_config) -> None:
     p.add_argument("second", help="another (data/report/metrics.json: your run's)")
     p.add_argument("--all", action="store_true", help="also the metrics only one of them has")
     p.set_defaults(func=compare_metrics)
+
+    p = add("verify", "check every raw file, table and matrix of a data folder by hash against its record (fetch's "
+                      "FETCHED.json, the record written with it), whatever the files' times say")
+    p.add_argument("--data", default="data", help="the data folder (default: %(default)s)")
+    p.set_defaults(func=verify)
 
     p = add("dvc-yaml", "dvc.yaml, generated from the stage graph in pipeline/graph.py")
     p.add_argument("--write", metavar="PATH", help="write it to this path (dvc.yaml) instead of standard output")

@@ -18,6 +18,7 @@ from paraphrastic.data import readers
 from paraphrastic.data.datasets import EvalSet
 from paraphrastic.data.tokens import READINGS, authors_tokens
 from paraphrastic.errors import PipelineError
+from paraphrastic.provenance import check_role, identity
 
 # The training sets a run may name (`train_set`), each one table: <name>.parquet. The *_matched pair is
 # token-matched (Sec. 4.1.2).
@@ -75,7 +76,8 @@ def _counts(frame: pd.DataFrame) -> tuple[str | None, dict[str, int]]:
 def write_table(frame: pd.DataFrame, schema: pa.Schema | None, path, *, stage: str | None = None) -> None:
     """``frame`` as a parquet table of ``schema`` (None: the frame's own columns and types) at ``path``, written
     atomically, its footer holding a record of what it holds (:data:`RECORD_KEY`): ``stage`` (the stage that writes
-    it), its rows (per set or split) and the sha256 of its bytes before the footer."""
+    it), its rows (per set or split), the sha256 of its bytes before the footer, and what it is (its role and the
+    config's digest, :mod:`paraphrastic.provenance`)."""
     table = (pa.Table.from_pandas(frame, preserve_index=False) if schema is None
              else pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False))
     column, counts = _counts(frame)
@@ -84,7 +86,7 @@ def write_table(frame: pd.DataFrame, schema: pa.Schema | None, path, *, stage: s
         writer = pq.ParquetWriter(sink, table.schema)
         writer.write_table(table)
         record = {"stage": stage, "rows": len(frame), "counted_by": column, "counts": counts,
-                  "bytes": sink.size, "sha256": sink.digest.hexdigest()}
+                  "bytes": sink.size, "sha256": sink.digest.hexdigest(), **identity(path)}
         writer.add_key_value_metadata({RECORD_KEY.decode(): json.dumps(record, sort_keys=True)})
         writer.close()
 
@@ -107,6 +109,7 @@ def read_table(path) -> pd.DataFrame:
         raise PipelineError(f"{path}: holds no record of what the pipeline wrote there (written by another program, "
                             "edited, or by a version before records): rerun the stage that writes it")
     record = json.loads(kept)
+    check_role(path, record)
     rerun = f"rerun {record['stage']}" if record.get("stage") else "rerun the stage that writes it"
     body = len(data) - 8 - parquet.metadata.serialized_size
     column, counts = _counts(frame)

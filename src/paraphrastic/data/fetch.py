@@ -207,28 +207,39 @@ def verify_raw(raw_root) -> None:
     """Every file FETCHED.json records under ``raw_root`` is still what fetch verified: the same size and, where its
     modification time moved (a copy, a checkout, an edit), the same sha256. A stage that reads raw files calls it
     first, so a file edited or damaged after fetch stops the stage naming it rather than being read as it is (Snakemake
-    compares times, not contents). Cheap when nothing moved: one stat a file."""
+    compares times, not contents). Cheap when nothing moved: one stat a file. An edit that keeps the size and sets
+    the time back passes; ``paraphrastic verify`` (:func:`raw_problems` with ``by_hash``) hashes every file."""
+    found = raw_problems(raw_root)
+    if found:
+        raise PipelineError(found[0])
+
+
+def raw_problems(raw_root, *, by_hash: bool = False) -> list[str]:
+    """What differs from what fetch verified, one line a file (:func:`verify_raw`); ``by_hash`` compares every
+    file's sha256, whatever its time says."""
     raw_root = Path(raw_root)
     try:
         records = json.loads((raw_root / RECORDS).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise PipelineError(f"{raw_root / RECORDS}: missing (fetch writes it beside the files it verified): run "
-                            "fetch") from None
+        return [f"{raw_root / RECORDS}: missing (fetch writes it beside the files it verified): run fetch"]
     except (OSError, ValueError) as exc:
-        raise PipelineError(f"{raw_root / RECORDS}: not readable ({exc}): rerun fetch") from None
+        return [f"{raw_root / RECORDS}: not readable ({exc}): rerun fetch"]
     again = "rerun fetch (snakemake --forcerun fetch, or dvc repro --force fetch), which fetches it again"
+    found = []
     for record in records:
         path = raw_root / record["file"]
         try:
             stat = path.stat()
         except FileNotFoundError:
-            raise PipelineError(f"{path}: missing, though fetch verified it; {again}") from None
+            found.append(f"{path}: missing, though fetch verified it; {again}")
+            continue
         if stat.st_size != record["bytes"]:
-            raise PipelineError(f"{path}: {stat.st_size} bytes where fetch verified {record['bytes']} (edited or "
-                                f"damaged since); {again}")
-        if stat.st_mtime_ns != record.get("mtime_ns") and sha256_file(path) != record["sha256"]:
-            raise PipelineError(f"{path}: its sha256 differs from the one fetch verified (edited or damaged since); "
-                                f"{again}")
+            found.append(f"{path}: {stat.st_size} bytes where fetch verified {record['bytes']} (edited or damaged "
+                         f"since); {again}")
+        elif ((by_hash or stat.st_mtime_ns != record.get("mtime_ns"))
+              and sha256_file(path) != record["sha256"]):
+            found.append(f"{path}: its sha256 differs from the one fetch verified (edited or damaged since); {again}")
+    return found
 
 
 def already_fetched(name: str, entry: dict, origin: str, dest: Path, earlier: dict | None) -> dict | None:

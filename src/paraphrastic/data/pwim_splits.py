@@ -75,7 +75,7 @@ def prepare(settings: dict, raw_root, vectors_path, out_dir) -> dict:
     from paraphrastic.atomic import write_json
     from paraphrastic.data.corpus import token_stats, write_table
     from paraphrastic.data.supervised_splits import SUPERVISED_SCHEMA
-    from paraphrastic.data.vocab import build, coverage, save_matrix
+    from paraphrastic.data.vocab import build, coverage, save_vectors
 
     out_dir = Path(out_dir)
     tables, stats = {}, {}
@@ -92,8 +92,7 @@ def prepare(settings: dict, raw_root, vectors_path, out_dir) -> dict:
     vocab, matrix = build(token_lists, vectors_path)
     for task, frame in tables.items():
         write_table(frame, SUPERVISED_SCHEMA, out_dir / f"{task}.parquet", stage="prepare_pwim")
-    vocab.save(out_dir / "vocab.txt")
-    save_matrix(out_dir / "embeddings.npy", matrix, stage="prepare_pwim")
+    save_vectors(out_dir, vocab, matrix, stage="prepare_pwim")
     summary = {"tasks": stats, "vocabulary": len(vocab), "coverage": coverage(vocab, token_lists)}
     write_json(out_dir / "stats.json", summary)
     return summary

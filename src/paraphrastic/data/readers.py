@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import unicodedata
 import zlib
 from collections import Counter
 from collections.abc import Iterator
@@ -155,10 +156,16 @@ def read_sts(input_path, gold_path, *, fields: int = 2) -> list[ScoredPair]:
             raise MalformedLine(input_path, number, f"expected {fields} tab-separated fields, got {len(parts)}",
                                 line)
         s1, s2 = parts[0], parts[1]
-        if not s1.strip() or not s2.strip():
+        if blank(s1) or blank(s2):
             raise MalformedLine(input_path, number, "empty sentence", line)
         pairs.append(ScoredPair(s1, s2, _score(gold_path, number, gold.strip(), 0.0, 5.0, gold), number))
     return _some(pairs, input_path, gold_path)
+
+
+def blank(text: str) -> bool:
+    """No visible character: only whitespace (NBSP included) and invisible format characters (a zero-width space
+    or joiner, a word joiner, a byte-order mark), which no tokenizer turns into a word."""
+    return all(c.isspace() or unicodedata.category(c) == "Cf" for c in text)
 
 
 SICK_HEADER = ["pair_ID", "sentence_A", "sentence_B", "relatedness_score", "entailment_judgment"]
@@ -175,7 +182,7 @@ def read_sick(path) -> list[ScoredPair]:
         parts = line.split("\t")
         if len(parts) != 5:
             raise MalformedLine(path, number, f"expected 5 tab-separated fields, got {len(parts)}", line)
-        if not parts[1].strip() or not parts[2].strip():
+        if blank(parts[1]) or blank(parts[2]):
             raise MalformedLine(path, number, "empty sentence", line)
         pairs.append(ScoredPair(parts[1], parts[2], _score(path, number, parts[3], 1.0, 5.0, line), number))
     return _some(pairs, path)
@@ -198,7 +205,7 @@ def read_twitter(data_path, label_path) -> list[ScoredPair]:
         if not parts[4].isdigit():
             raise MalformedLine(data_path, number, f"graded label {parts[4]!r} is not an integer 0-5", line)
         score = _score(data_path, number, parts[4], 0.0, 5.0, line)
-        if not parts[2].strip() or not parts[3].strip():
+        if blank(parts[2]) or blank(parts[3]):
             raise MalformedLine(data_path, number, "empty sentence", line)
         if number > len(labels):
             raise MalformedLine(label_path, len(labels) + 1, f"ends before {Path(data_path).name} (truncated?)")

@@ -121,7 +121,7 @@ def prepare(paths: list[Path], vectors_path, eval_frame: pd.DataFrame, out_dir, 
     out_dir = Path(out_dir)
     write_table(corpus, CORPUS_SCHEMA, out_dir / "corpus.parquet", stage="siamese_corpus")
     write_table(words, WORDS_SCHEMA, out_dir / "words.parquet", stage="siamese_corpus")
-    save_matrix(out_dir / "embeddings.npy", matrix, stage="siamese_corpus")
+    save_matrix(out_dir / "embeddings.npy", matrix, stage="siamese_corpus", rows_of=out_dir / "words.parquet")
     pairs = neighbours(corpus)
     stats = {"files": [str(p) for p in paths], "documents": int(corpus["document"].nunique()),
              "sentences": len(corpus), "tokens": int(corpus["tokens"].map(len).sum()),

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from paraphrastic.atomic import atomic_path, write_text
+from paraphrastic.atomic import atomic_path, sha256_file, write_text
 from paraphrastic.data.readers import SkippedLines, iter_lines, iter_raw_lines, shown_bytes
 from paraphrastic.errors import MalformedLine, PipelineError
+from paraphrastic.provenance import check_role, identity
 
 PAD, UNK, SOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 PAD_ID, UNK_ID, SOS_ID, EOS_ID = 0, 1, 2, 3
@@ -247,9 +248,10 @@ def coverage(vocab: Vocabulary, token_lists: Iterable[list[str]]) -> dict:
 MATRIX_RECORD = b"\n#paraphrastic "
 
 
-def load_matrix(path) -> np.ndarray:
+def load_matrix(path, *, rows_of=None) -> np.ndarray:
     """An embedding matrix :func:`save_matrix` wrote, checked against its record; a missing, damaged, truncated or
-    edited file is an error naming it and what differs."""
+    edited file, one in another's place, or (``rows_of``) one beside another file than the one it was written
+    with, is an error naming it and what differs."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -265,6 +267,7 @@ def load_matrix(path) -> np.ndarray:
     if not isinstance(record, dict):
         raise PipelineError(f"{path}: holds no record of what the pipeline wrote there (written by another program, "
                             "edited, or by a version before records): rerun the stage that writes it")
+    check_role(path, record)
     stage = record.get("stage") or "its stage"
     if list(matrix.shape) != record["shape"] or str(matrix.dtype) != record["dtype"]:
         raise PipelineError(f"{path}: a {matrix.dtype} matrix of shape {list(matrix.shape)} where {stage} wrote "
@@ -272,16 +275,51 @@ def load_matrix(path) -> np.ndarray:
     if cut != record["bytes"] or hashlib.sha256(memoryview(data)[:cut]).hexdigest() != record["sha256"]:
         raise PipelineError(f"{path}: its values differ from what {stage} wrote (the sha256 of its array): damaged "
                             f"or edited; rerun {stage}")
+    partner = record.get("rows_of")
+    if rows_of is not None and partner is not None and not Path(rows_of).is_file():
+        raise PipelineError(f"{rows_of}: missing beside {path}, which {stage} wrote with it; rerun {stage}")
+    if rows_of is not None and partner is not None and sha256_file(rows_of) != partner["sha256"]:
+        raise PipelineError(f"{rows_of}: not the {partner['file']} that {stage} wrote with {path} (its sha256 "
+                            f"differs from the one the matrix's record holds): edited, or another run's; rerun {stage}")
     return matrix
 
 
-def save_matrix(path, matrix: np.ndarray, *, stage: str | None = None) -> None:
-    """``matrix`` as .npy at ``path`` (atomically), followed by its record (:data:`MATRIX_RECORD`)."""
+def save_matrix(path, matrix: np.ndarray, *, stage: str | None = None, rows_of=None) -> None:
+    """``matrix`` as .npy at ``path`` (atomically), followed by its record (:data:`MATRIX_RECORD`): its shape,
+    dtype and sha256, what it is (:mod:`paraphrastic.provenance`) and, with ``rows_of``, the file written with it
+    whose rows its rows are (a vocab.txt, a table of texts): that file's name and sha256, which
+    :func:`load_matrix` checks, so that neither is used beside another run's other half."""
     buffer = io.BytesIO()
     np.save(buffer, matrix)
     array = buffer.getvalue()
     record = {"stage": stage, "shape": list(matrix.shape), "dtype": str(matrix.dtype), "bytes": len(array),
-              "sha256": hashlib.sha256(array).hexdigest()}
+              "sha256": hashlib.sha256(array).hexdigest(), **identity(path)}
+    if rows_of is not None:
+        record["rows_of"] = {"file": Path(rows_of).name, "sha256": sha256_file(rows_of)}
     with atomic_path(path) as tmp, open(tmp, "wb") as handle:
         handle.write(array)
         handle.write(MATRIX_RECORD + json.dumps(record, sort_keys=True).encode() + b"\n")
+
+
+VOCAB_FILE, MATRIX_FILE = "vocab.txt", "embeddings.npy"
+
+
+def save_vectors(folder, vocab: Vocabulary, matrix: np.ndarray, *, stage: str) -> None:
+    """A vocabulary folder: ``vocab.txt`` (one word a line) and ``embeddings.npy`` (its rows, in that order), the
+    matrix's record holding the word list's sha256 (:func:`save_matrix`'s ``rows_of``)."""
+    if len(vocab) != len(matrix):
+        raise ValueError(f"{len(vocab)} words but {len(matrix)} rows")
+    vocab.save(Path(folder) / VOCAB_FILE)
+    save_matrix(Path(folder) / MATRIX_FILE, matrix, stage=stage, rows_of=Path(folder) / VOCAB_FILE)
+
+
+def load_vectors(folder) -> tuple[Vocabulary, np.ndarray]:
+    """A vocabulary folder :func:`save_vectors` wrote: the word list and its matrix, each checked against the
+    matrix's record, so an edited word list (two lines swapped shift every id) stops the job that reads it."""
+    words_path, matrix_path = Path(folder) / VOCAB_FILE, Path(folder) / MATRIX_FILE
+    vocab = Vocabulary.load(words_path)
+    matrix = load_matrix(matrix_path, rows_of=words_path)
+    if len(vocab) != len(matrix):
+        raise PipelineError(f"{words_path}: {len(vocab)} words beside {matrix_path}'s {len(matrix)} rows: not written "
+                            "together; rerun the stage that writes them")
+    return vocab, matrix

@@ -124,15 +124,15 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None, pub
     is every distinct raw sentence of the sets encoded as a user's ``encode`` call does it (tokenisation included,
     ours and MiniLM's alike); ``tokenized_sentences_per_second`` is ours from the pipeline's tokens, the model alone.
     """
-    from paraphrastic.atomic import write_json
     from paraphrastic.configuration.jobs import VECTOR_FOLDERS
     from paraphrastic.data.corpus import read_table
-    from paraphrastic.data.vocab import Vocabulary, load_matrix
+    from paraphrastic.data.vocab import load_vectors
     from paraphrastic.evaluation import similarity
     from paraphrastic.evaluation.mteb_sts import published, whole_years
     from paraphrastic.evaluation.selection import model_dir
     from paraphrastic.models.encoders import build_model
     from paraphrastic.models.files import load_model
+    from paraphrastic.provenance import write_result
 
     if threads:
         torch.set_num_threads(threads)
@@ -161,9 +161,8 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None, pub
     untrained = {}
     for source, name in VECTOR_FOLDERS.items():  # the averaged initial vectors: GloVe's (or PARAGRAM's), distilled
         folder = data_dir / name
-        vocab = Vocabulary.load(folder / "vocab.txt")
-        untrained[source] = measured(build_model("avg", torch.from_numpy(load_matrix(folder / "embeddings.npy"))),
-                                     vocab)
+        vocab, matrix = load_vectors(folder)
+        untrained[source] = measured(build_model("avg", torch.from_numpy(matrix)), vocab)
     encoder = MiniLM(batch_size=settings["batch_size"])
     encoder.encode(list(frame["s1"].iloc[:64]))  # warm up
     results, speed = score_raw_sentences(encoder.encode, scored)
@@ -174,5 +173,5 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None, pub
                             **speed},
               "ours": ours, "untrained": untrained,
               "published": published(published_path) if published_path else {}}
-    write_json(Path(out_path), result)
+    write_result(Path(out_path), result, stage="compare_encoders")
     return result

@@ -10,12 +10,12 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from paraphrastic.atomic import write_json
 from paraphrastic.data import datasets
 from paraphrastic.data.batching import pad
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
+from paraphrastic.provenance import write_result
 
 
 def length_batches(ids: list[list[int]], batch_size: int, device) -> list[tuple[list[int], torch.Tensor, torch.Tensor]]:
@@ -188,13 +188,14 @@ def time_scoring(model, vocab: Vocabulary, frame: pd.DataFrame, batch_size: int,
 
 
 def write_scores(model, vocab: Vocabulary, *, eval_path, out, name: str, meta: dict, selection: list[str],
-                 batch_size: int, device) -> dict:
+                 batch_size: int, device, stage: str) -> dict:
     """Score ``model`` on every set of the evaluation table and write the results file (per set, summary,
-    and how long scoring took); returns the summary."""
+    and how long scoring took, with its record: :func:`paraphrastic.provenance.write_result`); returns the
+    summary."""
     started = time.time()
     frame = read_table(eval_path)
     results = score_sets(model, vocab, frame, batch_size=batch_size, device=device)
     summary = summarize(results, selection)
-    write_json(out, {"run": name, **meta, "seconds": time.time() - started, "summary": summary,
-                     "datasets": results})
+    write_result(out, {"run": name, **meta, "seconds": time.time() - started, "summary": summary,
+                       "datasets": results}, stage=stage)
     return summary

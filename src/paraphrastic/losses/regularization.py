@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from paraphrastic.errors import TrainingDiverged
 from paraphrastic.models.encoders import SentenceEncoder
 from paraphrastic.models.heads import SimilarityHead
 
@@ -50,6 +51,20 @@ class SquaredDistance(torch.autograd.Function):
             raise RuntimeError("SquaredDistance: the graph was back-propagated a second time (retain_graph); "
                                "its temporary is already the first gradient")
         return difference.mul_(2 * ctx.scale * grad_output), None, None
+
+
+def with_penalty(loss: torch.Tensor, penalty: torch.Tensor) -> torch.Tensor:
+    """The objective plus its penalties, or TrainingDiverged when the penalty is not finite or so large that an
+    objective of order one would vanish in the sum (below the penalty's rounding step, about 8e6 in float32): the
+    loss no longer depends on the training pairs. λ_w = 1e38 trained that way, on a loss near 1e36, without a word.
+    No value of the papers' grids comes near (their penalties stay below 1). One check, one device sync a step."""
+    scale = torch.clamp(loss.detach().abs(), min=1.0)
+    if (~torch.isfinite(penalty) | (penalty.detach() * torch.finfo(penalty.dtype).eps > scale)).item():
+        kind = "overflows" if not torch.isfinite(penalty) else (f"swamps the objective ({loss.item():.4g}) beyond "
+                                                                f"{penalty.dtype}'s precision")
+        raise TrainingDiverged(f"the λ penalty ({penalty.item():.3g}) {kind}: the loss no longer depends on the "
+                               "training pairs; lower lambda_w or lambda_c (or lambda_s)")
+    return loss + penalty
 
 
 def head_regularization(head: SimilarityHead, lambda_s: float) -> torch.Tensor:

@@ -13,6 +13,7 @@ from pathlib import Path
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.evaluation.selection import Selection, SupervisedSelection
 from paraphrastic.layout import DataLayout
+from paraphrastic.provenance import read_result
 from paraphrastic.report import (
     compare_encoders,
     data,
@@ -24,7 +25,7 @@ from paraphrastic.report import (
     supervised,
     transfer,
 )
-from paraphrastic.report.document import Document, read_json, transfer_scope
+from paraphrastic.report.document import Document, transfer_scope
 from paraphrastic.report.findings import findings
 
 TITLE = "Paraphrastic sentence embeddings: transfer, supervised and analysis results"
@@ -53,7 +54,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     sel = Selection(config, data_dir)
     results = DataLayout(data_dir).results
-    baseline_results = read_json(results / "baseline.json")
+    baseline_results = read_result(results / "baseline.json")
     baseline = baseline_results["summary"]["transfer_pearson"]
 
     doc = Document()
@@ -64,8 +65,8 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     if transfer.tables_section(doc, config, sel, baseline_results):
         reference_metrics = compare_encoders.reference_section(doc, data_dir, out_dir)  # beside Table 4's models
     baselines = {"pretrained": baseline_results,
-                 "distilled": read_json(results / "baseline_distilled.json"),
-                 "sentence_distilled": read_json(results / "baseline_sentence_distilled.json")}
+                 "distilled": read_result(results / "baseline_distilled.json"),
+                 "sentence_distilled": read_result(results / "baseline_sentence_distilled.json")}
     distilled_metrics = distilled.distilled_section(doc, config, data_dir, sel, baselines)
     transfer.selection_section(doc, sel, config)
     transfer.runs_section(doc, sel, out_dir)

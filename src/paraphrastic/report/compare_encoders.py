@@ -15,7 +15,8 @@ import pandas as pd  # noqa: E402
 from paraphrastic.atomic import atomic_path  # noqa: E402
 from paraphrastic.evaluation.mteb_sts import MTEB_TASKS, mean_over_tasks  # noqa: E402
 from paraphrastic.layout import DataLayout  # noqa: E402
-from paraphrastic.report.document import Document, per_dataset_table, read_json, sets_scope  # noqa: E402
+from paraphrastic.provenance import read_result  # noqa: E402
+from paraphrastic.report.document import Document, per_dataset_table, sets_scope  # noqa: E402
 
 PLOT = "accuracy_speed.png"
 MTEB_MEAN = "MTEB STS ρ"  # the mean Spearman over MTEB's five STS tasks, where an encoder has all five
@@ -131,7 +132,7 @@ def reference_section(doc: Document, data_dir: Path, out_dir: Path | None = None
         doc.heading(heading)
         doc.para(f"`{path}` is missing: run the `compare_encoders` stage.")
         return {}
-    found = read_json(path)
+    found = read_result(path)
     ref, ours = found["reference"], found["ours"]
     encoders = {f"{label} (ours, {o['row']})": o for label, o in ours.items()}
     encoders.update({UNTRAINED[source]: u for source, u in found.get("untrained", {}).items()})

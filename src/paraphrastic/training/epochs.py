@@ -324,7 +324,11 @@ class Run:
                             continue
                         if self.schedule is not None:
                             self.schedule(epoch, start)
-                        loss = batch_loss(batch, streams)
+                        try:
+                            loss = batch_loss(batch, streams)
+                        except TrainingDiverged as exc:  # the penalties' guard (losses.regularization.with_penalty)
+                            raise TrainingDiverged(f"[{self.name}] at epoch {epoch}, batch "
+                                                   f"{start // self.batch_size + 1}: {exc}") from None
                         if not torch.isfinite(loss):
                             raise TrainingDiverged(
                                 f"[{self.name}] loss is {loss.item()} at epoch {epoch}, "

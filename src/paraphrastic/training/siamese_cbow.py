@@ -130,7 +130,7 @@ def train_siamese(settings: SiameseSettings, *, corpus_dir, eval_path, sets: lis
     corpus_dir = Path(corpus_dir)
     corpus = read_table(corpus_dir / "corpus.parquet")
     words = read_table(corpus_dir / "words.parquet")
-    pretrained = load_matrix(corpus_dir / "embeddings.npy")
+    pretrained = load_matrix(corpus_dir / "embeddings.npy", rows_of=corpus_dir / "words.parquet")
     frame = sts_frame(eval_path, sets)
     seed = settings.seed
     seed_everything(seed)

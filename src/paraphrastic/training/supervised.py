@@ -23,7 +23,7 @@ from paraphrastic.data.vocab import Vocabulary, add_tags
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.similarity import PreparedSets, split_scores
 from paraphrastic.losses.kl import kl_loss, target_distribution
-from paraphrastic.losses.regularization import head_regularization, regularization
+from paraphrastic.losses.regularization import head_regularization, regularization, with_penalty
 from paraphrastic.models.encoders import SentenceEncoder, build_model
 from paraphrastic.models.files import load_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
@@ -137,8 +137,8 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
         tokens, mask = pad([add_tags(s, tags) for s in first + second], device)
         loss = kl_loss(model(tokens, mask, len(batch)), targets[torch.as_tensor(batch, device=device)])
         penalty = settings.penalty
-        return (loss + regularization(model.encoder, penalty(settings.lambda_c), penalty(settings.lambda_w))
-                + head_regularization(model.head, penalty(settings.lambda_s)))
+        return with_penalty(loss, regularization(model.encoder, penalty(settings.lambda_c), penalty(settings.lambda_w))
+                            + head_regularization(model.head, penalty(settings.lambda_s)))
 
     def score_epoch() -> dict:
         row = {}

@@ -9,7 +9,7 @@ import pandas as pd
 import torch
 
 from paraphrastic.data.corpus import read_table
-from paraphrastic.data.vocab import Vocabulary, load_matrix
+from paraphrastic.data.vocab import Vocabulary, load_vectors
 from paraphrastic.errors import PipelineError
 
 
@@ -21,5 +21,5 @@ def load_task(table_path, vocab_dir) -> tuple[Vocabulary, torch.Tensor, dict[str
     if len(frames["train"]) < 1 or len(frames["validation"]) < 2 or len(frames["test"]) < 2:
         raise PipelineError(f"{table_path}: the task table needs training pairs and at least 2 validation "
                             "and 2 test pairs")
-    return (Vocabulary.load(vocab_dir / "vocab.txt"), torch.from_numpy(load_matrix(vocab_dir / "embeddings.npy")),
-            frames)
+    vocab, matrix = load_vectors(vocab_dir)
+    return vocab, torch.from_numpy(matrix), frames

@@ -12,11 +12,11 @@ import torch
 from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.data.batching import length_bucketed, pad
 from paraphrastic.data.corpus import read_table
-from paraphrastic.data.vocab import Vocabulary, add_tags, load_matrix
+from paraphrastic.data.vocab import add_tags, load_vectors
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation import similarity
 from paraphrastic.losses.margin import choose_negatives, hinge, margin_loss
-from paraphrastic.losses.regularization import regularization
+from paraphrastic.losses.regularization import regularization, with_penalty
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
 from paraphrastic.phases import phase
@@ -71,8 +71,8 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
 
     with phase("loading"):
-        vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
-        embeddings = torch.from_numpy(load_matrix(Path(vocab_dir) / "embeddings.npy"))
+        vocab, matrix = load_vectors(vocab_dir)
+        embeddings = torch.from_numpy(matrix)
         corpus = read_table(train_path)
         if settings.max_pairs:
             corpus = corpus.iloc[: settings.max_pairs]
@@ -129,7 +129,8 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
         else:
             loss = margin_loss_deterministic_negatives(model, tokens, mask, settings.margin,
                                                        sampling=settings.sampling, generator=streams.negatives)
-        return loss + regularization(model, settings.penalty(settings.lambda_c), settings.penalty(settings.lambda_w))
+        return with_penalty(loss, regularization(model, settings.penalty(settings.lambda_c),
+                                                 settings.penalty(settings.lambda_w)))
 
     def score_epoch() -> dict:
         results = scored_sets.score(model)

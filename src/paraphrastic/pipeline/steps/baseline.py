@@ -7,7 +7,7 @@ from pathlib import Path
 import torch
 
 from paraphrastic.configuration.params import selection_ids
-from paraphrastic.data.vocab import Vocabulary, load_matrix
+from paraphrastic.data.vocab import load_vectors
 from paraphrastic.evaluation.similarity import write_scores
 from paraphrastic.models.encoders import build_model
 from paraphrastic.runtime import prepare_job
@@ -15,10 +15,11 @@ from paraphrastic.runtime import prepare_job
 
 def run(config: dict, *, vocab_dir, eval, out, device=None, threads=None) -> None:
     device = prepare_job(device or config["device"], threads)
-    vocab = Vocabulary.load(Path(vocab_dir) / "vocab.txt")
-    model = build_model("avg", torch.from_numpy(load_matrix(Path(vocab_dir) / "embeddings.npy"))).to(device)
+    vocab, matrix = load_vectors(vocab_dir)
+    model = build_model("avg", torch.from_numpy(matrix)).to(device)
     summary = write_scores(model, vocab, eval_path=eval, out=out, name="baseline",
                            meta={"model": "avg", "trained": False}, selection=selection_ids(config),
-                           batch_size=config["evaluation"]["batch_size"], device=device)
+                           batch_size=config["evaluation"]["batch_size"], device=device,
+                           stage=Path(out).stem)  # the graph names each baseline stage's result after the stage
     print(f"baseline: transfer mean {summary['transfer_pearson']:.2f} over {summary['transfer_sets']} sets, "
           f"STS16 {summary['selection_pearson']:.2f}")

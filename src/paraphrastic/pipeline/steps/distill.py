@@ -33,8 +33,7 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
                                        subwords=settings["subwords"])
     seconds = time.perf_counter() - start
     vocab, matrix = with_special_rows(entries, vectors, subwords=settings["subwords"])
-    vocab.save(out / "vocab.txt")
-    vocabulary.save_matrix(out / "embeddings.npy", matrix, stage="distill")
+    vocabulary.save_vectors(out, vocab, matrix, stage="distill")
     report = {"words": len(vocab), "pieces": len(entries) - len(words), "dim": int(matrix.shape[1]),
               "teacher": settings["teacher"], "subwords": settings["subwords"],
               "dims": settings["dims"], "sif_coefficient": settings["sif_coefficient"],

@@ -23,7 +23,7 @@ from paraphrastic.training.sentence_distillation import SentenceDistillationSett
 def starting_vectors(distilled: Path, settings: SentenceDistillationSettings) -> np.ndarray:
     """The distill stage's vectors in ``distilled`` as the trainer starts from them: as they are, or with
     ``start_weights: none`` the Zipf weights its coverage.json records divided out."""
-    start = vocabulary.load_matrix(distilled / "embeddings.npy")
+    start = vocabulary.load_matrix(distilled / "embeddings.npy", rows_of=distilled / "vocab.txt")
     if settings.start_weights == "none":
         made = read_json(distilled / "coverage.json")
         if not {"sif_coefficient", "subwords"} <= made.keys():
@@ -39,7 +39,10 @@ def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, ou
     vocab = vocabulary.Vocabulary.load(distilled / "vocab.txt")
     start = starting_vectors(distilled, settings)
     texts = read_table(targets)
-    teacher = vocabulary.load_matrix(target_embeddings)
+    teacher = vocabulary.load_matrix(target_embeddings, rows_of=targets)
+    if len(texts) != len(teacher):
+        raise PipelineError(f"{target_embeddings}: {len(teacher)} teacher embeddings beside {targets}'s {len(texts)} "
+                            "texts: not written together; rerun teacher_targets")
     selection = selection_ids(config)
     inputs = [distilled / "vocab.txt", distilled / "embeddings.npy", distilled / "coverage.json", Path(targets),
               Path(target_embeddings), Path(eval)]
@@ -54,8 +57,7 @@ def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, ou
                    texts=[vocab.ids(t) for t in texts["tokens"]], targets=teacher, eval_frame=evaluation,
                    selection=selection, inputs=inputs, pairs=pairs, checkpoint_dir=checkpoints,
                    device=device or config["device"], threads=threads)
-    vocab.save(out / "vocab.txt")
-    vocabulary.save_matrix(out / "embeddings.npy", result["vectors"].astype(np.float32), stage="distill_sentences")
+    vocabulary.save_vectors(out, vocab, result["vectors"].astype(np.float32), stage="distill_sentences")
     best = result["selected"]
     write_json(out / "training.json", {
         "settings": asdict(settings), "texts": result["texts"], **paired,

@@ -20,6 +20,6 @@ def run(config: dict, *, model, eval, out, device=None, threads=None) -> None:
                                meta={"model": payload["model"], "trained": True, "seed": trained["seed"],
                                      "selected_epoch": payload["epoch"]},
                                selection=selection_ids(config), batch_size=config["evaluation"]["batch_size"],
-                               device=device)
+                               device=device, stage="evaluate")
     print(f"{trained['name']}: transfer mean {summary['transfer_pearson']:.2f} over {summary['transfer_sets']} sets, "
           f"STS16 {summary['selection_pearson']:.2f}")

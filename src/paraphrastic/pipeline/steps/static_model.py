@@ -17,15 +17,16 @@ from paraphrastic.model_card import static_model_card
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
 from paraphrastic.pipeline.records import read_json
+from paraphrastic.provenance import read_result
 
 NAME = "paraphrastic-static-minilm"
 
 
 def run(config: dict, *, vectors, distilled, encoders, published_scores, out_dir) -> None:
     vectors, distilled = Path(vectors), Path(distilled)
-    words = vocabulary.Vocabulary.load(vectors / "vocab.txt")
-    matrix = torch.from_numpy(vocabulary.load_matrix(vectors / "embeddings.npy"))
-    comparison = read_json(Path(encoders))
+    words, array = vocabulary.load_vectors(vectors)
+    matrix = torch.from_numpy(array)
+    comparison = read_result(Path(encoders))
     info = read_json(distilled / "coverage.json")
     pieces = info.get("pieces", 0)
     entries = len(words) - len(vocabulary.SPECIAL) - pieces - (1 if info.get("subwords") else 0)  # the marker row

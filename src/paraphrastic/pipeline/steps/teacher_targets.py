@@ -63,7 +63,7 @@ def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, device=N
     vectors = teacher_embeddings(list(frame["text"]), teacher, device=str(device))
     seconds = time.perf_counter() - start
     write_table(frame, TARGETS_SCHEMA, out, stage="teacher_targets")
-    vocabulary.save_matrix(embeddings, vectors, stage="teacher_targets")
+    vocabulary.save_matrix(embeddings, vectors, stage="teacher_targets", rows_of=out)  # row i: the table's text i
     write_json(stats, {"texts": len(frame), "dim": int(vectors.shape[1]), "sources": counts,
                        "teacher": config["word_vectors"]["distilled"]["teacher"], "seconds": round(seconds, 1),
                        "texts_per_second": round(len(frame) / max(seconds, 1e-9), 1), "device": str(device)})

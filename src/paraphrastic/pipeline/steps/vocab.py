@@ -21,8 +21,7 @@ def run(config: dict, *, raw, corpus, out_dir) -> None:
     embeddings = profile(config)["embeddings"]
     skipped = SkippedLines()
     vocab, matrix = vocabulary.build(everything, Path(raw) / embeddings, skipped)
-    vocab.save(out / "vocab.txt")
-    vocabulary.save_matrix(out / "embeddings.npy", matrix, stage="vocab")
+    vocabulary.save_vectors(out, vocab, matrix, stage="vocab")
     report = {"words": len(vocab), "dim": int(matrix.shape[1]), "embeddings": embeddings,
               "skipped_lines": skipped.as_dict(),
               "coverage": {name: vocabulary.coverage(vocab, token_lists(frame)) for name, frame in tables.items()}}

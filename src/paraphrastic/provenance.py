@@ -1,0 +1,112 @@
+"""What an artifact's record says it is, beside what it holds: its role and the config that wrote it; and the
+records of the JSON results (:func:`write_result`, :func:`read_result`).
+
+A table (:func:`paraphrastic.data.corpus.write_table`), a matrix (:func:`paraphrastic.data.vocab.save_matrix`) and a
+result JSON carry a record of their content's sha256, so damage and edits are noticed. A valid artifact in
+another's place (two outputs of one stage swapped, one stage's matrix copied over another's) passes those checks:
+the record also names the artifact's **role**, its path relative to the data folder it was written to
+(``corpus/ppdb_matched.parquet``), and a reader compares it with the place it reads from. The record also names
+the digest of the config the job read (``params``), for an auditor: which config wrote this file.
+
+The data folder is ``data/`` under the working directory, where Snakemake, DVC and the stage commands run (also in a
+copy of the checkout: the quick look's folder, a DVC experiment's workspace), or the one ``paraphrastic verify
+--data`` names. A file outside it (a test's scratch file, a copy of ``data/`` read by the report elsewhere) has no
+role to check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from paraphrastic.atomic import json_ready, write_json
+from paraphrastic.errors import PipelineError
+
+DATA_FOLDER = "data"
+_config_digest: list[str] = []  # the digest of the config this process's stage read (the command line sets it)
+_data_folder: list[Path] = []  # another data folder than the working directory's (`paraphrastic verify --data`)
+
+
+def artifact_role(path: str | os.PathLike) -> str | None:
+    """``path`` relative to the working directory's data folder (``corpus/eval.parquet``); None outside it. The
+    folders are resolved (``data`` may be a link to a scratch disk), the file's own name is not (DVC may link it
+    into its cache)."""
+    where = Path(os.path.abspath(path))
+    folder = _data_folder[0] if _data_folder else Path.cwd() / DATA_FOLDER
+    try:
+        return (where.parent.resolve() / where.name).relative_to(folder.resolve()).as_posix()
+    except (ValueError, OSError):
+        return None
+
+
+@contextmanager
+def data_folder(folder: str | os.PathLike) -> Iterator[None]:
+    """Roles relative to ``folder`` within the block (a data folder read from elsewhere)."""
+    _data_folder.insert(0, Path(os.path.abspath(folder)))
+    try:
+        yield
+    finally:
+        _data_folder.pop(0)
+
+
+def read_under(config: dict) -> None:
+    """This process's stage reads ``config``: the records it writes name its digest."""
+    text = json.dumps(config, sort_keys=True, default=str)
+    _config_digest[:] = [hashlib.sha256(text.encode()).hexdigest()[:16]]
+
+
+def identity(path: str | os.PathLike) -> dict:
+    """The record's part that says what the artifact is: its role and the config's digest (None when unknown)."""
+    return {"role": artifact_role(path), "params": _config_digest[0] if _config_digest else None}
+
+
+def check_role(path: str | os.PathLike, record: dict) -> None:
+    """Stop when the record says the artifact at ``path`` was written as another one (a record with no role, from
+    before roles or from outside a data folder, and a path outside the data folder are not checked)."""
+    written, here = record.get("role"), artifact_role(path)
+    if written is None or here is None or written == here:
+        return
+    stage = record.get("stage") or "its stage"
+    raise PipelineError(f"{path}: holds what {stage} wrote as {DATA_FOLDER}/{written}, not this file: a valid "
+                        f"artifact in another's place (copied, moved or swapped); rebuild it with `snakemake "
+                        f"--forcerun STAGE` (or `dvc repro --force STAGE`) for the stage that writes {path}")
+
+
+RECORD = "record"  # the key of a JSON result's record
+
+
+def _digest(values: dict) -> str:
+    return hashlib.sha256(json.dumps(values, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def write_result(path: str | os.PathLike, values: dict, *, stage: str | None) -> None:
+    """A JSON result that the report (or another stage) reads, with its record under :data:`RECORD`: the stage,
+    its role, the config's digest and the sha256 of its values (key order and layout aside)."""
+    values = json_ready(values)
+    write_json(path, {**values, RECORD: {"stage": stage, **identity(path), "sha256": _digest(values)}})
+
+
+def read_result(path: str | os.PathLike) -> dict:
+    """A JSON result :func:`write_result` wrote, checked against its record: a missing or unreadable one, one
+    without a record, in another's place, or whose values were edited (a score set to 99.0 by hand) is an error
+    naming it, never a published number."""
+    try:
+        values = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PipelineError(f"{path}: no such result (an earlier stage writes it: run the pipeline up to it)") from None
+    except (OSError, ValueError) as exc:
+        raise PipelineError(f"{path}: not readable JSON ({exc}); rerun the stage that writes it") from None
+    record = values.pop(RECORD, None) if isinstance(values, dict) else None
+    if not isinstance(record, dict):
+        raise PipelineError(f"{path}: holds no record of what the pipeline wrote there (written by another program, "
+                            "edited, or by a version before records): rerun the stage that writes it")
+    check_role(path, record)
+    if _digest(values) != record.get("sha256"):
+        stage = record.get("stage") or "the stage that writes it"
+        raise PipelineError(f"{path}: its values differ from what {stage} wrote (the sha256 of its values): edited "
+                            f"or damaged; rerun {stage}")
+    return values

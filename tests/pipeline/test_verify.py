@@ -1,0 +1,71 @@
+"""`paraphrastic verify`: every raw file, table and matrix of a data folder checked by hash, whatever the times say."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paraphrastic.atomic import sha256_file
+from paraphrastic.cli import main as cli
+from paraphrastic.data import vocab
+from paraphrastic.data.corpus import write_table
+from paraphrastic.pipeline.verify import verify
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    """A small data folder as the pipeline leaves it: a fetched raw file, a table, a vocabulary folder."""
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path / "data"
+    raw = root / "raw" / "sts"
+    raw.mkdir(parents=True)
+    (raw / "gold.txt").write_text("5.000\n4.750\n")
+    record = {"file": "sts/gold.txt", "bytes": 12, "sha256": sha256_file(raw / "gold.txt"),
+              "mtime_ns": (raw / "gold.txt").stat().st_mtime_ns}
+    (root / "raw" / "FETCHED.json").write_text(json.dumps([record]))
+    write_table(pd.DataFrame({"tokens1": [["a"]], "tokens2": [["b"]]}), None, root / "corpus" / "eval.parquet",
+                stage="prepare_eval")
+    vocab.save_vectors(root / "vocab", vocab.Vocabulary([*vocab.SPECIAL, "a"]), np.ones((5, 2), np.float32),
+                       stage="vocab")
+    (root / "models" / "r" / "checkpoints").mkdir(parents=True)
+    np.save(root / "models" / "r" / "checkpoints" / "state.npy", np.ones(2))  # a job's restart state: not checked
+    return root
+
+
+@pytest.mark.fault("pipeline artifacts")
+def test_verify_finds_an_edit_that_kept_the_size_and_set_the_time_back(data, capsys):
+    assert verify(data).checked == {"raw files": 1, "tables": 1, "matrices": 1} and not verify(data).problems
+    assert cli.main(["verify"]) == 0
+    assert "data: every file is what its record says (1 raw files, 1 tables, 1 matrices checked by hash)" in \
+        capsys.readouterr().out
+    gold = data / "raw" / "sts" / "gold.txt"
+    before = gold.stat()
+    gold.write_text("4.000\n4.750\n")  # the same size
+    os.utime(gold, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the time set back: a stage's quick check passes
+    from paraphrastic.data.fetch import verify_raw
+
+    verify_raw(data / "raw")
+    assert cli.main(["verify"]) == 1
+    out, err = capsys.readouterr()
+    assert "data/raw/sts/gold.txt: its sha256 differs from the one fetch verified" in out
+    assert "error: 1 problem(s) in data" in err
+
+
+@pytest.mark.fault("misplaced artifacts")
+def test_verify_names_every_table_or_matrix_in_another_place_or_edited(data, tmp_path, capsys):
+    (data / "corpus" / "eval.parquet").rename(data / "corpus" / "simpwiki.parquet")
+    lines = (data / "vocab" / "vocab.txt").read_text().splitlines()
+    (data / "vocab" / "vocab.txt").write_text("\n".join([*lines[:-1], "b"]) + "\n")
+    problems = verify(data).problems
+    assert len(problems) == 2
+    assert "simpwiki.parquet: holds what prepare_eval wrote as data/corpus/eval.parquet" in problems[0]
+    assert "vocab.txt: not the vocab.txt that vocab wrote with" in problems[1]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.chdir(elsewhere)  # a data folder read from elsewhere: the roles are relative to it all the same
+    assert cli.main(["verify", "--data", str(data)]) == 1
+    assert "holds what prepare_eval wrote as data/corpus/eval.parquet" in capsys.readouterr().out
