@@ -139,6 +139,24 @@ def test_an_export_replaces_an_earlier_one_and_never_a_folder_of_the_users(works
     assert not [p.name for p in workspace["root"].iterdir() if p.name.endswith((".partial", ".old"))]
 
 
+@pytest.mark.fault("filesystem")
+def test_an_export_to_a_link_is_written_through_it_and_the_link_stays(workspace):
+    """A folder given through a link (data/static_model on a scratch disk): the export lands where the link points
+    and the link is still a link, never replaced by a folder of its own."""
+    model, vocab = tiny_model(workspace, "avg")
+    path = workspace["root"] / "model.pt"
+    save_model(path, model, "avg", options_for("avg"), vocab, {})
+    scratch = workspace["root"] / "scratch" / "exported"
+    scratch.parent.mkdir()
+    link = workspace["root"] / "exported"
+    link.symlink_to(scratch)  # dangling: the export makes its target
+    for _ in range(2):  # a new export, then one replacing it
+        export(path, link)
+        assert link.is_symlink() and (scratch / "model.pt").is_file()
+    assert sorted(p.name for p in link.iterdir()) == sorted(p.name for p in scratch.iterdir())
+    assert not [p.name for p in scratch.parent.iterdir() if p.name.endswith((".partial", ".old"))]
+
+
 # Sentences the static tokenizer splits as Treebank does (no quotes, contractions or abbreviations)
 PLAIN = ["A man is playing the guitar.", "a dog is sleeping on the bed", "zyxxy qwertzuiop", "The car, the man!"]
 

@@ -199,6 +199,8 @@ def export(model_path, folder, *, static: bool = False, card: str | None = None)
     from paraphrastic.version import __version__
 
     model_path, folder = Path(model_path), Path(folder)
+    if folder.is_symlink():  # written through, as `embed --output` writes through a link: the link stays a link
+        folder = Path(os.path.realpath(folder))
     if folder.exists() and not folder.is_dir():
         raise PipelineError(f"{folder}: exists and is not a folder; nothing was written")
     if folder.is_dir() and any(folder.iterdir()) and not is_export(folder):
