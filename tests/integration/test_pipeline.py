@@ -355,8 +355,8 @@ def test_nothing_to_do_after_dvc_checkout_rewrites_the_artifacts(snakemake_run):
 @pytest.mark.fault("pipeline artifacts")
 def test_a_raw_file_edited_by_hand_reruns_its_readers_and_verify_finds_what_times_hide(snakemake_run):
     """A hand edit under data/raw (fetch's record untouched) reruns the stages that read raw files, which stop
-    naming it (tests/data/test_fetch.py); one that keeps the size and sets the time back is seen by neither engine's
-    quick check, and `paraphrastic verify` finds it by hash."""
+    naming it (tests/data/test_fetch.py); one that keeps the size and sets the time back to the one fetch recorded
+    passes Snakemake's and the stages' quick checks, and `paraphrastic verify` finds it by hash."""
     root, env, _ = snakemake_run
     raw = root / "data/raw/sts/2012/STS.gs.MSRvid.txt"
     original, before = raw.read_bytes(), raw.stat()

@@ -110,7 +110,8 @@ LISTED_BY_RULE = {"data/models", "data/results", "data/gates/analysis", "data/su
 
 # ... and data/raw's files too, each of them: a file edited by hand under data/raw (its fetch record untouched) then
 # reruns the stages that read raw files, which stop naming it (data.fetch.verify_raw). An edit that keeps the size
-# and sets the time back is seen by neither engine's quick check: `paraphrastic verify` hashes every file.
+# and sets the time back to the one fetch recorded passes Snakemake's and the stages' quick checks: `paraphrastic
+# verify` hashes every file.
 RAW_FILES = [f"data/raw/{name}" for name in required_raw_files(config)]
 
 
