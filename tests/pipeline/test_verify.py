@@ -69,3 +69,12 @@ def test_verify_names_every_table_or_matrix_in_another_place_or_edited(data, tmp
     os.chdir(elsewhere)  # a data folder read from elsewhere: the roles are relative to it all the same
     assert cli.main(["verify", "--data", str(data)]) == 1
     assert "holds what prepare_eval wrote as data/corpus/eval.parquet" in capsys.readouterr().out
+
+
+@pytest.mark.fault("pipeline artifacts")
+def test_verify_names_an_unreadable_fetch_record_rather_than_stopping_with_a_traceback(data, capsys):
+    (data / "raw" / "FETCHED.json").write_text("[{")
+    assert cli.main(["verify"]) == 1
+    out, err = capsys.readouterr()
+    assert "data/raw/FETCHED.json: not readable (" in out and "rerun fetch" in out
+    assert "error: 1 problem(s) in data (1 tables, 1 matrices checked by hash)" in err

@@ -50,9 +50,11 @@ def verify(data: Path) -> Verified:
 def _verify(data: Path) -> Verified:
     result = Verified()
     raw = data / "raw"
-    if (raw / RECORDS).exists():
-        result.checked["raw files"] = len(json.loads((raw / RECORDS).read_text(encoding="utf-8")))
     result.problems += raw_problems(raw, by_hash=True)
+    try:
+        result.checked["raw files"] = len(json.loads((raw / RECORDS).read_text(encoding="utf-8")))
+    except (OSError, ValueError):  # missing or unreadable: raw_problems has named it
+        pass
     skipped = ("checkpoints", "downloads")  # a job's own restart state; fetch's partial downloads
     for kind, suffix in (("tables", ".parquet"), ("matrices", ".npy")):
         paths = [p for p in sorted(data.rglob(f"*{suffix}")) if p.is_file() and not set(skipped) & set(p.parts)]
