@@ -201,7 +201,7 @@ def distil(name: str, inputs, data: Path, work: Path, threads: int, seed: int):
     if name in OTHER_START:
         distilled = distil_start(config, OTHER_START[name], data, work / f"distilled-{name}", threads)
         assert Vocabulary.load(distilled / "vocab.txt").words == vocab.words, "another vocabulary"
-    start = torch.from_numpy(starting_vectors(distilled, settings))  # as the stage starts
+    start = torch.from_numpy(starting_vectors(distilled, settings)[1])  # as the stage starts
     ids = [vocab.ids(tokens) for tokens in texts["tokens"]]
     keep = np.ones(len(ids), dtype=bool) if sources is None else texts["source"].isin(sources).to_numpy()
     pairs = None

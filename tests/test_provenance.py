@@ -114,3 +114,30 @@ def test_a_file_outside_the_data_folder_or_of_an_older_record_is_read_without_a_
     shutil.copy(tmp_path / "a.parquet", tmp_path / "b.parquet")
     assert len(read_table(tmp_path / "b.parquet")) == 2  # no data folder: nothing to bind it to
     assert provenance.check_role("data/corpus/x.parquet", {"stage": "match"}) is None  # a record before roles
+
+
+@pytest.mark.fault("misplaced artifacts")
+def test_a_runs_history_edited_or_copied_from_another_run_stops_the_reader(in_checkout):
+    """history.json (a list, with no room for a record) is bound to its run through the digest train.json holds."""
+    runs = in_checkout / "data" / "models" / "r"
+
+    def job(seed: int, score: float):
+        history = [{"epoch": 1, "selection_pearson": score}]
+        (runs / f"seed{seed}").mkdir(parents=True)
+        (runs / f"seed{seed}" / "history.json").write_text(json.dumps(history))
+        provenance.write_result(runs / f"seed{seed}" / "train.json", {"seed": seed}, stage="train",
+                                beside={"history.json": history})
+
+    job(1, 50.0)
+    job(2, 60.0)
+    first = runs / "seed1" / "train.json"
+    assert provenance.read_beside(first, "history.json") == [{"epoch": 1, "selection_pearson": 50.0}]
+    shutil.copy(runs / "seed2" / "history.json", runs / "seed1" / "history.json")
+    with pytest.raises(PipelineError, match=r"seed1/history.json: differs from what train wrote beside .*seed1/"
+                                            r"train.json .*another run's copied in"):
+        provenance.read_beside(first, "history.json")
+    (runs / "seed1" / "history.json").unlink()
+    with pytest.raises(PipelineError, match=r"seed1/history.json: missing beside"):
+        provenance.read_beside(first, "history.json")
+    with pytest.raises(PipelineError, match=r"holds no digest of .*log.json"):
+        provenance.read_beside(first, "log.json")

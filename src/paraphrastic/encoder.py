@@ -149,11 +149,14 @@ class Encoder:
         tensor = tensor.detach().float().cpu()
         return tensor.unsqueeze(0) if tensor.dim() == 1 else tensor
 
-    def without_known_words(self, sentences: list[str]) -> list[int]:
-        """The positions of the sentences in which the model knows no word (nor, with word pieces, any piece): each
-        is embedded as the unknown word alone, so any two of them are identical (cosine 1)."""
-        return [position for position, sentence in enumerate(sentences)
-                if all(i == UNK_ID for i in self.vocab.ids(self.tokens(sentence)))]
+    def encode_noting_unknown(self, sentences: list[str]) -> tuple[np.ndarray, list[int]]:
+        """:meth:`encode`'s rows for ``sentences``, and the positions of those in which the model knows no word (nor,
+        with word pieces, any piece), from one tokenisation: each of those is embedded as the unknown word alone,
+        so any two of them are identical (cosine 1)."""
+        tokenized = [self.tokens(s) for s in as_sentence_list(sentences)]
+        unknown = [position for position, tokens in enumerate(tokenized)
+                   if all(i == UNK_ID for i in self.vocab.ids(tokens))]
+        return self._embed(tokenized, self.batch_size, show_progress_bar=False).numpy(), unknown
 
     def similarity(self, first, second) -> torch.Tensor:
         """The cosine similarity of every row of ``first`` with every row of ``second`` (a tensor of shape

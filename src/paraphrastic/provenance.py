@@ -1,5 +1,5 @@
 """What an artifact's record says it is, beside what it holds: its role and the config that wrote it; and the
-records of the JSON results (:func:`write_result`, :func:`read_result`).
+records of the JSON results (:func:`write_result`, :func:`read_result`, :func:`read_beside`).
 
 A table (:func:`paraphrastic.data.corpus.write_table`), a matrix (:func:`paraphrastic.data.vocab.save_matrix`) and a
 result JSON carry a record of their content's sha256, so damage and edits are noticed. A valid artifact in
@@ -83,17 +83,21 @@ def _digest(values: dict) -> str:
     return hashlib.sha256(json.dumps(values, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def write_result(path: str | os.PathLike, values: dict, *, stage: str | None) -> None:
+def write_result(path: str | os.PathLike, values: dict, *, stage: str | None,
+                 beside: dict[str, object] | None = None) -> None:
     """A JSON result that the report (or another stage) reads, with its record under :data:`RECORD`: the stage,
-    its role, the config's digest and the sha256 of its values (key order and layout aside)."""
+    its role, the config's digest and the sha256 of its values (key order and layout aside). ``beside``: the
+    values of JSON files written next to it, by name (a run's ``history.json``, a list that has no room for a
+    record of its own): the record holds their sha256 too, which :func:`read_beside` checks."""
     values = json_ready(values)
-    write_json(path, {**values, RECORD: {"stage": stage, **identity(path), "sha256": _digest(values)}})
+    record = {"stage": stage, **identity(path), "sha256": _digest(values)}
+    if beside:
+        record["beside"] = {name: _digest(json_ready(kept)) for name, kept in beside.items()}
+    write_json(path, {**values, RECORD: record})
 
 
-def read_result(path: str | os.PathLike) -> dict:
-    """A JSON result :func:`write_result` wrote, checked against its record: a missing or unreadable one, one
-    without a record, in another's place, or whose values were edited (a score set to 99.0 by hand) is an error
-    naming it, never a published number."""
+def _checked(path: str | os.PathLike) -> tuple[dict, dict]:
+    """A result's values and record, checked: see :func:`read_result`."""
     try:
         values = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -106,7 +110,55 @@ def read_result(path: str | os.PathLike) -> dict:
                             "edited, or by a version before records): rerun the stage that writes it")
     check_role(path, record)
     if _digest(values) != record.get("sha256"):
-        stage = record.get("stage") or "the stage that writes it"
-        raise PipelineError(f"{path}: its values differ from what {stage} wrote (the sha256 of its values): edited "
-                            f"or damaged; rerun {stage}")
+        raise PipelineError(f"{path}: its values differ from what {_writer(record)} wrote (the sha256 of its values): "
+                            f"edited or damaged; rerun {_writer(record)}")
+    return values, record
+
+
+def _writer(record: dict) -> str:
+    return record.get("stage") or "the stage that writes it"
+
+
+def read_result(path: str | os.PathLike) -> dict:
+    """A JSON result :func:`write_result` wrote, checked against its record: a missing or unreadable one, one
+    without a record, in another's place, or whose values were edited (a score set to 99.0 by hand) is an error
+    naming it, never a published number."""
+    return _checked(path)[0]
+
+
+def read_beside(path: str | os.PathLike, name: str):
+    """The JSON file ``name`` next to the result at ``path``, checked against the sha256 that result's record holds
+    for it (:func:`write_result`'s ``beside``): an edited one, or another run's copied there, is an error naming
+    both files."""
+    _, record = _checked(path)
+    kept = Path(path).with_name(name)
+    written = (record.get("beside") or {}).get(name)
+    if written is None:
+        raise PipelineError(f"{path}: its record holds no digest of {kept} (written by a version before records): "
+                            f"rerun {_writer(record)}")
+    try:
+        values = json.loads(kept.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PipelineError(f"{kept}: missing beside {path}; rerun {_writer(record)}") from None
+    except (OSError, ValueError) as exc:
+        raise PipelineError(f"{kept}: not readable JSON ({exc}); rerun {_writer(record)}") from None
+    if _digest(values) != written:
+        raise PipelineError(f"{kept}: differs from what {_writer(record)} wrote beside {path} (its sha256 there): "
+                            f"edited, damaged, or another run's copied in; rerun {_writer(record)}")
     return values
+
+
+def has_record(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a JSON result with a record (:func:`write_result`), to check with :func:`check_result`."""
+    try:
+        values = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(values, dict) and isinstance(values.get(RECORD), dict) and "sha256" in values[RECORD]
+
+
+def check_result(path: str | os.PathLike) -> None:
+    """A result checked as its readers check it, with each file its record holds the digest of (``beside``)."""
+    _, record = _checked(path)
+    for name in record.get("beside") or {}:
+        read_beside(path, name)

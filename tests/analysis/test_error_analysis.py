@@ -16,6 +16,7 @@ from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
+from paraphrastic.provenance import read_result, write_result
 
 PAPER_TABLES = Path(__file__).resolve().parents[3] / "shared" / "papers" / "tables"
 NAMES = ("avg", "lstmavg")
@@ -149,7 +150,7 @@ def write_job(root: Path, run: str, seed: int, name: str, embeddings: torch.Tens
     save_model(job / "model.pt", model, name, {}, Vocabulary(WORDS), {})
     history = [{"epoch": i + 1, "selection_pearson": s, "transfer_pearson": 50.0} for i, s in enumerate(scores)]
     (job / "history.json").write_text(json.dumps(history))
-    (job / "train.json").write_text("{}")
+    write_result(job / "train.json", {}, stage="train", beside={"history.json": history})  # as trainers write it
 
 
 def tiny_data_dir(root: Path, groups: list[str]) -> tuple[dict, dict[int, torch.Tensor]]:
@@ -197,7 +198,7 @@ def test_analyse_end_to_end_on_a_tiny_data_dir(tmp_path):
 
     picked = pd.read_csv(tmp_path / "out" / "examples.csv")
     assert len(picked) <= 8 and list(picked.columns) == list(pairs.columns)
-    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    summary = read_result(tmp_path / "out" / "summary.json")
     assert summary == json.loads(json.dumps(result))
     assert summary["models"] == {"avg": {"row": "avg-row", "run": "avg-row", "seed": 2, "epoch": 2},
                                  "lstmavg": {"row": "lstm-row", "run": "lstm-row", "seed": 7, "epoch": 1}}

@@ -3,7 +3,6 @@ loaded by model2vec and sentence-transformers with no code of ours, readable as 
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import stat
@@ -33,14 +32,14 @@ def run_files(root: Path, *, mteb: bool) -> dict:
     vocab = Vocabulary([*SPECIAL, WORDPIECES, "a", "man", "is", "playing", "guitar", ".", "##s"])
     vocab.save(vectors / "vocab.txt")
     save_matrix(vectors / "embeddings.npy", np.random.default_rng(0).normal(size=(len(vocab), 6)).astype(np.float32))
-    (vectors / "targets.json").write_text(json.dumps({"texts": 700, "sources": {
-        "simpwiki": {"texts": 500}, "ppdb": {"texts": 200}, "treebank": {"texts": 0}}}))
+    write_result(vectors / "targets.json", {"texts": 700, "sources": {
+        "simpwiki": {"texts": 500}, "ppdb": {"texts": 200}, "treebank": {"texts": 0}}}, stage="teacher_targets")
     settings = {"target_dims": None, "loss": "cosine", "map": "dropped", "post_processing": "whiten", "epochs": 8,
                 "batch_size": 256, "learning_rate": 1e-3, "weight_decay": 0.0, "paraphrase_weight": 0.0}
-    (vectors / "training.json").write_text(json.dumps({"settings": settings, "selected_epoch": 6,
-                                                       "selection_pearson": 77.1}))
+    write_result(vectors / "training.json", {"settings": settings, "selected_epoch": 6, "selection_pearson": 77.1},
+                 stage="distill_sentences")
     distilled.mkdir()
-    (distilled / "coverage.json").write_text(json.dumps({"words": len(vocab), "pieces": 1, "subwords": True}))
+    write_result(distilled / "coverage.json", {"words": len(vocab), "pieces": 1, "subwords": True}, stage="distill")
     encoders = root / "encoders.json"
     write_result(encoders, {"threads": 1, "reference": scores(75.0, mteb),
                             "untrained": {"sentence_distilled": scores(70.0, mteb)}}, stage="compare_encoders")

@@ -3,7 +3,6 @@ depends on the record rather than on every transfer model (a new grid point retr
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from paraphrastic.configuration.jobs import JobTables
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.selection import universal_init_model, universal_init_record
 from paraphrastic.pipeline.steps import train_universal, universal_init
+from paraphrastic.provenance import write_result
 from tests.report.conftest import transfer_files
 
 REPO = Path(__file__).resolve().parents[2]
@@ -63,15 +63,19 @@ def test_a_model_changed_since_the_record_stops_the_universal_job(models):
 
 
 @pytest.mark.parametrize("content, message", [
-    (b"", "not a record written by universal-init"),
-    (b'{"models": {}}', "not a record written by universal-init"),
-    (json.dumps({"row": "avg-ppdb", "run": "avg-ppdb", "models": {"1": {"path": "x", "sha256": "0"}}}).encode(),
+    (b"", "not readable JSON"),
+    (b'{"row": "gran-simpwiki", "models": {}}', "holds no record of what the pipeline wrote there"),
+    ({"models": {}}, "not a record written by universal-init"),
+    ({"row": "avg-ppdb", "run": "avg-ppdb", "models": {"1": {"path": "x", "sha256": "0"}}},
      "the record of row 'avg-ppdb', but run 's-gran-universal__"),
 ])
 def test_a_universal_job_refuses_a_record_it_cannot_start_from(models, tmp_path, content, message):
     config, _ = models
     run = next(iter(JobTables.of(config).supervised_jobs_of(universal=True).values()))
     record = tmp_path / "record.json"
-    record.write_bytes(content)
+    if isinstance(content, bytes):
+        record.write_bytes(content)
+    else:
+        write_result(record, content, stage="universal_init")
     with pytest.raises(PipelineError, match=message):
         train_universal.run(config, run_name=run["run"], task=run["task"], seed=run["seed"], init=record)

@@ -1,4 +1,5 @@
-"""`paraphrastic verify`: every raw file, table and matrix of a data folder checked by hash, whatever the times say."""
+"""`paraphrastic verify`: every raw file, table, matrix and result of a data folder checked by hash, whatever the
+times say."""
 
 from __future__ import annotations
 
@@ -14,11 +15,13 @@ from paraphrastic.cli import main as cli
 from paraphrastic.data import vocab
 from paraphrastic.data.corpus import write_table
 from paraphrastic.pipeline.verify import verify
+from paraphrastic.provenance import write_result
 
 
 @pytest.fixture
 def data(tmp_path, monkeypatch):
-    """A small data folder as the pipeline leaves it: a fetched raw file, a table, a vocabulary folder."""
+    """A small data folder as the pipeline leaves it: a fetched raw file, a table, a vocabulary folder, a training
+    job's train.json and history.json."""
     monkeypatch.chdir(tmp_path)
     root = tmp_path / "data"
     raw = root / "raw" / "sts"
@@ -31,6 +34,11 @@ def data(tmp_path, monkeypatch):
                 stage="prepare_eval")
     vocab.save_vectors(root / "vocab", vocab.Vocabulary([*vocab.SPECIAL, "a"]), np.ones((5, 2), np.float32),
                        stage="vocab")
+    history = [{"epoch": 1, "selection_pearson": 50.0}]
+    (root / "models" / "r" / "seed1").mkdir(parents=True)
+    (root / "models" / "r" / "seed1" / "history.json").write_text(json.dumps(history))
+    write_result(root / "models" / "r" / "seed1" / "train.json", {"run": "r"}, stage="train",
+                 beside={"history.json": history})
     (root / "models" / "r" / "checkpoints").mkdir(parents=True)
     np.save(root / "models" / "r" / "checkpoints" / "state.npy", np.ones(2))  # a job's restart state: not checked
     return root
@@ -38,10 +46,11 @@ def data(tmp_path, monkeypatch):
 
 @pytest.mark.fault("pipeline artifacts")
 def test_verify_finds_an_edit_that_kept_the_size_and_set_the_time_back(data, capsys):
-    assert verify(data).checked == {"raw files": 1, "tables": 1, "matrices": 1} and not verify(data).problems
+    assert verify(data).checked == {"raw files": 1, "tables": 1, "matrices": 1, "results": 1}
+    assert not verify(data).problems
     assert cli.main(["verify"]) == 0
-    assert "data: every file is what its record says (1 raw files, 1 tables, 1 matrices checked by hash)" in \
-        capsys.readouterr().out
+    assert "data: every file is what its record says (1 raw files, 1 tables, 1 matrices, 1 results checked by " \
+           "hash)" in capsys.readouterr().out
     gold = data / "raw" / "sts" / "gold.txt"
     before = gold.stat()
     gold.write_text("4.000\n4.750\n")  # the same size
@@ -77,4 +86,16 @@ def test_verify_names_an_unreadable_fetch_record_rather_than_stopping_with_a_tra
     assert cli.main(["verify"]) == 1
     out, err = capsys.readouterr()
     assert "data/raw/FETCHED.json: not readable (" in out and "rerun fetch" in out
-    assert "error: 1 problem(s) in data (1 tables, 1 matrices checked by hash)" in err
+    assert "error: 1 problem(s) in data (1 tables, 1 matrices, 1 results checked by hash)" in err
+
+
+@pytest.mark.fault("pipeline artifacts")
+def test_verify_names_an_edited_result_and_a_history_that_is_not_the_one_its_run_wrote(data):
+    job = data / "models" / "r" / "seed1"
+    (job / "history.json").write_text(json.dumps([{"epoch": 1, "selection_pearson": 99.0}]))
+    problems = verify(data).problems
+    assert len(problems) == 1 and "history.json: differs from what train wrote beside" in problems[0]
+    values = json.loads((job / "train.json").read_text())
+    (job / "train.json").write_text(json.dumps({**values, "run": "another"}))
+    problems = verify(data).problems
+    assert len(problems) == 1 and "train.json: its values differ from what train wrote" in problems[0]

@@ -38,13 +38,22 @@ def per_set(transfer: float, selection: float) -> dict[str, float]:
 
 
 def write(path: Path, value) -> None:
+    """A file as its stage writes it: a JSON result with its record (the report reads no other)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(value, pd.DataFrame):
         value.to_csv(path, index=False)
     elif isinstance(value, bytes):
         path.write_bytes(value)
     else:
-        path.write_text(json.dumps(value))
+        write_result(path, value, stage=None)
+
+
+def write_run(folder: Path, history: list[dict], info: dict) -> None:
+    """A training job's history.json and train.json, whose record holds the history's digest, as trainers write
+    them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "history.json").write_text(json.dumps(history))
+    write_result(folder / "train.json", info, stage=None, beside={"history.json": history})
 
 
 def scores(pearson: float) -> dict:
@@ -77,8 +86,7 @@ def transfer_files(data: Path, tables: JobTables) -> None:
                             "selection_pearson": selection, "transfer_pearson": transfer, "per_dataset": pearson,
                             "per_dataset_spearman": {k: v - 0.5 for k, v in pearson.items()}})
         folder = data / "models" / run / f"seed{seed}"
-        write(folder / "history.json", history)
-        write(folder / "train.json", {"train_seconds_total": 2.0, "wall_seconds_this_call": 3.0, "device": "cpu"})
+        write_run(folder, history, {"train_seconds_total": 2.0, "wall_seconds_this_call": 3.0, "device": "cpu"})
     for name, value in (("baseline", BASELINE), ("baseline_distilled", DISTILLED_BASELINE),
                         ("baseline_sentence_distilled", SENTENCE_DISTILLED_BASELINE)):
         write_result(data / f"results/{name}.json",
@@ -199,8 +207,7 @@ def supervised_files(data: Path, tables: JobTables) -> None:
             history.append({"epoch": epoch, "loss": 0.5, "train_seconds": 1.0, "validation_pearson": validation,
                             "test_pearson": test, "test_spearman": test - 1, "test_mse": 0.5})
         folder = data / "supervised/models" / ("universal" if job["init"] else "") / job["task"] / job["run"]
-        write(folder / f"seed{job['seed']}/history.json", history)
-        write(folder / f"seed{job['seed']}/train.json", {"train_seconds_total": 4.0, "wall_seconds_this_call": 5.0})
+        write_run(folder / f"seed{job['seed']}", history, {"train_seconds_total": 4.0, "wall_seconds_this_call": 5.0})
     splits = {"train": 120, "validation": 120, "test": 120}
     write(data / "supervised/stats.json",
           {"sts": {"splits": splits, "paper": {"train": 4481, "validation": 1207, "test": 6060},
@@ -233,12 +240,11 @@ def siamese_files(data: Path, config: dict) -> None:
         final = {k: scores(v["pearson"] + 10 + i) for k, v in sets.items()}
         summary = {"per_dataset": final, "mean_pearson": 40.0 + i, "mean_spearman": 39.5 + i}
         timing = {"pairs": 1500, "seconds": 0.5, "seconds_per_pair": 0.5 / 1500}
-        write(data / f"siamese/models/{run}/train.json",
-              {"settings": {"init": spec["init"], "init_std": 0.01}, "vocabulary": 900, "centre_sentences": 390,
-               "threads": 1, "train_seconds_total": 6.0, "timing": timing,
-               "initial": {"per_dataset": sets, "mean_pearson": 30.0, "mean_spearman": 29.5}, "final": summary})
-        write(data / f"siamese/models/{run}/history.json",
-              [{"epoch": e, "loss": 1.2 - e / 10, "mean_pearson": 38.0 + e + i} for e in (1, 2)])
+        write_run(data / f"siamese/models/{run}",
+                  [{"epoch": e, "loss": 1.2 - e / 10, "mean_pearson": 38.0 + e + i} for e in (1, 2)],
+                  {"settings": {"init": spec["init"], "init_std": 0.01}, "vocabulary": 900, "centre_sentences": 390,
+                   "threads": 1, "train_seconds_total": 6.0, "timing": timing,
+                   "initial": {"per_dataset": sets, "mean_pearson": 30.0, "mean_spearman": 29.5}, "final": summary})
     write(data / "siamese/word2vec/results.json",
           {"corpus_tokens": 6000, "architectures": {
               arch: {"final": {"per_dataset": sets, "mean_pearson": 35.0, "mean_spearman": 34.5},

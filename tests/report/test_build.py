@@ -76,3 +76,18 @@ def test_the_report_refuses_a_result_whose_record_does_not_match(results, tmp_pa
     with pytest.raises(PipelineError, match=f"baseline.json: {says}"):
         build_report(config, data_dir=folder, out_dir=tmp_path / "report")
     assert not (tmp_path / "report" / "metrics.json").exists()
+
+
+@pytest.mark.fault("misplaced artifacts")
+@pytest.mark.parametrize("name", ["history.json", "train.json", "corpus/match_summary.json"])
+def test_the_report_refuses_a_run_or_count_edited_by_hand(results, tmp_path, name):
+    """A run's history (an epoch's score edited, which would change the selected run) and every JSON result a stage
+    writes for the report are checked against their records as the report reads them."""
+    config, folder = results
+    path = folder / name if "/" in name else next((folder / "models").rglob(name))
+    values = json.loads(path.read_text())
+    (values[-1] if isinstance(values, list) else values).update(edited=True)
+    path.write_text(json.dumps(values))
+    with pytest.raises(PipelineError, match=f"{path.name}: (its values )?differ"):
+        build_report(config, data_dir=folder, out_dir=tmp_path / "report")
+    assert not (tmp_path / "report" / "metrics.json").exists()

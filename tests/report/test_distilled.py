@@ -1,21 +1,21 @@
 """The section beyond the paper: the rows trained again on distilled word vectors, beside the same rows on the
 pretrained vectors and the paper's numbers."""
 
-import json
 
 import pandas as pd
 
 from paraphrastic.evaluation.selection import Selection
+from paraphrastic.provenance import read_result, write_result
 from paraphrastic.report import distilled
-from paraphrastic.report.document import Document, read_json
+from paraphrastic.report.document import Document
 from tests.report.conftest import BASELINE, DISTILLED_BASELINE, SENTENCE_DISTILLED_BASELINE, table_after, texts
 
 
 def section(config, folder):
     doc = Document()
-    baselines = {"pretrained": read_json(folder / "results/baseline.json"),
-                 "distilled": read_json(folder / "results/baseline_distilled.json"),
-                 "sentence_distilled": read_json(folder / "results/baseline_sentence_distilled.json")}
+    baselines = {"pretrained": read_result(folder / "results/baseline.json"),
+                 "distilled": read_result(folder / "results/baseline_distilled.json"),
+                 "sentence_distilled": read_result(folder / "results/baseline_sentence_distilled.json")}
     metrics = distilled.distilled_section(doc, config, folder, Selection(config, folder), baselines)
     return doc, metrics
 
@@ -79,11 +79,11 @@ def test_with_the_teachers_pieces_the_section_says_how_evaluation_tokens_are_rea
     config, folder = results
     path = folder / "distilled/coverage.json"
     original = path.read_text()
-    info = read_json(path)
+    info = read_result(path)
     info.update(words=2004 + 1 + 500, pieces=500, subwords=True)
     info["coverage"]["eval"]["token_coverage_with_pieces"] = 0.995
     try:
-        path.write_text(json.dumps(info))
+        write_result(path, info, stage=None)
         text = texts(section(config, folder)[0])
     finally:
         path.write_text(original)

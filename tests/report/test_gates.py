@@ -1,10 +1,10 @@
 """The gate analysis section: Tables 9-11 beside the paper's lists."""
 
-import json
 import re
 
 import pandas as pd
 
+from paraphrastic.provenance import read_result, write_result
 from paraphrastic.report.document import Document
 from paraphrastic.report.gates import gate_section
 from tests.report.conftest import table_after, texts
@@ -47,7 +47,7 @@ def test_tables_9_to_11_beside_the_papers(results, tmp_path, paper_tables):
 def test_agreement_with_its_intervals_and_each_seed(results, tmp_path):
     config, folder = results
     path = folder / "gates/analysis/summary.json"
-    summary = json.loads(path.read_text())
+    summary = read_result(path)
     summary["model"]["seeds"] = [1, 2]
     summary["bootstrap"] = {"draws": 1000, "level": 0.95, "seed": 1}
     summary["agreement"]["pos"]["interval"] = {
@@ -55,7 +55,7 @@ def test_agreement_with_its_intervals_and_each_seed(results, tmp_path):
         "sentences_and_seeds": {"top_overlap": [2.0, 6.0], "bottom_overlap": [1.0, 4.0], "spearman": [0.1, 0.7]}}
     summary["agreement"]["pos"]["per_seed"] = {"1": {"top_overlap": 4, "bottom_overlap": 3, "spearman": 0.5},
                                                "2": {"top_overlap": 6, "bottom_overlap": 2, "spearman": 0.125}}
-    path.write_text(json.dumps(summary))
+    write_result(path, summary, stage=None)
     doc = Document()
     gate_section(doc, config, folder, tmp_path)
     said = texts(doc)
@@ -70,11 +70,11 @@ def test_agreement_with_its_intervals_and_each_seed(results, tmp_path):
 def test_a_rank_correlation_that_cannot_be_computed_prints_a_dash_and_why(results, tmp_path):
     config, folder = results
     path = folder / "gates/analysis/summary.json"
-    summary = json.loads(path.read_text())
+    summary = read_result(path)
     summary["agreement"]["label"] |= {"spearman": float("nan"), "shared_labels": 1}
     summary["agreement"]["label"]["interval"] = {
         "sentences": {"top_overlap": [1.0, 2.0], "bottom_overlap": [0.0, 1.0], "spearman": [float("nan")] * 2}}
-    path.write_text(json.dumps(summary))
+    write_result(path, summary, stage=None)
     doc = Document()
     gate_section(doc, config, folder, tmp_path)
     said = texts(doc)
@@ -89,11 +89,11 @@ def test_a_rank_correlation_that_cannot_be_computed_prints_a_dash_and_why(result
 def test_the_parser_comparison_beside_the_analysis_parser(results, tmp_path):
     config, folder = results
     path = folder / "gates/analysis/summary.json"
-    summary = json.loads(path.read_text())
+    summary = read_result(path)
     summary["agreement"]["pos"]["interval"] = {
         "sentences": {"top_overlap": [3.0, 5.0], "bottom_overlap": [2.0, 4.0], "spearman": [0.4, 0.6]},
         "sentences_and_seeds": {"top_overlap": [2.0, 6.0], "bottom_overlap": [1.0, 4.0], "spearman": [0.1, 0.7]}}
-    path.write_text(json.dumps(summary))
+    write_result(path, summary, stage=None)
     doc = Document()
     gate_section(doc, config, folder, tmp_path)
     said = texts(doc)
@@ -112,7 +112,7 @@ def test_the_parser_comparison_beside_the_analysis_parser(results, tmp_path):
 def test_models_with_a_transformer_name_it_beside_their_word_vectors(results, tmp_path):
     config, folder = results
     path = folder / "stanza" / "scores.json"
-    path.write_text(json.dumps(json.loads(path.read_text()) | {"transformer": "all-MiniLM-L6-v2"}))
+    write_result(path, read_result(path) | {"transformer": "all-MiniLM-L6-v2"}, stage=None)
     doc = Document()
     gate_section(doc, config, folder, tmp_path)
     assert "inputs glove.6B.50d.txt.gz + all-MiniLM-L6-v2; tagger 4 steps" in texts(doc)
@@ -125,9 +125,9 @@ def test_pretrained_models_have_no_curves_but_the_figure_is_still_written(result
     config, folder = results
     for name in ("stanza", "stanza_compared"):
         path = folder / name / "scores.json"
-        scores = json.loads(path.read_text())
-        path.write_text(json.dumps({k: v for k, v in scores.items() if k not in ("budget", "curves")}
-                                   | {"source": "pretrained"}))
+        scores = read_result(path)
+        kept = {k: v for k, v in scores.items() if k not in ("budget", "curves")}
+        write_result(path, kept | {"source": "pretrained"}, stage=None)
     doc = Document()
     gate_section(doc, config, folder, tmp_path)
     assert "Learning curves" not in texts(doc) and "models pretrained" in texts(doc)

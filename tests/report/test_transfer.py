@@ -7,15 +7,16 @@ import pandas as pd
 
 from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.evaluation.selection import Selection
+from paraphrastic.provenance import read_result
 from paraphrastic.report import transfer
-from paraphrastic.report.document import Document, read_json
+from paraphrastic.report.document import Document
 from tests.report.conftest import BASELINE, table_after, texts
 
 
 def report_of(config, folder, out):
     sel = Selection(config, folder)
     doc = Document()
-    baseline = read_json(folder / "results/baseline.json")
+    baseline = read_result(folder / "results/baseline.json")
     assert transfer.tables_section(doc, config, sel, baseline)
     transfer.selection_section(doc, sel)
     transfer.runs_section(doc, sel, out)

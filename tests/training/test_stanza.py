@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from paraphrastic.errors import PipelineError
+from paraphrastic.provenance import read_result
 from paraphrastic.training import stanza as stanza_models
 
 TINY = {"pretrained": None, "download": False, "train_sentences": 40, "dev_sentences": 12, "tagger_steps": 2,
@@ -67,7 +68,7 @@ def test_training_rule_on_a_tiny_treebank_slice_gives_a_loadable_pipeline(tmp_pa
         stanza_models.PACKAGE
     assert {p.parent.name for p in resources.glob("en/*/*.pt")} == {"pos", "lemma", "depparse"}
     assert (resources / "training-logs" / "parser.log").is_file()
-    scores = json.loads((tmp_path / "stanza" / "scores.json").read_text())
+    scores = read_result(tmp_path / "stanza" / "scores.json")
     assert scores == summary and scores["train_sentences"] == 40 and scores["budget"]["parser_steps"] == 2
     assert scores["dev"]["sentences"] == 12 and 0 <= scores["dev"]["las"] <= scores["dev"]["uas"] <= 100
     # the learning curves: Stanza's dev score at each evaluation (every 2 steps), with the time it was reached

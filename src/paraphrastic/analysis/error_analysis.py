@@ -129,13 +129,14 @@ def sts_pairs(frame: pd.DataFrame) -> pd.DataFrame:
 
 def analyse(config: dict, data_dir, out_dir, *, device: str = "auto") -> dict:
     """Both rows' test-selected models (first seed) on the STS 2012-2015 pairs; writes ``out_dir``/*."""
-    from paraphrastic.atomic import write_json, write_text
+    from paraphrastic.atomic import write_text
     from paraphrastic.data.corpus import read_table, write_table
     from paraphrastic.errors import PipelineError
     from paraphrastic.evaluation.selection import Selection, model_dir
     from paraphrastic.evaluation.similarity import cosine_scores
     from paraphrastic.layout import DataLayout
     from paraphrastic.models.files import load_model
+    from paraphrastic.provenance import write_result
     from paraphrastic.runtime import resolve_device
 
     settings = config["error_analysis"]
@@ -162,5 +163,5 @@ def analyse(config: dict, data_dir, out_dir, *, device: str = "auto") -> dict:
     write_text(out_dir / "examples.csv", examples(table, settings.get("examples", 3)).to_csv(index=False))
     result = {**summary(table, names), "models": models, "scaling": method,
               "sets": list(dict.fromkeys(table["dataset"]))}
-    write_json(out_dir / "summary.json", result)
+    write_result(out_dir / "summary.json", result, stage="error_analysis")
     return result

@@ -19,6 +19,7 @@ from paraphrastic.data.batching import pad
 from paraphrastic.data.corpus import read_table, write_table
 from paraphrastic.data.tokens import normalise
 from paraphrastic.data.vocab import Vocabulary, add_tags
+from paraphrastic.provenance import write_result
 
 
 @torch.no_grad()
@@ -279,7 +280,7 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
     is measured from those parses too, and the two parsers' agreement with each other."""
     from pathlib import Path
 
-    from paraphrastic.atomic import atomic_path, write_json
+    from paraphrastic.atomic import atomic_path
     from paraphrastic.errors import PipelineError
     from paraphrastic.evaluation.selection import model_dir
     from paraphrastic.models.files import load_model
@@ -326,5 +327,5 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
         summary["compared_parser"] = {
             "agreement": None if paper is None else _agreements(per_seed_compared, chosen["seed"], paper, settings),
             "with_analysis_parser": parser_agreement(tokens, other)}
-    write_json(out_dir / "summary.json", summary)
+    write_result(out_dir / "summary.json", summary, stage="gates")
     return summary

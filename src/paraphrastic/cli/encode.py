@@ -32,8 +32,8 @@ def embed(args) -> None:
                             "written)")
     encoder = load(args.model, device=args.device)
     sentences = read_sentences(args.input, args.column)
-    warn_of_unknown_sentences(encoder, sentences, args.input)
-    vectors = encoder.encode(sentences)
+    vectors, unknown = encoder.encode_noting_unknown(sentences)
+    warn_of_unknown_sentences(unknown, sentences, args.input)
     array = io.BytesIO()  # numpy writes a real file through its position, which a pipe does not have
     np.save(array, vectors)
     with output_stream(args.output) as handle:  # '-' or /dev/stdout: standard output; a pipe or link: through it
@@ -98,11 +98,10 @@ def refuse_overwriting_inputs(output, **inputs) -> None:
                                 "another output")
 
 
-def warn_of_unknown_sentences(encoder, sentences: list[str], source, *, columns: int | None = None) -> None:
-    """One warning on standard error when some sentences hold no word the model knows: they are embedded alike
-    (the unknown word's vector), so two of them score 1.0 and mean nothing. ``columns``: ``sentences`` are a TSV's
-    first column then its second, each this long."""
-    unknown = encoder.without_known_words(sentences)
+def warn_of_unknown_sentences(unknown: list[int], sentences: list[str], source, *, columns: int | None = None) -> None:
+    """One warning on standard error when some sentences (at the positions ``unknown``) hold no word the model
+    knows: they are embedded alike (the unknown word's vector), so two of them score 1.0 and mean nothing.
+    ``columns``: ``sentences`` are a TSV's first column then its second, each this long."""
     if not unknown:
         return
     first = unknown[0]
@@ -120,8 +119,9 @@ def similarity(args) -> None:
     encoder = load(args.model, device=args.device)
     lines = read_lines(args.input)  # once: standard input cannot be read twice
     first, second = read_sentences(args.input, 1, lines=lines), read_sentences(args.input, 2, lines=lines)
-    warn_of_unknown_sentences(encoder, [*first, *second], args.input, columns=len(first))
-    for value in encoder.similarity_pairwise(first, second).tolist():
+    vectors, unknown = encoder.encode_noting_unknown([*first, *second])
+    warn_of_unknown_sentences(unknown, [*first, *second], args.input, columns=len(first))
+    for value in encoder.similarity_pairwise(vectors[:len(first)], vectors[len(first):]).tolist():
         print(f"{value:.6f}")
 
 

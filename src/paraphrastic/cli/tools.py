@@ -92,8 +92,8 @@ def add_commands(sub, load_config) -> None:
     p.add_argument("--all", action="store_true", help="also the metrics only one of them has")
     p.set_defaults(func=compare_metrics)
 
-    p = add("verify", "check every raw file, table and matrix of a data folder by hash against its record (fetch's "
-                      "FETCHED.json, the record written with it), whatever the files' times say")
+    p = add("verify", "check every raw file, table, matrix and result of a data folder by hash against its record "
+                      "(fetch's FETCHED.json, the record written with it), whatever the files' times say")
     p.add_argument("--data", default="data", help="the data folder (default: %(default)s)")
     p.set_defaults(func=verify)
 

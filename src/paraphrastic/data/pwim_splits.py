@@ -72,10 +72,10 @@ def build_task_table(task: str, raw_root, *, max_length: int, validation_fractio
 
 def prepare(settings: dict, raw_root, vectors_path, out_dir) -> dict:
     """{task}.parquet for each task, the vocabulary and frozen vectors of all their words, stats.json."""
-    from paraphrastic.atomic import write_json
     from paraphrastic.data.corpus import token_stats, write_table
     from paraphrastic.data.supervised_splits import SUPERVISED_SCHEMA
     from paraphrastic.data.vocab import build, coverage, save_vectors
+    from paraphrastic.provenance import write_result
 
     out_dir = Path(out_dir)
     tables, stats = {}, {}
@@ -94,5 +94,5 @@ def prepare(settings: dict, raw_root, vectors_path, out_dir) -> dict:
         write_table(frame, SUPERVISED_SCHEMA, out_dir / f"{task}.parquet", stage="prepare_pwim")
     save_vectors(out_dir, vocab, matrix, stage="prepare_pwim")
     summary = {"tasks": stats, "vocabulary": len(vocab), "coverage": coverage(vocab, token_lists)}
-    write_json(out_dir / "stats.json", summary)
+    write_result(out_dir / "stats.json", summary, stage="prepare_pwim")
     return summary

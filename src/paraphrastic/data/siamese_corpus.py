@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from paraphrastic.atomic import write_json
 from paraphrastic.data.corpus import write_table
 from paraphrastic.data.readers import iter_lines
 from paraphrastic.data.vocab import SPECIAL, read_vectors, save_matrix
 from paraphrastic.errors import MalformedLine, PipelineError
+from paraphrastic.provenance import write_result
 
 CORPUS_SCHEMA = pa.schema([
     ("document", pa.string()),  # the treebank's newdoc id
@@ -130,5 +130,5 @@ def prepare(paths: list[Path], vectors_path, eval_frame: pd.DataFrame, out_dir, 
              "corpus_words": int((words["count"] > 0).sum()), "pretrained_dim": dim,
              "corpus_words_with_vectors": int(((words["count"] > 0) & words["pretrained"]).sum()),
              "evaluation_only_words": int((words["count"] == 0).sum())}
-    write_json(out_dir / "stats.json", stats)
+    write_result(out_dir / "stats.json", stats, stage="siamese_corpus")
     return stats

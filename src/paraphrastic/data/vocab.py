@@ -248,10 +248,14 @@ def coverage(vocab: Vocabulary, token_lists: Iterable[list[str]]) -> dict:
 MATRIX_RECORD = b"\n#paraphrastic "
 
 
+RECORDED = object()  # load_matrix's rows_of: the file the matrix's record names, beside it (whatever it is)
+
+
 def load_matrix(path, *, rows_of=None) -> np.ndarray:
     """An embedding matrix :func:`save_matrix` wrote, checked against its record; a missing, damaged, truncated or
-    edited file, one in another's place, or (``rows_of``) one beside another file than the one it was written
-    with, is an error naming it and what differs."""
+    edited file, one in another's place, or (``rows_of``: the file the caller reads its rows from, or
+    :data:`RECORDED`) one beside another file than the one it was written with, is an error naming it and what
+    differs."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -276,11 +280,15 @@ def load_matrix(path, *, rows_of=None) -> np.ndarray:
         raise PipelineError(f"{path}: its values differ from what {stage} wrote (the sha256 of its array): damaged "
                             f"or edited; rerun {stage}")
     partner = record.get("rows_of")
-    if rows_of is not None and partner is not None and not Path(rows_of).is_file():
-        raise PipelineError(f"{rows_of}: missing beside {path}, which {stage} wrote with it; rerun {stage}")
-    if rows_of is not None and partner is not None and sha256_file(rows_of) != partner["sha256"]:
-        raise PipelineError(f"{rows_of}: not the {partner['file']} that {stage} wrote with {path} (its sha256 "
-                            f"differs from the one the matrix's record holds): edited, or another run's; rerun {stage}")
+    if rows_of is not None and partner is not None:
+        if rows_of is RECORDED:
+            rows_of = Path(path).parent / partner["file"]
+        if not Path(rows_of).is_file():
+            raise PipelineError(f"{rows_of}: missing beside {path}, which {stage} wrote with it; rerun {stage}")
+        if sha256_file(rows_of) != partner["sha256"]:
+            raise PipelineError(f"{rows_of}: not the {partner['file']} that {stage} wrote with {path} (its sha256 "
+                                f"differs from the one the matrix's record holds): edited, or another run's; rerun "
+                                f"{stage}")
     return matrix
 
 

@@ -7,7 +7,6 @@ its own best epoch. Training (universal initialisation), the analyses and the re
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -20,10 +19,7 @@ from paraphrastic.configuration.jobs import supervised_jobs
 from paraphrastic.data.supervised_splits import TASKS
 from paraphrastic.errors import PipelineError
 from paraphrastic.layout import DataLayout
-
-
-def _read_json(path: Path):
-    return json.loads(path.read_text(encoding="utf-8"))
+from paraphrastic.provenance import read_beside, read_result
 
 
 def select(histories: dict[tuple[str, int], list[dict]], names: list[str], seeds: dict[str, list[int]],
@@ -77,8 +73,8 @@ class Selection:
         self.labels = grids.row_labels(config)
         self.seeds = {r: seeds_of(config, settings) for r, settings in self.runs.items()}
         jobs = [(r, s) for r, seeds in self.seeds.items() for s in seeds]
-        self.histories = {job: _read_json(model_dir(data_dir, *job) / "history.json") for job in jobs}
-        self.trains = {job: _read_json(model_dir(data_dir, *job) / "train.json") for job in jobs}
+        self.histories = {job: read_beside(model_dir(data_dir, *job) / "train.json", "history.json") for job in jobs}
+        self.trains = {job: read_result(model_dir(data_dir, *job) / "train.json") for job in jobs}
         self.chosen = {row: {kind: select(self.histories, names, self.seeds, criterion)
                              for kind, criterion in (("test", "selection_pearson"), ("oracle", "transfer_pearson"))}
                        for row, names in self.rows.items()}
@@ -168,8 +164,8 @@ class SupervisedSelection:
         for job in self.jobs.values():
             folder = supervised_dir(data_dir, job["task"], job["run"], job["seed"], bool(job["init"]))
             key = (job["task"], job["run"], job["seed"])
-            self.histories[key] = _read_json(folder / "history.json")
-            self.trains[key] = _read_json(folder / "train.json")
+            self.histories[key] = read_beside(folder / "train.json", "history.json")
+            self.trains[key] = read_result(folder / "train.json")
         self.chosen = {}
         for row, names in self.rows.items():
             for task in TASKS:

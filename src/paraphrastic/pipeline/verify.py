@@ -5,6 +5,8 @@ Snakemake's nor a stage's quick check sees).
 - raw files: each against the sha256 fetch verified (``FETCHED.json``);
 - tables (``.parquet``) and matrices (``.npy``): each against the record written with it (rows, sha256, role: a
   valid artifact in another's place is named), a matrix also against the file whose rows it holds (``vocab.txt``);
+- results (``.json`` with a record: scores, a run's ``train.json``, counts): each against its record, a run's
+  ``history.json`` against the digest its ``train.json`` holds;
 - nothing is written, and model checkpoints are left to the jobs that load them.
 """
 
@@ -16,26 +18,15 @@ from pathlib import Path
 
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.fetch import RECORDS, raw_problems
-from paraphrastic.data.vocab import MATRIX_RECORD, load_matrix
+from paraphrastic.data.vocab import RECORDED, load_matrix
 from paraphrastic.errors import PipelineError
-from paraphrastic.provenance import data_folder
+from paraphrastic.provenance import check_result, data_folder, has_record
 
 
 @dataclass
 class Verified:
     checked: dict[str, int] = field(default_factory=dict)  # files checked, by kind
     problems: list[str] = field(default_factory=list)
-
-
-def matrix_partner(path: Path) -> Path | None:
-    """The file a matrix's record says its rows are the rows of (written beside it), if any."""
-    data = path.read_bytes()
-    cut = data.rfind(MATRIX_RECORD)
-    try:
-        partner = json.loads(data[cut + len(MATRIX_RECORD):]).get("rows_of") if cut >= 0 else None
-    except (ValueError, AttributeError):
-        return None  # load_matrix names what is wrong with the record
-    return path.parent / partner["file"] if isinstance(partner, dict) and "file" in partner else None
 
 
 def verify(data: Path) -> Verified:
@@ -56,15 +47,15 @@ def _verify(data: Path) -> Verified:
     except (OSError, ValueError):  # missing or unreadable: raw_problems has named it
         pass
     skipped = ("checkpoints", "downloads")  # a job's own restart state; fetch's partial downloads
-    for kind, suffix in (("tables", ".parquet"), ("matrices", ".npy")):
+    checks = {".parquet": read_table, ".npy": lambda path: load_matrix(path, rows_of=RECORDED), ".json": check_result}
+    for kind, suffix in (("tables", ".parquet"), ("matrices", ".npy"), ("results", ".json")):
         paths = [p for p in sorted(data.rglob(f"*{suffix}")) if p.is_file() and not set(skipped) & set(p.parts)]
+        if suffix == ".json":  # the stages' results; FETCHED.json, the report's metrics and Stanza's files have none
+            paths = [p for p in paths if has_record(p)]
         result.checked[kind] = len(paths)
         for path in paths:
             try:
-                if suffix == ".parquet":
-                    read_table(path)
-                else:
-                    load_matrix(path, rows_of=matrix_partner(path))
+                checks[suffix](path)
             except PipelineError as exc:
                 result.problems.append(str(exc))
     return result

@@ -10,7 +10,8 @@ import pandas as pd
 from paraphrastic.configuration import grids
 from paraphrastic.evaluation.selection import Selection
 from paraphrastic.layout import DataLayout
-from paraphrastic.report.document import Document, read_json
+from paraphrastic.provenance import read_result
+from paraphrastic.report.document import Document
 
 PAPER_SIMPWIKI_PAIRS = 167_689  # Sec. 4.1.2
 
@@ -21,8 +22,8 @@ PAPER_PPDB_XL_PAIRS = 1_341_188  # footnote 3
 def _corpus_records(data_dir: Path) -> tuple[dict, dict, dict]:
     """The training corpora's statistics, the token matching's summary and the vocabulary's coverage."""
     layout = DataLayout(data_dir)
-    return (read_json(layout.train_stats), read_json(layout.match_summary),
-            read_json(layout.vocab / "coverage.json"))
+    return (read_result(layout.train_stats), read_result(layout.match_summary),
+            read_result(layout.vocab / "coverage.json"))
 
 
 def paper_runs(runs: dict[str, dict]) -> dict[str, dict]:

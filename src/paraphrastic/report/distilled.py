@@ -13,7 +13,8 @@ from paraphrastic.configuration.grids import distilled_rows, distilled_twin
 from paraphrastic.data.vocab import SPECIAL
 from paraphrastic.evaluation.selection import Selection
 from paraphrastic.layout import DataLayout
-from paraphrastic.report.document import Document, paper_rows, paper_table, per_dataset_table, read_json
+from paraphrastic.provenance import read_result
+from paraphrastic.report.document import Document, paper_rows, paper_table, per_dataset_table
 
 HEADING = "Beyond the paper: word vectors distilled from a sentence transformer"
 
@@ -41,8 +42,8 @@ def _paper_score(config: dict, row: str, label: dict) -> tuple[str, float]:
 
 def _vector_names(data_dir: Path) -> tuple[str, str, dict]:
     layout = DataLayout(data_dir)
-    pretrained = read_json(layout.vocab / "coverage.json")
-    distilled = read_json(layout.distilled / "coverage.json")
+    pretrained = read_result(layout.vocab / "coverage.json")
+    distilled = read_result(layout.distilled / "coverage.json")
     return (f"{Path(pretrained['embeddings']).name}, {pretrained['dim']}-d",
             f"{distilled['teacher']}, {distilled['dim']}-d", distilled)
 
@@ -59,8 +60,8 @@ def _override(config: dict) -> str:
 
 def _sentence_distillation(doc: Document, data_dir: Path) -> None:
     layout = DataLayout(data_dir)
-    training = read_json(layout.sentence_distilled / "training.json")
-    targets = read_json(layout.sentence_distilled / "targets.json")
+    training = read_result(layout.sentence_distilled / "training.json")
+    targets = read_result(layout.sentence_distilled / "targets.json")
     settings = training["settings"]
     sources = ", ".join(f"{name} {count['texts']:,}" for name, count in targets["sources"].items())
     if settings.get("target_dims") is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import math
 import re
 from pathlib import Path
@@ -228,10 +227,6 @@ class Document:
                        for row in frame.itertuples(index=False))
         note = f"<caption>{inline_html(caption)}</caption>" if caption else ""
         return f"<div class='scroll'><table>{note}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-
-
-def read_json(path: Path):
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def paper_table(config: dict, name: str) -> pd.DataFrame | None:

@@ -8,13 +8,14 @@ import pandas as pd
 
 from paraphrastic.data import datasets
 from paraphrastic.layout import DataLayout
-from paraphrastic.report.document import Document, label, paper_table, read_json
+from paraphrastic.provenance import read_result
+from paraphrastic.report.document import Document, label, paper_table
 
 
 def error_section(doc: Document, config: dict, data_dir: Path) -> None:
     """Table 7: pairs where avg or LSTMavg over- or underestimates gold relative to the other."""
     folder = DataLayout(data_dir).error_analysis
-    summary = read_json(folder / "summary.json")
+    summary = read_result(folder / "summary.json")
     examples = pd.read_csv(folder / "examples.csv", keep_default_na=False)
     names = list(summary["models"])
     sts_all = sum(s.transfer and s.group.startswith("STS") for s in datasets.EVAL_SETS)

@@ -11,7 +11,8 @@ import pandas as pd
 from paraphrastic.analysis.gates import paper_lists
 from paraphrastic.atomic import atomic_path
 from paraphrastic.layout import DataLayout
-from paraphrastic.report.document import Document, label, read_json
+from paraphrastic.provenance import read_result
+from paraphrastic.report.document import Document, label
 
 # Why a rank correlation could not be computed: printed after a dash wherever the section shows one
 NOT_RANKED = "too few of them, or no spread among them, to rank"
@@ -174,10 +175,10 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     """Tables 9-11: the GRAN gate analysis beside the paper's lists."""
     layout = DataLayout(data_dir)
     analysis = layout.gates / "analysis"
-    summary = read_json(analysis / "summary.json")
-    sentences = read_json(layout.gates / "sentences.json")
-    stanza = read_json(layout.stanza() / "scores.json")
-    compared = read_json(layout.stanza(compared=True) / "scores.json")  # the parser comparison's models
+    summary = read_result(analysis / "summary.json")
+    sentences = read_result(layout.gates / "sentences.json")
+    stanza = read_result(layout.stanza() / "scores.json")
+    compared = read_result(layout.stanza(compared=True) / "scores.json")  # the parser comparison's models
     by_pos = pd.read_csv(analysis / "by_pos.csv")
     by_label = pd.read_csv(analysis / "by_label.csv")
     by_pair = pd.read_csv(analysis / "by_pos_label.csv", keep_default_na=False)

@@ -17,7 +17,8 @@ from paraphrastic.data.pwim_splits import PAPER_PAIRS
 from paraphrastic.data.similarity_tasks import STS2014_TEST
 from paraphrastic.evaluation.selection import Selection
 from paraphrastic.layout import DataLayout
-from paraphrastic.report.document import Document, capped_scope, format_r, paper_table, read_json
+from paraphrastic.provenance import read_result
+from paraphrastic.report.document import Document, capped_scope, format_r, paper_table
 
 TASK_LABELS = {"sick": "SICK 2014", "msrvid": "MSRvid (STS 2012)", "sts2014": "STS 2014"}
 
@@ -27,7 +28,8 @@ PAPER_STS2014_NAMES = {"images": "image", "tweet-news": "tweetnews"}
 
 
 def _pwim_infos(config: dict, data_dir: Path) -> dict[tuple[str, str], dict]:
-    return {(j["task"], j["run"]): read_json(DataLayout(data_dir).pwim / "models" / j["task"] / j["run"] / "train.json")
+    models = DataLayout(data_dir).pwim / "models"
+    return {(j["task"], j["run"]): read_result(models / j["task"] / j["run"] / "train.json")
             for j in pwim_jobs(config).values()}
 
 
@@ -49,7 +51,7 @@ def _gran_rows(config: dict, transfer_sel: Selection, supervised_sel) -> tuple[d
 def pwim_section(doc: Document, config: dict, data_dir: Path, transfer_sel: Selection, supervised_sel) -> dict:
     """Tables 3, 4, 5, 8 and 9 of He & Lin (2016) with ours beside them; returns the metrics."""
     pw = config["pwim"]
-    stats = read_json(DataLayout(data_dir).pwim / "stats.json")
+    stats = read_result(DataLayout(data_dir).pwim / "stats.json")
     infos = _pwim_infos(config, data_dir)
     full = "pwim"
     gran_supervised, gran_transfer = _gran_rows(config, transfer_sel, supervised_sel)

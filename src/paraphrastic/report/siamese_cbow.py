@@ -16,7 +16,8 @@ import pandas as pd
 from paraphrastic.configuration.jobs import siamese_jobs
 from paraphrastic.data.similarity_tasks import sts_sets
 from paraphrastic.layout import DataLayout
-from paraphrastic.report.document import Document, capped_scope, format_r, paper_table, read_json
+from paraphrastic.provenance import read_beside, read_result
+from paraphrastic.report.document import Document, capped_scope, format_r, paper_table
 
 W2V_LABELS = {"cbow": "word2vec CBOW", "skipgram": "word2vec skip-gram"}
 
@@ -26,10 +27,10 @@ def siamese_section(doc: Document, config: dict, data_dir: Path) -> dict:
     and the word2vec baselines; the timing of Table 3; returns the metrics."""
     sc = config["siamese_cbow"]
     siamese = DataLayout(data_dir).siamese
-    stats = read_json(siamese / "corpus" / "stats.json")
-    infos = {run: read_json(siamese / "models" / run / "train.json") for run in siamese_jobs(config)}
-    histories = {run: read_json(siamese / "models" / run / "history.json") for run in infos}
-    w2v = read_json(siamese / "word2vec" / "results.json")
+    stats = read_result(siamese / "corpus" / "stats.json")
+    infos = {run: read_result(siamese / "models" / run / "train.json") for run in siamese_jobs(config)}
+    histories = {run: read_beside(siamese / "models" / run / "train.json", "history.json") for run in infos}
+    w2v = read_result(siamese / "word2vec" / "results.json")
     train = sc["train"]
     steps = max(math.ceil(info["centre_sentences"] / train["batch_size"]) for info in infos.values())
 

@@ -12,7 +12,8 @@ from paraphrastic.configuration import grids
 from paraphrastic.data.supervised_splits import TASKS
 from paraphrastic.evaluation.selection import SupervisedSelection
 from paraphrastic.layout import DataLayout
-from paraphrastic.report.document import Document, paper_rows, paper_table, read_json, supervised_scope
+from paraphrastic.provenance import read_result
+from paraphrastic.report.document import Document, paper_rows, paper_table, supervised_scope
 
 TASK_LABELS = {"sts": "STS", "sick": "SICK"}
 
@@ -65,7 +66,7 @@ def supervised_findings(config: dict, sel: SupervisedSelection) -> list[str]:
 def supervised_section(doc: Document, config: dict, data_dir: Path, sel: SupervisedSelection) -> dict:
     """Tables 5, 6 and 8 and the data and selection behind them; returns their metrics."""
     sup = config["supervised"]
-    stats = read_json(DataLayout(data_dir).supervised / "stats.json")
+    stats = read_result(DataLayout(data_dir).supervised / "stats.json")
     train = sup["train"]
     scope = supervised_scope(config, stats, sel)
     doc.heading("Supervised similarity: Tables 5, 6 and 8 (Sec. 4.3)", scope=scope)

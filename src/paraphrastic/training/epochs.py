@@ -38,6 +38,7 @@ from paraphrastic.errors import DamagedCheckpoint, TrainingDiverged, TrainingInt
 from paraphrastic.models.encoders import load_weights
 from paraphrastic.models.files import brief_error, read_payload
 from paraphrastic.phases import phase
+from paraphrastic.provenance import write_result
 
 # Settings that do not change the trained result. Every other setting does: a checkpoint made under
 # different values is stale. `epochs` is here on purpose: raising it continues a finished run,
@@ -445,11 +446,13 @@ def recover_damaged_checkpoints(trainer: Callable[..., dict]) -> Callable[..., d
     return recovering
 
 
-def write_run(out_dir, history: list[dict], info: dict, save: Callable[[Path], None], *,
+def write_run(out_dir, history: list[dict], info: dict, save: Callable[[Path], None], *, stage: str,
               csv_rows: list[dict] | None = None) -> dict:
     """The files every trainer leaves in its run's folder, in the job's `writing` phase: ``model.pt``
     (``save(path)``), ``history.csv`` (an epoch a row, the per-set scores left to the JSON; ``csv_rows`` instead
-    where given), ``history.json`` and ``train.json`` (``info``), each written atomically. Returns ``info``."""
+    where given), ``history.json`` and ``train.json`` (``info``, with the record of ``stage``'s result, which
+    holds history.json's digest too: :func:`paraphrastic.provenance.read_beside`), each written atomically.
+    Returns ``info``."""
     with phase("writing"):
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -458,5 +461,5 @@ def write_run(out_dir, history: list[dict], info: dict, save: Callable[[Path], N
             csv_rows = [{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in history]
         write_text(out_dir / "history.csv", pd.DataFrame(csv_rows).to_csv(index=False))
         write_json(out_dir / "history.json", history)
-        write_json(out_dir / "train.json", info)
+        write_result(out_dir / "train.json", info, stage=stage, beside={"history.json": history})
     return info

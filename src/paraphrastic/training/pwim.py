@@ -125,5 +125,5 @@ def train_pwim(settings: PwimSettings, *, table_path, vocab_dir, out_dir, checkp
             "epoch_seconds": epoch_seconds, "mean_epoch_seconds": float(np.mean(epoch_seconds)),
             "device": str(device), "threads": torch.get_num_threads(),
             "wall_seconds_this_call": time.time() - started}
-    return write_run(out_dir, history, info, lambda path: save_pwim(
+    return write_run(out_dir, history, info, stage="train_pwim", save=lambda path: save_pwim(
         path, model, settings.model_options(), task, vocab, {"settings": settings.as_dict(), "epoch": best["epoch"]}))

@@ -196,7 +196,7 @@ def train_siamese(settings: SiameseSettings, *, corpus_dir, eval_path, sets: lis
     # the CSV starts from the untrained vectors' scores (epoch 0)
     rows = [{"epoch": 0, "mean_pearson": initial["mean_pearson"], "mean_spearman": initial["mean_spearman"]}]
     rows += [{k: v for k, v in h.items() if k != "per_dataset"} for h in history]
-    return write_run(out_dir, history, info, lambda path: save_model(
+    return write_run(out_dir, history, info, stage="train_siamese", save=lambda path: save_model(
         path, model, "avg", {}, vocab, {"settings": settings.as_dict(), "epoch": epochs}), csv_rows=rows)
 
 

@@ -33,6 +33,7 @@ from paraphrastic.atomic import write_json
 from paraphrastic.data.readers import iter_lines
 from paraphrastic.errors import MalformedLine, PipelineError
 from paraphrastic.phases import phase
+from paraphrastic.provenance import write_result
 
 PACKAGE = "ewt_offline"  # the package name the trained models get in resources.json
 PROCESSORS = "tokenize,pos,lemma,depparse"
@@ -336,11 +337,12 @@ def dev_scores(pipeline, dev_blocks: list[str]) -> dict:
 
 
 def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, threads: int = 1,
-          word_vectors: Path | None = None, transformer: Path | None = None) -> dict:
+          word_vectors: Path | None = None, transformer: Path | None = None, stage: str = "stanza_models") -> dict:
     """``out_dir``/resources (a stanza_resources folder; training logs in its training-logs/) and
     ``out_dir``/scores.json (where the models came from, their dev scores, the learning curves of those trained
-    here). ``word_vectors``: the text vector file models trained here start from (``None``: none);
-    ``transformer``: the local transformer folder whose features they also read (``None``: none)."""
+    here; the result of ``stage``). ``word_vectors``: the text vector file models trained here start from
+    (``None``: none); ``transformer``: the local transformer folder whose features they also read (``None``:
+    none)."""
     out_dir = Path(out_dir).resolve()  # absolute: Stanza's training runs in the transformer's folder
     resources = out_dir / "resources"
     work = out_dir / "work"
@@ -390,5 +392,5 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
     with phase("evaluation"):
         scores = dev_scores(pipeline, dev_blocks)
     summary = {**origin, "stanza_version": stanza.__version__, "dev": scores, "seconds": time.time() - started}
-    write_json(out_dir / "scores.json", summary)
+    write_result(out_dir / "scores.json", summary, stage=stage)
     return summary

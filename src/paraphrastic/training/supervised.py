@@ -162,7 +162,8 @@ def train_supervised(settings: SupervisedSettings, *, table_path, vocab_dir, out
             "init": str(init_path) if settings.init else None,
             "wall_seconds_this_call": time.time() - started,
             "train_seconds_total": float(sum(h["train_seconds"] for h in history))}
-    return write_run(out_dir, history, info, lambda path: save_scorer(
+    stage = "train_supervised" if init_path is None else "train_universal"
+    return write_run(out_dir, history, info, stage=stage, save=lambda path: save_scorer(
         path, model, settings.model, options, vocab, {"settings": settings.as_dict(), "epoch": best["epoch"]}))
 
 

@@ -154,5 +154,5 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
             "wall_seconds_this_call": time.time() - started,
             "train_seconds_total": float(sum(h["train_seconds"] for h in epoch_ends(history)))}
-    return write_run(out_dir, history, info, lambda path: save_model(
+    return write_run(out_dir, history, info, stage="train", save=lambda path: save_model(
         path, model, settings.model, options, vocab, {"settings": settings.as_dict(), "epoch": best["epoch"]}))

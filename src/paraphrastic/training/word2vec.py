@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from paraphrastic.atomic import write_json
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.vocab import SPECIAL, Vocabulary
 from paraphrastic.evaluation.similarity import scores_of, sts_frame, time_scoring
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
+from paraphrastic.provenance import write_result
 from paraphrastic.runtime import set_threads
 
 ARCHITECTURES = {"cbow": 0, "skipgram": 1}  # gensim's `sg`
@@ -75,5 +75,5 @@ def train_baselines(settings: dict, *, corpus_dir, eval_path, sets: list[str], o
     summary = {"settings": settings, "seed": seed, "corpus_sentences": len(sentences),
                "corpus_tokens": int(sum(map(len, sentences))), "threads": torch.get_num_threads(),
                "architectures": results}
-    write_json(out_dir / "results.json", summary)
+    write_result(out_dir / "results.json", summary, stage="word2vec")
     return summary

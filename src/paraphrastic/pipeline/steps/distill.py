@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from paraphrastic.atomic import write_json
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table, token_lists
 from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, with_special_rows
 from paraphrastic.data.transformer_folders import transformer_folder
+from paraphrastic.provenance import write_result
 from paraphrastic.runtime import prepare_job
 
 
@@ -40,5 +40,5 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
               "max_words": settings["max_words"], "evaluation_words": settings["evaluation_words"],
               "seconds": round(seconds, 1), "device": str(device),
               "coverage": {name: vocabulary.coverage(vocab, token_lists(frame)) for name, frame in tables.items()}}
-    write_json(out / "coverage.json", report)
+    write_result(out / "coverage.json", report, stage="distill")
     print({k: v for k, v in report.items() if k != "coverage"})

@@ -10,34 +10,33 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import selection_ids
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.sentence_targets import sentence_set, training_pairs
 from paraphrastic.errors import PipelineError
-from paraphrastic.pipeline.records import read_json
+from paraphrastic.provenance import read_result, write_result
 from paraphrastic.training.sentence_distillation import SentenceDistillationSettings, train, without_zipf_weights
 
 
-def starting_vectors(distilled: Path, settings: SentenceDistillationSettings) -> np.ndarray:
-    """The distill stage's vectors in ``distilled`` as the trainer starts from them: as they are, or with
-    ``start_weights: none`` the Zipf weights its coverage.json records divided out."""
-    start = vocabulary.load_matrix(distilled / "embeddings.npy", rows_of=distilled / "vocab.txt")
+def starting_vectors(distilled: Path, settings: SentenceDistillationSettings) -> tuple[vocabulary.Vocabulary,
+                                                                                      np.ndarray]:
+    """The distill stage's vocabulary and vectors in ``distilled`` as the trainer starts from them: as they are, or
+    with ``start_weights: none`` the Zipf weights its coverage.json records divided out."""
+    vocab, start = vocabulary.load_vectors(distilled)
     if settings.start_weights == "none":
-        made = read_json(distilled / "coverage.json")
+        made = read_result(distilled / "coverage.json")
         if not {"sif_coefficient", "subwords"} <= made.keys():
             raise PipelineError(f"{distilled / 'coverage.json'}: no sif_coefficient or subwords; rerun distill")
         start = without_zipf_weights(start, sif_coefficient=made["sif_coefficient"], subwords=made["subwords"])
-    return start
+    return vocab, start
 
 
 def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, out_dir, checkpoints, device=None,
         threads=None) -> None:
     settings = SentenceDistillationSettings.of(config)
     distilled, out = Path(distilled), Path(out_dir)
-    vocab = vocabulary.Vocabulary.load(distilled / "vocab.txt")
-    start = starting_vectors(distilled, settings)
+    vocab, start = starting_vectors(distilled, settings)
     texts = read_table(targets)
     teacher = vocabulary.load_matrix(target_embeddings, rows_of=targets)
     if len(texts) != len(teacher):
@@ -59,7 +58,7 @@ def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, ou
                    device=device or config["device"], threads=threads)
     vocabulary.save_vectors(out, vocab, result["vectors"].astype(np.float32), stage="distill_sentences")
     best = result["selected"]
-    write_json(out / "training.json", {
+    write_result(out / "training.json", stage="distill_sentences", values={
         "settings": asdict(settings), "texts": result["texts"], **paired,
         "held_out_texts": result["held_out_texts"], "target_variance": result["target_variance"],
         "selected_epoch": best["epoch"], "selection_pearson": best["selection_pearson"],

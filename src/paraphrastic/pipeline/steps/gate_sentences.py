@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import gate_sentence_files, profile, selection_ids
 from paraphrastic.data import readers
 from paraphrastic.data.corpus import read_table, write_table
 from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.gate_sentences import sample_sentences
+from paraphrastic.provenance import write_result
 
 
 def run(config: dict, *, raw, corpus, out, stats) -> None:
@@ -33,6 +33,6 @@ def run(config: dict, *, raw, corpus, out, stats) -> None:
                                      training=training)
     write_table(frame, None, out, stage="gate_sentences")
     sides = ", ".join(first for first, _ in files)
-    write_json(stats, {"source": f"SimpWiki, Wikipedia (normal) side: {sides}", **counts})
+    write_result(stats, {"source": f"SimpWiki, Wikipedia (normal) side: {sides}", **counts}, stage="gate_sentences")
     print(f"{counts['sampled']} of {counts['qualified']} qualifying sentences (<= {counts['max_tokens']} tokens, "
           f"not in the selection sets; {counts['in_training_pairs']} of them in the training pairs) -> {out}")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.atomic import write_json
 from paraphrastic.data.corpus import TRAIN_SCHEMA, read_table, token_match, write_table
+from paraphrastic.provenance import write_result
 
 
 def run(config: dict, *, corpus) -> None:
@@ -14,5 +14,5 @@ def run(config: dict, *, corpus) -> None:
                                           config["data"]["match_seed"])
     write_table(simpwiki, TRAIN_SCHEMA, corpus / "simpwiki_matched.parquet", stage="match")
     write_table(ppdb, TRAIN_SCHEMA, corpus / "ppdb_matched.parquet", stage="match")
-    write_json(corpus / "match_summary.json", summary)
+    write_result(corpus / "match_summary.json", summary, stage="match")
     print(summary)

@@ -3,10 +3,10 @@ statistics per set."""
 
 from __future__ import annotations
 
-from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import eval_sets
 from paraphrastic.data.corpus import EVAL_SCHEMA, build_eval_table, token_stats, write_table
 from paraphrastic.data.fetch import verify_raw
+from paraphrastic.provenance import write_result
 
 
 def run(config: dict, *, raw, out, stats) -> None:
@@ -14,5 +14,5 @@ def run(config: dict, *, raw, out, stats) -> None:
     frame = build_eval_table(eval_sets(config), raw)
     write_table(frame, EVAL_SCHEMA, out, stage="prepare_eval")
     per_set = {name: token_stats(rows) for name, rows in frame.groupby("dataset", sort=False)}
-    write_json(stats, per_set)
+    write_result(stats, per_set, stage="prepare_eval")
     print(f"{len(frame)} scored pairs in {len(per_set)} evaluation sets -> {out}")

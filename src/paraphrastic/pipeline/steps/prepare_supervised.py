@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.atomic import write_json
 from paraphrastic.data.corpus import write_table
 from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.supervised_splits import SUPERVISED_SCHEMA, TASKS, build_task_table, task_stats
+from paraphrastic.provenance import write_result
 
 
 def run(config: dict, *, raw, out_dir) -> None:
@@ -21,4 +21,4 @@ def run(config: dict, *, raw, out_dir) -> None:
         write_table(frame, SUPERVISED_SCHEMA, out / f"{task}.parquet", stage="prepare_supervised")
         stats[task] = task_stats(task, frame)
         print(f"{task}: " + ", ".join(f"{n} {s}" for s, n in stats[task]["splits"].items()) + " pairs")
-    write_json(out / "stats.json", stats)
+    write_result(out / "stats.json", stats, stage="prepare_supervised")

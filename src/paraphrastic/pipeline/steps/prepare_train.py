@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import profile, simpwiki_files
 from paraphrastic.data import readers
 from paraphrastic.data.corpus import TRAIN_SCHEMA, build_train_table, token_stats, write_table
 from paraphrastic.data.fetch import verify_raw
+from paraphrastic.provenance import write_result
 
 
 def run(config: dict, *, raw, out_dir) -> None:
@@ -30,5 +30,5 @@ def run(config: dict, *, raw, out_dir) -> None:
         write_table(frame, TRAIN_SCHEMA, out / f"{name}.parquet", stage="prepare_train")
         stats[name] = token_stats(frame) | {"reading": config["data"]["reading"],
                                             "skipped_lines": skipped[name].as_dict()}
-    write_json(out / "train_stats.json", stats)
+    write_result(out / "train_stats.json", stats, stage="prepare_train")
     print(stats)

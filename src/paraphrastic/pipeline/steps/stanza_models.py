@@ -28,7 +28,8 @@ def run(config: dict, *, raw, out_dir, compared=False, threads=None) -> None:
         section = "stanza_compared" if compared and "transformer" in config["gates"]["stanza_compared"] else "stanza"
         transformer = transformer_folder(settings["transformer"], where=f"gates.{section}.transformer")
     summary = build(settings, train_file=raw / prof["treebank"]["train"], dev_file=raw / prof["treebank"]["dev"],
-                    out_dir=Path(out_dir), threads=threads or 1, word_vectors=vectors, transformer=transformer)
+                    out_dir=Path(out_dir), threads=threads or 1, word_vectors=vectors, transformer=transformer,
+                    stage="stanza_models_compared" if compared else "stanza_models")
     dev = summary["dev"]
     print(f"Stanza models ({summary['source']}): dev UPOS {dev['upos']:.1f}, XPOS {dev['xpos']:.1f}, "
           f"LAS {dev['las']:.1f} on {dev['sentences']} sentences")

@@ -16,7 +16,6 @@ from paraphrastic.export import export
 from paraphrastic.model_card import static_model_card
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
-from paraphrastic.pipeline.records import read_json
 from paraphrastic.provenance import read_result
 
 NAME = "paraphrastic-static-minilm"
@@ -27,13 +26,13 @@ def run(config: dict, *, vectors, distilled, encoders, published_scores, out_dir
     words, array = vocabulary.load_vectors(vectors)
     matrix = torch.from_numpy(array)
     comparison = read_result(Path(encoders))
-    info = read_json(distilled / "coverage.json")
+    info = read_result(distilled / "coverage.json")
     pieces = info.get("pieces", 0)
     entries = len(words) - len(vocabulary.SPECIAL) - pieces - (1 if info.get("subwords") else 0)  # the marker row
     card = static_model_card(
         name=NAME, dims=int(matrix.shape[1]), words=entries, pieces=pieces,
-        teacher=config["word_vectors"]["distilled"]["teacher"], targets=read_json(vectors / "targets.json"),
-        training=read_json(vectors / "training.json"), ours=comparison["untrained"]["sentence_distilled"],
+        teacher=config["word_vectors"]["distilled"]["teacher"], targets=read_result(vectors / "targets.json"),
+        training=read_result(vectors / "training.json"), ours=comparison["untrained"]["sentence_distilled"],
         reference=comparison["reference"], published=published(published_scores), threads=comparison["threads"])
     options = {"tags": "none"}
     with tempfile.TemporaryDirectory() as scratch:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import profile
 from paraphrastic.data import readers
 from paraphrastic.data import vocab as vocabulary
@@ -16,6 +15,7 @@ from paraphrastic.data.corpus import build_train_table, read_table, write_table
 from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.sentence_targets import TARGETS_SCHEMA, sentence_set, teacher_embeddings, unlabelled_texts
 from paraphrastic.data.transformer_folders import transformer_folder
+from paraphrastic.provenance import write_result
 from paraphrastic.runtime import prepare_job
 
 
@@ -64,8 +64,9 @@ def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, device=N
     seconds = time.perf_counter() - start
     write_table(frame, TARGETS_SCHEMA, out, stage="teacher_targets")
     vocabulary.save_matrix(embeddings, vectors, stage="teacher_targets", rows_of=out)  # row i: the table's text i
-    write_json(stats, {"texts": len(frame), "dim": int(vectors.shape[1]), "sources": counts,
-                       "teacher": config["word_vectors"]["distilled"]["teacher"], "seconds": round(seconds, 1),
-                       "texts_per_second": round(len(frame) / max(seconds, 1e-9), 1), "device": str(device)})
+    write_result(stats, {"texts": len(frame), "dim": int(vectors.shape[1]), "sources": counts,
+                         "teacher": config["word_vectors"]["distilled"]["teacher"], "seconds": round(seconds, 1),
+                         "texts_per_second": round(len(frame) / max(seconds, 1e-9), 1), "device": str(device)},
+                 stage="teacher_targets")
     shares = ", ".join(f"{source} {count['texts']}" for source, count in counts.items())
     print(f"{len(frame)} texts ({shares}) in {seconds:.0f} s -> {out}")

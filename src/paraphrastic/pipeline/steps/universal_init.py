@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.atomic import write_json
 from paraphrastic.evaluation.selection import universal_init_record
+from paraphrastic.provenance import write_result
 
 
 def run(config: dict, *, row, data_dir, out) -> None:
     record = universal_init_record(config, Path(data_dir), row)
-    write_json(out, record)
+    write_result(out, record, stage="universal_init")
     print(f"universal init row {row}: run {record['run']} (seeds {', '.join(record['models'])})")

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.atomic import write_json
 from paraphrastic.configuration.params import profile
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table, token_lists
 from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.readers import SkippedLines
+from paraphrastic.provenance import write_result
 
 
 def run(config: dict, *, raw, corpus, out_dir) -> None:
@@ -25,5 +25,5 @@ def run(config: dict, *, raw, corpus, out_dir) -> None:
     report = {"words": len(vocab), "dim": int(matrix.shape[1]), "embeddings": embeddings,
               "skipped_lines": skipped.as_dict(),
               "coverage": {name: vocabulary.coverage(vocab, token_lists(frame)) for name, frame in tables.items()}}
-    write_json(out / "coverage.json", report)
+    write_result(out / "coverage.json", report, stage="vocab")
     print(report)
