@@ -9,6 +9,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from paraphrastic import provenance
 from paraphrastic.data import vocab
@@ -141,3 +142,20 @@ def test_a_runs_history_edited_or_copied_from_another_run_stops_the_reader(in_ch
         provenance.read_beside(first, "history.json")
     with pytest.raises(PipelineError, match=r"holds no digest of .*log.json"):
         provenance.read_beside(first, "log.json")
+
+
+@pytest.mark.fault("misplaced artifacts")
+def test_a_model_copied_over_another_runs_stops_the_job_that_loads_it(in_checkout):
+    from paraphrastic.models.encoders import build_model
+    from paraphrastic.models.files import load_model, save_model
+
+    words = vocab.Vocabulary([*vocab.SPECIAL, "a"])
+    models = in_checkout / "data" / "models"
+    for run in ("avg-ppdb", "gran-ppdb"):
+        (models / run / "seed1").mkdir(parents=True)
+        save_model(models / run / "seed1" / "model.pt", build_model("avg", torch.zeros(5, 2)), "avg", {}, words, {})
+    assert load_model(models / "gran-ppdb" / "seed1" / "model.pt")[1].words == words.words
+    shutil.copy(models / "avg-ppdb" / "seed1" / "model.pt", models / "gran-ppdb" / "seed1" / "model.pt")
+    with pytest.raises(PipelineError, match=r"gran-ppdb/seed1/model.pt: holds what its stage wrote as "
+                                            r"data/models/avg-ppdb/seed1/model.pt"):
+        load_model(models / "gran-ppdb" / "seed1" / "model.pt")

@@ -84,13 +84,18 @@ def _digest(values: dict) -> str:
 
 
 def write_result(path: str | os.PathLike, values: dict, *, stage: str | None,
-                 beside: dict[str, object] | None = None) -> None:
+                 beside: dict[str, object] | None = None, with_config: bool = True) -> None:
     """A JSON result that the report (or another stage) reads, with its record under :data:`RECORD`: the stage,
     its role, the config's digest and the sha256 of its values (key order and layout aside). ``beside``: the
     values of JSON files written next to it, by name (a run's ``history.json``, a list that has no room for a
-    record of its own): the record holds their sha256 too, which :func:`read_beside` checks."""
+    record of its own): the record holds their sha256 too, which :func:`read_beside` checks. ``with_config=False``
+    leaves the config's digest out, for a result that must stay byte-identical when settings it does not depend
+    on change (``universal_init``'s: its stage reads every grid row, and a new byte would retrain every universal
+    job)."""
     values = json_ready(values)
     record = {"stage": stage, **identity(path), "sha256": _digest(values)}
+    if not with_config:
+        record["params"] = None
     if beside:
         record["beside"] = {name: _digest(json_ready(kept)) for name, kept in beside.items()}
     write_json(path, {**values, RECORD: record})

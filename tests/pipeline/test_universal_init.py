@@ -3,11 +3,13 @@ depends on the record rather than on every transfer model (a new grid point retr
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import yaml
 
+from paraphrastic import provenance
 from paraphrastic.configuration.jobs import JobTables
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.selection import universal_init_model, universal_init_record
@@ -43,15 +45,21 @@ def test_the_record_names_the_rows_selected_run_and_each_seeds_model(models):
     assert universal_init_model(record, 7, "r.json") == Path(record["models"]["1"]["path"])  # no seed 7: the first
 
 
-def test_another_rows_models_leave_the_record_byte_identical(models, tmp_path):
+def test_another_rows_models_and_settings_leave_the_record_byte_identical(models, monkeypatch):
+    """A new byte in the record would retrain every universal job: another row's models, and a config that differs
+    elsewhere (another grid's thinning, which its stage reads), leave it as it was."""
     config, data = models
-    out = tmp_path / "init" / "gran-simpwiki.json"
+    out = data / "supervised" / "init" / "gran-simpwiki.json"
+    monkeypatch.setattr(provenance, "_config_digest", [])  # this test's own: read_under sets it for the process
+    provenance.read_under(config)
     universal_init.run(config, row="gran-simpwiki", data_dir=data, out=out)
     before = out.read_bytes()
     for path in (data / "models").glob("t-lstmavg-reg*/seed*/model.pt"):
         path.write_bytes(b"retrained")
+    provenance.read_under({**config, "seed": config["seed"] + 1})
     universal_init.run(config, row="gran-simpwiki", data_dir=data, out=out)
     assert out.read_bytes() == before
+    assert json.loads(before)["record"]["role"] == "supervised/init/gran-simpwiki.json"
 
 
 def test_a_model_changed_since_the_record_stops_the_universal_job(models):

@@ -24,6 +24,7 @@ from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.models.encoders import SentenceEncoder, build_model, load_weights
 from paraphrastic.models.heads import PairScorer, SimilarityHead
+from paraphrastic.provenance import RECORD, check_role, identity
 
 # What the weights-only unpickler names when it refuses a file: the global (a function or class, e.g.
 # posix.system; "Unsupported class" in torch < 2.4) or the pickle opcode it would have needed.
@@ -79,7 +80,8 @@ def read_payload(path, kind: str = "model file",
 
 def read_model_file(path) -> dict:
     """A model.pt's payload (:func:`read_payload`), checked to be one of ours: its architecture name and
-    options, vocabulary and weights."""
+    options, vocabulary and weights, and (in the data folder) its role: one written as another run's model is an
+    error naming both."""
     payload = read_payload(path, "model file")
     if not (isinstance(payload, dict) and isinstance(payload.get("model"), str)
             and isinstance(payload.get("options", {}), dict) and isinstance(payload.get("vocab"), list)
@@ -87,6 +89,7 @@ def read_model_file(path) -> dict:
         raise PipelineError(f"{path}: not a paraphrastic model file (a torch file, but not a model.pt written by "
                             "`train`, `train-supervised` or `train-siamese`: no model name, options, vocab and "
                             "state_dict)")
+    check_role(path, payload.get(RECORD) or {})
     return payload
 
 
@@ -111,6 +114,9 @@ def model_of(path, payload: dict, build: Callable[[dict], torch.nn.Module]) -> t
 
 
 def _write(path, payload: dict) -> None:
+    # its role (the path it is written to, relative to the data folder): a model copied over another run's stops
+    # the job that loads it (read_model_file)
+    payload = {**payload, RECORD: identity(path)}
     with atomic_path(path) as tmp:
         torch.save(payload, tmp)
 

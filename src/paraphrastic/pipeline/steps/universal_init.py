@@ -11,5 +11,5 @@ from paraphrastic.provenance import write_result
 
 def run(config: dict, *, row, data_dir, out) -> None:
     record = universal_init_record(config, Path(data_dir), row)
-    write_result(out, record, stage="universal_init")
+    write_result(out, record, stage="universal_init", with_config=False)  # unchanged by another row's change
     print(f"universal init row {row}: run {record['run']} (seeds {', '.join(record['models'])})")
