@@ -19,8 +19,8 @@ from paraphrastic.provenance import read_result, write_result
 from paraphrastic.training.sentence_distillation import SentenceDistillationSettings, train, without_zipf_weights
 
 
-def starting_vectors(distilled: Path, settings: SentenceDistillationSettings) -> tuple[vocabulary.Vocabulary,
-                                                                                      np.ndarray]:
+def starting_vectors(distilled: Path,
+                     settings: SentenceDistillationSettings) -> tuple[vocabulary.Vocabulary, np.ndarray]:
     """The distill stage's vocabulary and vectors in ``distilled`` as the trainer starts from them: as they are, or
     with ``start_weights: none`` the Zipf weights its coverage.json records divided out."""
     vocab, start = vocabulary.load_vectors(distilled)
