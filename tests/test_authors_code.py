@@ -287,6 +287,12 @@ def test_the_readings_cost_is_the_difference_of_the_seeds_means_with_each_readin
             job.mkdir(parents=True)
             (job / "train.json").write_text("{}")
     assert reading.finished_seeds("t2-avg-none__x", [1, 2], tmp_path) == [1, 2, 4]
+    # the code that trained each job: its stamp, else the earlier table's commit, else said to be unrecorded
+    (tmp_path / "ours" / "models" / "t2-avg-none__x" / "seed4" / reading.TRAINED_AT).write_text("def\n")
+    assert [reading.trained_at("t2-avg-none__x", seed, tmp_path / "ours", result) for seed in (4, 1, 5)] == [
+        "def", "abc", "unrecorded"]
+    result["trained_at"] = {"t2-avg-none__x": {"ours": {"1": "abc"}, "authors": {"1": "def"}}}
+    assert "Trained at abc, def, tabled at abc by" in reading.markdown(result)
 
 
 def test_the_raw_files_their_code_reads_itself_give_our_authors_reading(data, tmp_path):

@@ -40,6 +40,7 @@ from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
 
 RESULTS = HERE.parent / "results" / "reading"
+TRAINED_AT = "trained_at.txt"  # beside a job's train.json: the commit whose code trained it
 
 
 def prepare(config: dict, reading: str, data: Path, out: Path) -> None:
@@ -72,6 +73,8 @@ def train_job(config: dict, all_runs: dict, run: str, seed: int, data: Path, out
 
     folder = out / "models" / run / f"seed{seed}"
     if not (folder / "train.json").is_file():
+        (folder / TRAINED_AT).parent.mkdir(parents=True, exist_ok=True)
+        write_text(folder / TRAINED_AT, commit() + "\n")  # the code that trains it, for the table's footer
         settings = replace(experiment(config, run, all_runs), seed=seed)
         train(settings, train_path=out / "corpus" / f"{settings.train_set}.parquet", vocab_dir=out / "vocab",
               eval_path=data / "corpus" / "eval.parquet", selection=cfg.selection_ids(config), out_dir=folder,
@@ -89,6 +92,18 @@ def finished_seeds(run: str, seeds: list[int], work: Path) -> list[int]:
                                   for reading in READINGS):
             found.add(int(seed))
     return sorted(found)
+
+
+def trained_at(run: str, seed: int, out: Path, earlier: dict) -> str:
+    """The commit whose code trained a job: its TRAINED_AT file, else the table's earlier result (jobs trained
+    before the file was written), else "unrecorded"."""
+    stamp = out / "models" / run / f"seed{seed}" / TRAINED_AT
+    if stamp.is_file():
+        return stamp.read_text().strip()
+    reading = out.name
+    if str(seed) in earlier.get("runs", {}).get(run, {}).get(reading, {}):
+        return earlier.get("trained_at", {}).get(run, {}).get(reading, {}).get(str(seed), earlier["commit"])
+    return "unrecorded"
 
 
 def finished(run: str, seed: int, out: Path) -> dict:
@@ -119,7 +134,10 @@ def markdown(result: dict) -> str:
         lines.append(f"| {run} | {len(ours)} | {', '.join(f'{v:.2f}' for v in ours)} | "
                      f"{', '.join(f'{v:.2f}' for v in theirs)} | {_spread(ours)} | {_spread(theirs)} | "
                      f"{statistics.mean(theirs) - statistics.mean(ours):+.2f} |")
-    return "\n".join(lines) + f"\n\nMeasured at {result['commit']} by `benchmarks/authors_code/reading.py`.\n"
+    commits = sorted({c for jobs in result.get("trained_at", {}).values() for seeds in jobs.values()
+                      for c in seeds.values()}) or [result["commit"]]
+    return "\n".join(lines) + f"\n\nTrained at {', '.join(commits)}, tabled at {result['commit']} by " \
+                               "`benchmarks/authors_code/reading.py`.\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,10 +176,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{reading} {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
     if args.table or set(args.readings) == set(READINGS):
         prepared = {reading: coverage(args.work / reading) for reading in READINGS}
+        earlier_path = args.out.with_suffix(".json")
+        earlier = json.loads(earlier_path.read_text()) if earlier_path.is_file() else {}
+        seeds = {run: finished_seeds(run, args.seeds, args.work) for run in runs}
         result = {"commit": commit(), "readings": list(READINGS), "prepared": prepared,
                   "runs": {run: {reading: {str(seed): finished(run, seed, args.work / reading)["transfer_pearson"]
-                                           for seed in finished_seeds(run, args.seeds, args.work)}
-                                 for reading in READINGS} for run in runs}}
+                                           for seed in seeds[run]} for reading in READINGS} for run in runs},
+                  "trained_at": {run: {reading: {str(seed): trained_at(run, seed, args.work / reading, earlier)
+                                                 for seed in seeds[run]} for reading in READINGS} for run in runs}}
         write_json(args.out.with_suffix(".json"), result)
         write_text(args.out.with_suffix(".md"), markdown(result))
     return 0
