@@ -132,16 +132,16 @@ def test_a_runs_history_edited_or_copied_from_another_run_stops_the_reader(in_ch
     job(1, 50.0)
     job(2, 60.0)
     first = runs / "seed1" / "train.json"
-    assert provenance.read_beside(first, "history.json") == [{"epoch": 1, "selection_pearson": 50.0}]
+    assert provenance.read_with_beside(first, "history.json")[1] == [{"epoch": 1, "selection_pearson": 50.0}]
     shutil.copy(runs / "seed2" / "history.json", runs / "seed1" / "history.json")
     with pytest.raises(PipelineError, match=r"seed1/history.json: differs from what train wrote beside .*seed1/"
                                             r"train.json .*another run's copied in"):
-        provenance.read_beside(first, "history.json")
+        provenance.read_with_beside(first, "history.json")
     (runs / "seed1" / "history.json").unlink()
     with pytest.raises(PipelineError, match=r"seed1/history.json: missing beside"):
-        provenance.read_beside(first, "history.json")
+        provenance.read_with_beside(first, "history.json")
     with pytest.raises(PipelineError, match=r"holds no digest of .*log.json"):
-        provenance.read_beside(first, "log.json")
+        provenance.read_with_beside(first, "log.json")
 
 
 @pytest.mark.fault("misplaced artifacts")

@@ -1,5 +1,5 @@
 """What an artifact's record says it is, beside what it holds: its role and the config that wrote it; and the
-records of the JSON results (:func:`write_result`, :func:`read_result`, :func:`read_beside`).
+records of the JSON results (:func:`write_result`, :func:`read_result`, :func:`read_with_beside`).
 
 A table (:func:`paraphrastic.data.corpus.write_table`), a matrix (:func:`paraphrastic.data.vocab.save_matrix`) and a
 result JSON carry a record of their content's sha256, so damage and edits are noticed. A valid artifact in
@@ -88,7 +88,7 @@ def write_result(path: str | os.PathLike, values: dict, *, stage: str | None,
     """A JSON result that the report (or another stage) reads, with its record under :data:`RECORD`: the stage,
     its role, the config's digest and the sha256 of its values (key order and layout aside). ``beside``: the
     values of JSON files written next to it, by name (a run's ``history.json``, a list that has no room for a
-    record of its own): the record holds their sha256 too, which :func:`read_beside` checks. ``with_config=False``
+    record of its own): the record holds their sha256 too, which :func:`read_with_beside` checks. ``with_config=False``
     leaves the config's digest out, for a result that must stay byte-identical when settings it does not depend
     on change (``universal_init``'s: its stage reads every grid row, and a new byte would retrain every universal
     job)."""
@@ -131,11 +131,15 @@ def read_result(path: str | os.PathLike) -> dict:
     return _checked(path)[0]
 
 
-def read_beside(path: str | os.PathLike, name: str):
-    """The JSON file ``name`` next to the result at ``path``, checked against the sha256 that result's record holds
-    for it (:func:`write_result`'s ``beside``): an edited one, or another run's copied there, is an error naming
-    both files."""
-    _, record = _checked(path)
+def read_with_beside(path: str | os.PathLike, name: str) -> tuple[dict, object]:
+    """The result at ``path`` (:func:`read_result`) and the JSON file ``name`` next to it, checked against the sha256
+    that result's record holds for it (:func:`write_result`'s ``beside``): an edited one, or another run's copied
+    there, is an error naming both files. The result is read once for both."""
+    values, record = _checked(path)
+    return values, _beside(path, record, name)
+
+
+def _beside(path: str | os.PathLike, record: dict, name: str):
     kept = Path(path).with_name(name)
     written = (record.get("beside") or {}).get(name)
     if written is None:
@@ -166,4 +170,4 @@ def check_result(path: str | os.PathLike) -> None:
     """A result checked as its readers check it, with each file its record holds the digest of (``beside``)."""
     _, record = _checked(path)
     for name in record.get("beside") or {}:
-        read_beside(path, name)
+        _beside(path, record, name)

@@ -19,7 +19,7 @@ from paraphrastic.configuration.jobs import supervised_jobs
 from paraphrastic.data.supervised_splits import TASKS
 from paraphrastic.errors import PipelineError
 from paraphrastic.layout import DataLayout
-from paraphrastic.provenance import read_beside, read_result
+from paraphrastic.provenance import read_with_beside
 
 
 def select(histories: dict[tuple[str, int], list[dict]], names: list[str], seeds: dict[str, list[int]],
@@ -73,8 +73,10 @@ class Selection:
         self.labels = grids.row_labels(config)
         self.seeds = {r: seeds_of(config, settings) for r, settings in self.runs.items()}
         jobs = [(r, s) for r, seeds in self.seeds.items() for s in seeds]
-        self.histories = {job: read_beside(model_dir(data_dir, *job) / "train.json", "history.json") for job in jobs}
-        self.trains = {job: read_result(model_dir(data_dir, *job) / "train.json") for job in jobs}
+        self.trains, self.histories = {}, {}
+        for job in jobs:
+            self.trains[job], self.histories[job] = read_with_beside(model_dir(data_dir, *job) / "train.json",
+                                                                     "history.json")
         self.chosen = {row: {kind: select(self.histories, names, self.seeds, criterion)
                              for kind, criterion in (("test", "selection_pearson"), ("oracle", "transfer_pearson"))}
                        for row, names in self.rows.items()}
@@ -164,8 +166,7 @@ class SupervisedSelection:
         for job in self.jobs.values():
             folder = supervised_dir(data_dir, job["task"], job["run"], job["seed"], bool(job["init"]))
             key = (job["task"], job["run"], job["seed"])
-            self.histories[key] = read_beside(folder / "train.json", "history.json")
-            self.trains[key] = read_result(folder / "train.json")
+            self.trains[key], self.histories[key] = read_with_beside(folder / "train.json", "history.json")
         self.chosen = {}
         for row, names in self.rows.items():
             for task in TASKS:

@@ -16,7 +16,7 @@ import pandas as pd
 from paraphrastic.configuration.jobs import siamese_jobs
 from paraphrastic.data.similarity_tasks import sts_sets
 from paraphrastic.layout import DataLayout
-from paraphrastic.provenance import read_beside, read_result
+from paraphrastic.provenance import read_result, read_with_beside
 from paraphrastic.report.document import Document, capped_scope, format_r, paper_table
 
 W2V_LABELS = {"cbow": "word2vec CBOW", "skipgram": "word2vec skip-gram"}
@@ -28,8 +28,10 @@ def siamese_section(doc: Document, config: dict, data_dir: Path) -> dict:
     sc = config["siamese_cbow"]
     siamese = DataLayout(data_dir).siamese
     stats = read_result(siamese / "corpus" / "stats.json")
-    infos = {run: read_result(siamese / "models" / run / "train.json") for run in siamese_jobs(config)}
-    histories = {run: read_beside(siamese / "models" / run / "train.json", "history.json") for run in infos}
+    runs = {run: read_with_beside(siamese / "models" / run / "train.json", "history.json")
+            for run in siamese_jobs(config)}
+    infos = {run: info for run, (info, _) in runs.items()}
+    histories = {run: history for run, (_, history) in runs.items()}
     w2v = read_result(siamese / "word2vec" / "results.json")
     train = sc["train"]
     steps = max(math.ceil(info["centre_sentences"] / train["batch_size"]) for info in infos.values())

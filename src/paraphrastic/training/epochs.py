@@ -451,7 +451,7 @@ def write_run(out_dir, history: list[dict], info: dict, save: Callable[[Path], N
     """The files every trainer leaves in its run's folder, in the job's `writing` phase: ``model.pt``
     (``save(path)``), ``history.csv`` (an epoch a row, the per-set scores left to the JSON; ``csv_rows`` instead
     where given), ``history.json`` and ``train.json`` (``info``, with the record of ``stage``'s result, which
-    holds history.json's digest too: :func:`paraphrastic.provenance.read_beside`), each written atomically.
+    holds history.json's digest too: :func:`paraphrastic.provenance.read_with_beside`), each written atomically.
     Returns ``info``."""
     with phase("writing"):
         out_dir = Path(out_dir)
