@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from paraphrastic.configuration import params as cfg
 from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.data.corpus import TRAIN_SCHEMA, write_table
 from paraphrastic.data.vocab import SPECIAL, UNK, WORDPIECES, Vocabulary
@@ -301,7 +302,6 @@ def test_the_raw_files_their_code_reads_itself_give_our_authors_reading(data, tm
     data.reading: authors gives the same files."""
     import gzip
 
-    from paraphrastic.configuration import params as cfg
     from paraphrastic.data.corpus import build_train_table
     from paraphrastic.data.readers import read_aligned_pairs
 
@@ -348,19 +348,29 @@ def test_their_code_end_to_end_is_compared_with_ours_on_each_reading(tmp_path):
     assert end_to_end.main(["--theirs", str(tmp_path / "raw.json"), str(tmp_path / "tokens.json"), "--ours",
                             str(tmp_path / "ours.json"), "--out", str(out)]) == 0
     table = out.with_suffix(".md").read_text()
-    assert "| r | end to end | authors | ours | 3 / 3 | 45.10 ± 0.10 | 44.70 ± 0.10 | -0.40 | no |" in table
+    assert cfg.load(REPO / "params.yaml")["data"]["reading"] == "authors"  # end to end is then the same text
+    assert ("| r | end to end, the same text | authors | authors | 3 / 3 | 45.10 ± 0.10 | 45.10 ± 0.10 | +0.00 | yes |"
+            in table)
+    assert ("| r | end to end, the other reading | authors | ours | 3 / 3 | 45.10 ± 0.10 | 44.70 ± 0.10 | -0.40 | no |"
+            in table)
     # every seed each side trained, not only those both did: the seeds are not paired
     assert "| r | the same text | ours | ours | 2 / 3 | 44.75 ± 0.07 | 44.70 ± 0.10 | -0.05 | yes |" in table
-    assert "| r | the same text | authors | authors | 3 / 3 | 45.10 ± 0.10 | 45.10 ± 0.10 | +0.00 | yes |" in table
-    assert "Theirs measured at aaa, ccc, ours at bbb" in table
+    assert table.count("\n| r |") == 3 and "Theirs measured at aaa, ccc, ours at bbb" in table
+    assert [c["comparison"] for c in end_to_end.compared([raw, tokens], ours, "ours")] == [
+        "end to end", "the same text", "the same text"]
 
 
 def test_add_keeps_an_earlier_tables_other_jobs_from_the_same_code_and_kind(tmp_path):
     versions = {"python": "2.7.18", "theano": "1.0.5", "lasagne": "0.2.dev1", "lasagne_source": "/a"}
     earlier = tmp_path / "authors_code.json"
-    earlier.write_text(json.dumps({"versions": versions, "rows": [{"run": "a", "seed": 1}, {"run": "b", "seed": 1}]}))
+    earlier.write_text(json.dumps({"versions": versions, "commit": "old", "rows": [
+        {"run": "a", "seed": 1}, {"run": "a", "seed": 2, "commit": "older"}, {"run": "b", "seed": 1}]}))
     now = [{"run": "b", "seed": 1, "raw": False}]
-    assert run.kept_rows(earlier, now, versions | {"lasagne_source": "/b"}, raw=False) == [{"run": "a", "seed": 1}]
+    # a kept row keeps the commit it was measured at: its own, or (written before rows kept theirs) its table's
+    assert run.kept_rows(earlier, now, versions | {"lasagne_source": "/b"}, raw=False) == [
+        {"run": "a", "seed": 1, "commit": "old"}, {"run": "a", "seed": 2, "commit": "older"}]
+    assert end_to_end.measured_at([json.loads(earlier.read_text()), {"commit": "new", "rows": now}]) == [
+        "new", "old", "older"]
     assert run.kept_rows(tmp_path / "none.json", now, versions, raw=False) == []
     with pytest.raises(SystemExit, match="holds runs without --raw"):
         run.kept_rows(earlier, now, versions, raw=True)

@@ -224,3 +224,29 @@ def test_mteb_sts_checks_every_argument_before_any_work(tmp_path, capsys, monkey
         assert stopped.value.code == 2
         assert said in capsys.readouterr().err
     assert not list(tmp_path.glob("out*"))
+
+
+def test_the_static_readings_table_gives_each_vector_folders_scores_under_both_readings(tmp_path, monkeypatch):
+    """static_reading.py --table: per vector folder, each reading's STS 2016 and 22-set means and the differences
+    (authors − ours), from the scores each reading's folder holds; a reading not made is named."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    static_reading = importlib.import_module("static_reading")
+    from paraphrastic.provenance import data_folder, write_result
+
+    for reading, shift in (("ours", 0.0), ("authors", 0.25)):
+        out = tmp_path / "work" / reading
+        (out / "results").mkdir(parents=True)
+        (out / static_reading.MADE_AT).write_text("abc\n")
+        for k, folder in enumerate(static_reading.FOLDERS):
+            with data_folder(out):
+                write_result(static_reading.scores_of(out, folder),
+                             {"summary": {"selection_pearson": 60.0 + k + shift, "transfer_pearson": 50.0 + k - shift}},
+                             stage=f"baseline_{folder}")
+    result = tmp_path / "static_reading"
+    assert static_reading.main(["--table", "--work", str(tmp_path / "work"), "--out", str(result)]) == 0
+    table = result.with_suffix(".md").read_text()
+    assert "| sentence_distilled (" in table and "| 61.00 | 51.00 | 61.25 | 50.75 | +0.25 | -0.25 |" in table
+    assert "Made at abc, tabled at" in table
+    (tmp_path / "work" / "ours" / "results" / "baseline_distilled.json").unlink()
+    with pytest.raises(SystemExit, match="baseline_distilled.json: not made"):
+        static_reading.main(["--table", "--work", str(tmp_path / "work"), "--out", str(result)])

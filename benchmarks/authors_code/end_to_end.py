@@ -7,9 +7,9 @@ our tokens (``data.reading: ours``). Default: benchmarks/results/authors_code_ra
 READING is reading.py's result (default benchmarks/results/reading.json): the same runs and seeds trained by our
 code on each reading. Per run, three comparisons, each of their seeds' 22-set mean with ours (the difference
 ours − theirs, whether it lies within the seeds' spread, the larger of the two sides' sd, and Welch's t, as
-run.py compares): end to end (theirs as they ran it, ours with params.yaml's reading), and each reading on both
-sides; so a difference in how the text is read is told apart from one in training. Writes OUT.{json,md} (default
-benchmarks/results/end_to_end); docs/fidelity.md shows it (benchmarks/readme.py).
+run.py compares): theirs as they ran it against ours on either reading (*end to end* on params.yaml's), and both
+sides on our tokens; so a difference in how the text is read is told apart from one in training. Writes
+OUT.{json,md} (default benchmarks/results/end_to_end); docs/fidelity.md shows it (benchmarks/readme.py).
 """
 
 from __future__ import annotations
@@ -43,15 +43,23 @@ def their_seeds(results: list[dict]) -> dict[str, dict[str, dict[int, float]]]:
     return seeds
 
 
+def comparisons_of(default: str) -> list[tuple[str, str, str]]:
+    """The three distinct (their reading, our reading, label) pairs: theirs as they ran it (their reading) against
+    ours on params.yaml's reading (``default``), *end to end*, and on the other one; both sides on our tokens."""
+    other = next(reading for reading in READINGS if reading != default)
+    if default == "authors":
+        return [("authors", "authors", "end to end, the same text"),
+                ("authors", other, "end to end, the other reading"), ("ours", "ours", "the same text")]
+    return [("authors", default, "end to end"), ("authors", other, "the same text"), ("ours", "ours", "the same text")]
+
+
 def compared(theirs: list[dict], ours: dict, default: str) -> list[dict]:
     """Per run of reading.py's that theirs hold too, with at least two seeds a side (every seed each side trained,
-    not only those both did: the seeds are not paired): end to end (their reading on theirs, ``default`` on ours),
-    then each reading on both sides (run.compared_seeds)."""
+    not only those both did: the seeds are not paired), each of :func:`comparisons_of` (run.compared_seeds)."""
     seeds = their_seeds(theirs)
-    pairs = [("authors", default, "end to end"), *((reading, reading, "the same text") for reading in READINGS)]
     found = []
     for run, readings in ours["runs"].items():
-        for their_reading, our_reading, what in pairs:
+        for their_reading, our_reading, what in comparisons_of(default):
             mine, yours = list(readings[our_reading].values()), list(seeds[their_reading].get(run, {}).values())
             if len(mine) >= 2 and len(yours) >= 2:
                 found.append({"run": run, "comparison": what, "theirs_read": their_reading, "ours_read": our_reading,
@@ -64,7 +72,7 @@ def markdown(comparisons: list[dict], commits: dict, default: str) -> str:
              "their way (`authors`; theirs reading the raw files itself, `run.py --raw`): each run's STS 2016-"
              "selected 22-set mean Pearson (× 100), the seeds' mean ± sample sd, the difference (ours − theirs), "
              "whether it lies within the seeds' spread (the larger sd) and Welch's t. *End to end*: theirs as they "
-             f"ran it, ours with params.yaml's reading (`{default}`).", "",
+             f"ran it, ours with params.yaml's reading (`{default}`); *the other reading*: ours on the other one.", "",
              "| run | comparison | theirs read | ours read | seeds (theirs / ours) | theirs | ours | difference "
              "| within the spread | t |", "|---|---|---|---|---:|---:|---:|---:|---|---:|"]
     for c in comparisons:
@@ -73,6 +81,12 @@ def markdown(comparisons: list[dict], commits: dict, default: str) -> str:
                      f"{c['difference']:+.2f} | {'yes' if c['within'] else 'no'} | {c['t']:+.1f} |")
     return "\n".join(lines) + (f"\n\nTheirs measured at {', '.join(commits['theirs'])}, ours at {commits['ours']}; "
                                "`benchmarks/authors_code/end_to_end.py` wrote the table.\n")
+
+
+def measured_at(results: list[dict]) -> list[str]:
+    """The commits their rows were measured at: each row's own, or (a row written before rows kept theirs) its
+    table's."""
+    return sorted({row.get("commit", result["commit"]) for result in results for row in result["rows"]})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     comparisons = compared(theirs, ours, default)
     if not comparisons:
         raise SystemExit(f"{[str(p) for p in args.theirs]} and {args.ours} share no run with two seeds or more")
-    commits = {"theirs": sorted({result["commit"] for result in theirs}), "ours": ours["commit"]}
+    commits = {"theirs": measured_at(theirs), "ours": ours["commit"]}
     write_json(args.out.with_suffix(".json"), {"commits": commits, "default_reading": default, "runs": comparisons})
     write_text(args.out.with_suffix(".md"), markdown(comparisons, commits, default))
     print(markdown(comparisons, commits, default))

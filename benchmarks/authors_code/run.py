@@ -275,7 +275,9 @@ def kept_rows(earlier: Path, rows: list[dict], versions: dict, raw: bool) -> lis
     if any(bool(row.get("raw")) != raw for row in old["rows"]):
         raise SystemExit(f"--add: {earlier} holds runs {'without' if raw else 'with'} --raw")
     now = {(row["run"], row["seed"]) for row in rows}
-    return [row for row in old["rows"] if (row["run"], row["seed"]) not in now]
+    # a row keeps the commit it was measured at (an earlier table's rows have only the table's)
+    return [{**row, "commit": row.get("commit", old.get("commit"))} for row in old["rows"]
+            if (row["run"], row["seed"]) not in now]
 
 
 def harness_jobs(rows: list[str], seeds: list[int], also: list[list[str]],
@@ -334,18 +336,20 @@ def main(argv: list[str] | None = None) -> int:
     data = " ".join(part["sha256"] for part in [*record["training_pairs"], record["vectors"]])
     sets = [spec.id for spec in EVAL_SETS if spec.id in {e["dataset"] for e in record["eval_sets"]}]
     jobs_folder = args.ours or args.data
+    measured_at = commit()
     rows = []
     for row, run, seed in jobs:
         # any seed: theirs need not be among the seeds params.yaml trains ours with (ours is then "–")
         settings = dataclasses.replace(experiment(config, run, tables.runs), seed=seed)
         history = train_theirs(work, settings, seed, dim, sets, config["evaluation"]["selection"], data)
-        rows.append({"row": row, "run": run, "seed": seed, "raw": args.raw, "points": len(history),
+        rows.append({"row": row, "run": run, "seed": seed, "raw": args.raw, "commit": measured_at,
+                     "points": len(history),
                      "theirs": selected(history, settings.evaluate_every), "history": history,
                      "ours": ours(jobs_folder, run, seed)})
         print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
     reading = our_reading(jobs_folder, record["train_set"])
     rows = kept_rows(args.out.with_suffix(".json"), rows, versions, args.raw) + rows if args.add else rows
-    write_json(args.out.with_suffix(".json"), {"versions": versions, "commit": commit(), "ours_reading": reading,
+    write_json(args.out.with_suffix(".json"), {"versions": versions, "commit": measured_at, "ours_reading": reading,
                                                "rows": rows})
     write_text(args.out.with_suffix(".md"), markdown(rows, versions, reading))
     print(markdown(rows, versions, reading))

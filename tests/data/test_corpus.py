@@ -9,6 +9,7 @@ from paraphrastic.data.corpus import (
     EVAL_SCHEMA,
     TRAIN_SCHEMA,
     build_train_table,
+    read_as,
     read_table,
     sample_to_tokens,
     token_match,
@@ -57,6 +58,9 @@ def test_the_authors_reading_keeps_what_their_code_keeps():
     ours = build_train_table(pairs, max_pairs=None, seed=0)
     assert list(ours["tokens1"][0]) == ["the", "(", "1/4", ")", "\u00e3\u017ele", "x", "tag", "end"]
     assert list(authors["n_tokens"]) == [8] and list(ours["n_tokens"]) == [9]
+    # a table read again another way (the static encoder's stages, the gate sentences): that reading's tokens
+    assert read_as(authors, "ours")["tokens1"].tolist() == ours["tokens1"].tolist()
+    assert read_as(ours, "authors")["tokens2"].tolist() == authors["tokens2"].tolist()
     with pytest.raises(PipelineError, match="data.reading: 'theirs' is not one of ours, authors"):
         build_train_table(pairs, max_pairs=None, seed=0, reading="theirs")
 

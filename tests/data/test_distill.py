@@ -11,8 +11,9 @@ import pytest
 import torch
 
 from paraphrastic.data import vocab as vocabulary
-from paraphrastic.data.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, write_table
+from paraphrastic.data.corpus import EVAL_SCHEMA, TRAIN_SCHEMA, build_train_table, write_table
 from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, teacher_pieces
+from paraphrastic.data.readers import TextPair
 from paraphrastic.errors import PipelineError
 from paraphrastic.pipeline.steps import distill as distill_step
 from paraphrastic.training.sentence_distillation import without_zipf_weights
@@ -113,6 +114,11 @@ def test_more_dimensions_than_words_is_an_error(teacher):
         distill_vectors(WORDS, teacher, dims=16, sif_coefficient=None)
 
 
+def stage_config(distilled: dict, reading: str = "ours") -> dict:
+    """The config keys the distill stage reads."""
+    return {"device": "cpu", "word_vectors": {"reading": reading, "distilled": distilled}}
+
+
 def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
     corpus = tmp_path / "corpus"
     train = pd.DataFrame({"source": ["s:1", "s:2"], "s1": ["the dog", "the cat"], "s2": ["a dog", "cats"],
@@ -125,7 +131,7 @@ def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
     write_table(evaluation, EVAL_SCHEMA, corpus / "eval.parquet")
     settings = {"teacher": str(teacher), "dims": 3, "sif_coefficient": 1e-4, "max_words": None,
                 "evaluation_words": True, "subwords": False}
-    distill_step.run({"device": "cpu", "word_vectors": {"distilled": settings}}, corpus=corpus,
+    distill_step.run(stage_config(settings), corpus=corpus,
                      out_dir=tmp_path / "out", threads=1)
     vocab = vocabulary.Vocabulary.load(tmp_path / "out" / "vocab.txt")
     # "dog" and "the" tie (4 each) and go alphabetically; the evaluation-only words come last
@@ -136,14 +142,13 @@ def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
     assert report["words"] == len(vocab) and report["dim"] == 3
     assert report["coverage"]["eval"]["token_coverage"] == 1.0
     # the default: no word taken from the evaluation sets ("man" and "zebra" are then <unk> there)
-    distill_step.run({"device": "cpu", "word_vectors": {"distilled": dict(settings, evaluation_words=False)}},
+    distill_step.run(stage_config(dict(settings, evaluation_words=False)),
                      corpus=corpus, out_dir=tmp_path / "fair", threads=1)
     assert vocabulary.Vocabulary.load(tmp_path / "fair" / "vocab.txt").words == vocab.words[:-2]
     fair = json.loads((tmp_path / "fair" / "coverage.json").read_text())
     assert fair["evaluation_words"] is False and fair["coverage"]["eval"]["token_coverage"] == 0.5
     # with the teacher's pieces: "man" is one of them, "zebra" has no split (no "##e..." piece) and stays <unk>
-    distill_step.run({"device": "cpu", "word_vectors": {"distilled": dict(settings, evaluation_words=False,
-                                                                           subwords=True)}},
+    distill_step.run(stage_config(dict(settings, evaluation_words=False, subwords=True)),
                      corpus=corpus, out_dir=tmp_path / "pieces", threads=1)
     pieced = vocabulary.Vocabulary.load(tmp_path / "pieces" / "vocab.txt")
     assert pieced.has_wordpieces
@@ -154,6 +159,26 @@ def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
     assert report["subwords"] is True and report["pieces"] == len(pieced) - 10
     evaluation = report["coverage"]["eval"]
     assert evaluation["token_coverage"] == evaluation["token_coverage_with_pieces"] == 0.75
+
+
+def test_the_stage_reads_the_training_text_as_word_vectors_reading_says(teacher, tmp_path):
+    """Whatever reading (data.reading) wrote the training tables, the distilled words are the text read as
+    word_vectors.reading says: ours (brackets) by default, the authors' (-lrb-) if asked."""
+    corpus = tmp_path / "corpus"
+    pairs = [TextPair("The -LRB- dog -RRB-", "a dog", "s:1")]
+    for name in ("simpwiki", "ppdb"):
+        write_table(build_train_table(pairs, max_pairs=None, seed=0, reading="authors"), TRAIN_SCHEMA,
+                    corpus / f"{name}.parquet")
+    evaluation = pd.DataFrame([{"dataset": "sts12.MSRvid", "group": "STS 2012", "line": 1, "s1": "a man",
+                                "s2": "a zebra", "score": 1.0, "tokens1": ["a", "man"], "tokens2": ["a", "zebra"]}])
+    write_table(evaluation, EVAL_SCHEMA, corpus / "eval.parquet")
+    settings = {"teacher": str(teacher), "dims": None, "sif_coefficient": None, "max_words": None,
+                "evaluation_words": False, "subwords": False}
+    for reading, words in (("ours", ["(", ")"]), ("authors", ["-lrb-", "-rrb-"])):
+        distill_step.run(stage_config(settings, reading),
+                         corpus=corpus, out_dir=tmp_path / reading, threads=1)
+        found = set(vocabulary.Vocabulary.load(tmp_path / reading / "vocab.txt").words)
+        assert set(words) <= found and not {"(", ")", "-lrb-", "-rrb-"} - set(words) & found, reading
 
 
 @pytest.mark.parametrize("subwords", [False, True])
@@ -173,7 +198,7 @@ def test_the_zipf_weights_divide_out_of_the_stages_matrix_by_its_own_record(teac
         settings = {"teacher": str(teacher), "dims": 3, "sif_coefficient": coefficient, "max_words": None,
                     "evaluation_words": False, "subwords": subwords}
         out = tmp_path / str(coefficient)
-        distill_step.run({"device": "cpu", "word_vectors": {"distilled": settings}}, corpus=corpus, out_dir=out,
+        distill_step.run(stage_config(settings), corpus=corpus, out_dir=out,
                          threads=1)
         made = json.loads((out / "coverage.json").read_text())
         matrices[coefficient] = without_zipf_weights(vocabulary.load_matrix(out / "embeddings.npy"),

@@ -1,4 +1,5 @@
-"""The stage steps' own logic: what fetch fetches, and the supervised tables (on the offline mirror)."""
+"""The stage steps' own logic: what fetch fetches, the supervised tables (on the offline mirror), the gate
+sentences' count of training sentences."""
 
 import json
 from pathlib import Path
@@ -9,9 +10,12 @@ import yaml
 
 from paraphrastic.atomic import sha256_file
 from paraphrastic.configuration import params as config
+from paraphrastic.data.corpus import build_train_table, write_table
+from paraphrastic.data.readers import TextPair
 from paraphrastic.errors import MalformedLine, PipelineError
-from paraphrastic.pipeline.steps import prepare_eval, prepare_pwim, prepare_supervised
+from paraphrastic.pipeline.steps import gate_sentences, prepare_eval, prepare_pwim, prepare_supervised
 from paraphrastic.pipeline.steps.fetch import required_raw_files
+from paraphrastic.provenance import read_result
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow/schemas/params.schema.yaml"
@@ -131,3 +135,26 @@ def test_the_stanza_transformer_is_resolved_only_for_models_trained_here(monkeyp
     c["gates"]["stanza_compared"] = {}
     with pytest.raises(PipelineError, match=r"gates\.stanza\.transformer: .*missing"):
         stanza_models.run(c, raw=tmp_path, out_dir=tmp_path / "compared", compared=True)
+
+
+@pytest.mark.parametrize("reading", ["ours", "authors"])
+def test_gate_sentences_count_the_training_sentences_whichever_reading_the_training_tables_hold(tmp_path, reading):
+    """The sample is read our way (brackets, not -LRB-); a training table read the authors' way still holds its
+    sentences, so a bracketed training sentence counts as one under either reading."""
+    c = config.load(REPO / "params.test.yaml", SCHEMA)
+    c["data"]["reading"], c["gates"]["extra_sentences"], c["gates"]["sentences"] = reading, False, 10
+    normal = ["The cat -LRB- a tabby -RRB- sat .", "Dogs bark .", "Birds sing 1\\/4 ."]
+    raw = tmp_path / "raw"
+    (raw / "simpwiki/v2-validation").mkdir(parents=True)
+    for side, lines in (("normal", normal), ("simple", [line.lower() for line in normal])):
+        (raw / f"simpwiki/v2-validation/validation-{side}").write_text("\n".join(lines) + "\n")
+    record_fetched(raw)
+    pairs = [TextPair(normal[0], "x .", "simpwiki:1"), TextPair(normal[1], "y .", "simpwiki:2")]
+    corpus = tmp_path / "corpus"
+    write_table(build_train_table(pairs, max_pairs=None, seed=0, reading=reading), None, corpus / "simpwiki.parquet",
+                stage="prepare_train")
+    write_table(pd.DataFrame({"dataset": ["sts16.headlines"], "tokens1": [["x"]], "tokens2": [["y"]]}), None,
+                corpus / "eval.parquet", stage="prepare_eval")
+    gate_sentences.run(c, raw=raw, corpus=corpus, out=tmp_path / "sentences.parquet", stats=tmp_path / "stats.json")
+    stats = read_result(tmp_path / "stats.json")
+    assert (stats["sampled"], stats["in_training_pairs"]) == (3, 2)

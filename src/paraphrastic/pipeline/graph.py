@@ -180,7 +180,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=(f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", _EVAL),
           outs={"words": Output(_DISTILLED[0]), "embeddings": Output(_DISTILLED[1]),
                 "coverage": Output(f"{_DISTILLED_DIR}/coverage.json")},
-          params=("word_vectors.distilled", "device")),
+          params=("word_vectors.distilled", "word_vectors.reading", "device")),
     # ... and trained towards the teacher's sentence embeddings of the unlabelled text (Tokenlearn's idea).
     Stage("teacher_targets", f"teacher-targets --raw data/raw --corpus {_CORPUS} "
                              f"--treebank {_SIAMESE_CORPUS}/corpus.parquet --out {_TARGETS[0]} "
@@ -191,7 +191,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"texts": Output(_TARGETS[0]), "embeddings": Output(_TARGETS[1]),
                 "stats": Output(f"{_SENTENCE_DISTILLED_DIR}/targets.json")},
           params=("word_vectors.sentence_distilled.sources", "word_vectors.sentence_distilled.max_per_source",
-                  "word_vectors.distilled.teacher", "data_profile", "profiles", "device")),
+                  "word_vectors.distilled.teacher", "word_vectors.reading", "data_profile", "profiles", "device")),
     Stage("distill_sentences", f"distill-sentences --distilled {_DISTILLED_DIR} --targets {_TARGETS[0]} "
                                f"--target-embeddings {_TARGETS[1]} --eval {_EVAL} --corpus {_CORPUS} "
                                f"--out-dir {_SENTENCE_DISTILLED_DIR} "
@@ -200,7 +200,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 f"{_CORPUS}/ppdb.parquet"),
           outs={"words": Output(_SENTENCE_DISTILLED[0]), "embeddings": Output(_SENTENCE_DISTILLED[1]),
                 "training": Output(f"{_SENTENCE_DISTILLED_DIR}/training.json")},
-          params=("word_vectors.sentence_distilled", "evaluation.selection", "device"),
+          params=("word_vectors.sentence_distilled", "word_vectors.reading", "evaluation.selection", "device"),
           checkpoints=("data/checkpoints/sentence_distilled",)),
     # {vocab_dir}: the job's starting vectors (its run's `word_vectors`), data/vocab or data/distilled.
     Stage("train", f"train --run {{run}} --seed {{seed}} --corpus-dir {_CORPUS} "

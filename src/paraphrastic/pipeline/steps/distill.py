@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from paraphrastic.data import vocab as vocabulary
-from paraphrastic.data.corpus import read_table, token_lists
+from paraphrastic.data.corpus import read_as, read_table, token_lists
 from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, with_special_rows
 from paraphrastic.data.transformer_folders import transformer_folder
 from paraphrastic.provenance import write_result
@@ -20,7 +20,9 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     settings = config["word_vectors"]["distilled"]
     device = prepare_job(device or config["device"], threads)
     corpus, out = Path(corpus), Path(out_dir)
-    tables = {name: read_table(corpus / f"{name}.parquet") for name in ("simpwiki", "ppdb", "eval")}
+    # the training text read as word_vectors.reading says (ours: as the static model tokenises what it encodes)
+    tables = {name: read_as(read_table(corpus / f"{name}.parquet"), config["word_vectors"]["reading"])
+              for name in ("simpwiki", "ppdb")} | {"eval": read_table(corpus / "eval.parquet")}
     evaluation = token_lists(tables["eval"]) if settings["evaluation_words"] else []
     words = distillation_vocabulary(token_lists(tables["simpwiki"]) + token_lists(tables["ppdb"]), evaluation,
                                     settings["max_words"])

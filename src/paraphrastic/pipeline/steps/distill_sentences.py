@@ -12,7 +12,7 @@ import torch
 
 from paraphrastic.configuration.params import selection_ids
 from paraphrastic.data import vocab as vocabulary
-from paraphrastic.data.corpus import read_table
+from paraphrastic.data.corpus import read_as, read_table
 from paraphrastic.data.sentence_targets import sentence_set, training_pairs
 from paraphrastic.errors import PipelineError
 from paraphrastic.provenance import read_result, write_result
@@ -49,7 +49,8 @@ def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, ou
     pairs, paired = None, {}
     if settings.paraphrase_weight:  # the paper's objective beside the teacher's, on these training pairs
         inputs.append(Path(corpus) / f"{settings.paraphrase_pairs}.parquet")
-        kept, left_out = training_pairs(read_table(inputs[-1]), excluded=sentence_set(evaluation))
+        kept, left_out = training_pairs(read_as(read_table(inputs[-1]), config["word_vectors"]["reading"]),
+                                        excluded=sentence_set(evaluation))
         pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in kept]
         paired = {"paraphrase_pairs": {"pairs": len(pairs), "evaluation_sentences_excluded": left_out}}
     result = train(settings, vocab=vocab, embeddings=torch.from_numpy(start),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from paraphrastic.configuration.params import gate_sentence_files, profile, selection_ids
 from paraphrastic.data import readers
-from paraphrastic.data.corpus import read_table, write_table
+from paraphrastic.data.corpus import read_as, read_table, write_table
 from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.gate_sentences import sample_sentences
 from paraphrastic.provenance import write_result
@@ -26,7 +26,9 @@ def run(config: dict, *, raw, corpus, out, stats) -> None:
     evaluation = read_table(Path(corpus) / "eval.parquet")
     selection = evaluation[evaluation["dataset"].isin(selection_ids(config))]
     excluded = {tuple(t) for t in selection["tokens1"]} | {tuple(t) for t in selection["tokens2"]}
-    simpwiki = read_table(Path(corpus) / "simpwiki.parquet")
+    # the sample's sentences are read our way (the parser needs brackets, not -LRB-), so the training sentences are
+    # too, whichever reading (`data.reading`) the training tables hold
+    simpwiki = read_as(read_table(Path(corpus) / "simpwiki.parquet"), "ours")
     training = {tuple(t) for t in simpwiki["tokens1"]} | {tuple(t) for t in simpwiki["tokens2"]}
     frame, counts = sample_sentences(raw_sentences, excluded, n=settings["sentences"],
                                      max_tokens=settings["max_tokens"], seed=settings["seed"], origins=origins,

@@ -11,7 +11,7 @@ from pathlib import Path
 from paraphrastic.configuration.params import profile
 from paraphrastic.data import readers
 from paraphrastic.data import vocab as vocabulary
-from paraphrastic.data.corpus import build_train_table, read_table, write_table
+from paraphrastic.data.corpus import build_train_table, read_as, read_table, write_table
 from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.sentence_targets import TARGETS_SCHEMA, sentence_set, teacher_embeddings, unlabelled_texts
 from paraphrastic.data.transformer_folders import transformer_folder
@@ -26,14 +26,15 @@ def _sides(frame) -> list[tuple[str, list[str]]]:
 
 
 def _extra_pairs(config: dict, raw: Path) -> list[tuple[str, list[str]]]:
-    """SimpWiki's extra pairs (the profile's ``extra_pairs``), tokenised as the training pairs are; each pair's two
-    texts in turn."""
+    """SimpWiki's extra pairs (the profile's ``extra_pairs``), read as ``word_vectors.reading`` reads the training
+    pairs; each pair's two texts in turn."""
     simpwiki = profile(config)["simpwiki"]
     pairs = [pair for first, second in simpwiki.get("extra_pairs") or []
              for pair in readers.read_aligned_pairs(raw / first, raw / second, fmt=simpwiki["format"])]
     if not pairs:
         return []
-    frame = build_train_table(pairs, max_pairs=None, seed=0)  # no sampling: the seed is not read
+    frame = build_train_table(pairs, max_pairs=None, seed=0,  # no sampling: the seed is not read
+                              reading=config["word_vectors"]["reading"])
     return [text for row in frame.itertuples() for text in ((row.s1, list(row.tokens1)), (row.s2, list(row.tokens2)))]
 
 
@@ -50,8 +51,9 @@ def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, device=N
         return [(text, list(tokens)) for text, tokens in zip(sentences["text"], sentences["tokens"], strict=True)]
 
     # each source is read only when `sources` names it; their order is the order texts are kept in
-    readers_of = {"simpwiki": lambda: _sides(read_table(corpus / "simpwiki.parquet")),
-                  "ppdb": lambda: _sides(read_table(corpus / "ppdb.parquet")),
+    reading = config["word_vectors"]["reading"]  # the training text's (ours: as the static model tokenises)
+    readers_of = {"simpwiki": lambda: _sides(read_as(read_table(corpus / "simpwiki.parquet"), reading)),
+                  "ppdb": lambda: _sides(read_as(read_table(corpus / "ppdb.parquet"), reading)),
                   "simpwiki_extra": lambda: _extra_pairs(config, raw),
                   "treebank": treebank_sentences}
     frame, counts = unlabelled_texts({name: read() for name, read in readers_of.items() if name in settings["sources"]},
