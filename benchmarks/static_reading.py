@@ -38,7 +38,7 @@ from paraphrastic.provenance import data_folder, read_result  # noqa: E402
 
 RESULTS = HERE / "results" / "static_reading"
 FOLDERS = {"distilled": "word vectors distilled from the teacher",
-           "sentence_distilled": "trained towards its sentence embeddings (the static model's vectors)"}
+           "sentence_distilled": "those trained towards its sentence embeddings, the static model's"}
 MADE_AT = "made_at.txt"  # in WORK/READING: the commit whose code made its folders, for the table's footer
 
 
@@ -105,7 +105,7 @@ def markdown(result: dict) -> str:
         cells = [f"{values[r]['selection_pearson']:.2f} | {values[r]['transfer_pearson']:.2f}" for r in readings]
         differences = [values["authors"][key] - values["ours"][key] for key in ("selection_pearson",
                                                                                  "transfer_pearson")]
-        lines.append(f"| {folder} ({what}) | " + " | ".join(cells)
+        lines.append(f"| {folder}: {what} | " + " | ".join(cells)
                      + f" | {differences[0]:+.2f} | {differences[1]:+.2f} |")
     made = sorted({result["readings"][reading]["made_at"] for reading in readings})
     return "\n".join(lines) + (f"\n\nMade at {', '.join(made)}, tabled at {result['commit']} by "

@@ -245,7 +245,7 @@ def test_the_static_readings_table_gives_each_vector_folders_scores_under_both_r
     result = tmp_path / "static_reading"
     assert static_reading.main(["--table", "--work", str(tmp_path / "work"), "--out", str(result)]) == 0
     table = result.with_suffix(".md").read_text()
-    assert "| sentence_distilled (" in table and "| 61.00 | 51.00 | 61.25 | 50.75 | +0.25 | -0.25 |" in table
+    assert "| sentence_distilled: " in table and "| 61.00 | 51.00 | 61.25 | 50.75 | +0.25 | -0.25 |" in table
     assert "Made at abc, tabled at" in table
     (tmp_path / "work" / "ours" / "results" / "baseline_distilled.json").unlink()
     with pytest.raises(SystemExit, match="baseline_distilled.json: not made"):
