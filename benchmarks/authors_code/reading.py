@@ -73,7 +73,7 @@ def train_job(config: dict, all_runs: dict, run: str, seed: int, data: Path, out
 
     folder = out / "models" / run / f"seed{seed}"
     if not (folder / "train.json").is_file():
-        (folder / TRAINED_AT).parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         write_text(folder / TRAINED_AT, commit() + "\n")  # the code that trains it, for the table's footer
         settings = replace(experiment(config, run, all_runs), seed=seed)
         train(settings, train_path=out / "corpus" / f"{settings.train_set}.parquet", vocab_dir=out / "vocab",
