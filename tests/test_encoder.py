@@ -63,6 +63,17 @@ def test_unknown_words_empty_strings_and_very_long_inputs(model_file):
     assert np.allclose(vectors[1], encoder.encode(["a dog"])[0], atol=1e-6)  # batching with it changes nothing
 
 
+def test_encoding_noting_unknown_sentences_gives_encodes_rows(model_file):
+    """The embed and similarity subcommands' one pass: encode's rows (with the model's SOS/EOS tags) and the
+    positions of the sentences whose every word is unknown, an empty one among them."""
+    encoder = paraphrastic.load(model_file[0], device="cpu")
+    sentences = [SENTENCES[0], "zyxxy qwertzuiop", "", SENTENCES[1]]
+    vectors, unknown = encoder.encode_noting_unknown(sentences)
+    assert np.allclose(vectors, encoder.encode(sentences), atol=1e-6) and unknown == [1, 2]
+    vectors, unknown = encoder.encode_noting_unknown([])
+    assert vectors.shape == (0, encoder.dim) and unknown == []
+
+
 def test_bad_inputs_are_clear_errors(model_file, workspace):
     encoder = paraphrastic.load(model_file[0], device="cpu")
     with pytest.raises(TypeError, match="must be str, got NoneType"):

@@ -16,9 +16,9 @@ import numpy as np
 import torch
 
 from paraphrastic.data.tokenize import tokenize
-from paraphrastic.data.vocab import UNK, UNK_ID, Vocabulary
+from paraphrastic.data.vocab import UNK, UNK_ID, Vocabulary, add_tags
 from paraphrastic.errors import PipelineError
-from paraphrastic.evaluation.similarity import encode
+from paraphrastic.evaluation.similarity import embed_batches, encode, length_batches
 from paraphrastic.runtime import resolve_device
 
 
@@ -151,12 +151,16 @@ class Encoder:
 
     def encode_noting_unknown(self, sentences: list[str]) -> tuple[np.ndarray, list[int]]:
         """:meth:`encode`'s rows for ``sentences``, and the positions of those in which the model knows no word (nor,
-        with word pieces, any piece), from one tokenisation: each of those is embedded as the unknown word alone,
-        so any two of them are identical (cosine 1)."""
-        tokenized = [self.tokens(s) for s in as_sentence_list(sentences)]
-        unknown = [position for position, tokens in enumerate(tokenized)
-                   if all(i == UNK_ID for i in self.vocab.ids(tokens))]
-        return self._embed(tokenized, self.batch_size, show_progress_bar=False).numpy(), unknown
+        with word pieces, any piece), from one tokenisation and one mapping to ids: each of those is embedded as the
+        unknown word alone, so any two of them are identical (cosine 1)."""
+        ids = [self.vocab.ids(self.tokens(s)) for s in as_sentence_list(sentences)]
+        unknown = [position for position, row in enumerate(ids) if all(i == UNK_ID for i in row)]
+        if not ids:
+            return np.zeros((0, self.dim), dtype=np.float32), unknown
+        # the tags are added to the ids the check read, as encode's Vocabulary.ids would add them
+        tagged = [add_tags(row, getattr(self.model, "tags", "none")) for row in ids]
+        vectors = embed_batches(self.model, length_batches(tagged, self.batch_size, self.device), len(ids))
+        return vectors.numpy(), unknown
 
     def similarity(self, first, second) -> torch.Tensor:
         """The cosine similarity of every row of ``first`` with every row of ``second`` (a tensor of shape

@@ -63,6 +63,8 @@ def test_the_authors_reading_keeps_what_their_code_keeps():
     assert read_as(ours, "authors")["tokens2"].tolist() == authors["tokens2"].tolist()
     with pytest.raises(PipelineError, match="data.reading: 'theirs' is not one of ours, authors"):
         build_train_table(pairs, max_pairs=None, seed=0, reading="theirs")
+    with pytest.raises(PipelineError, match="word_vectors.reading: 'theirs' is not one of ours, authors"):
+        read_as(ours, "theirs")
 
 
 @pytest.mark.fault("pipeline artifacts")

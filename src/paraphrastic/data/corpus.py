@@ -129,13 +129,13 @@ def token_lists(frame: pd.DataFrame) -> list:
     return list(frame["tokens1"]) + list(frame["tokens2"])
 
 
-def _splitter(reading: str, *, pretokenized: bool):
+def _splitter(reading: str, *, pretokenized: bool, key: str = "data.reading"):
     # imported here: NLTK (with the scikit-learn it imports) costs a second at start-up, which every training and
     # scoring job, reading tables tokenised long before, would pay for nothing
     from paraphrastic.data.tokenize import tokenize
 
     if reading not in READINGS:
-        raise PipelineError(f"data.reading: {reading!r} is not one of {', '.join(READINGS)}")
+        raise PipelineError(f"{key}: {reading!r} is not one of {', '.join(READINGS)}")
     return authors_tokens if reading == "authors" else partial(tokenize, pretokenized=pretokenized)
 
 
@@ -147,11 +147,12 @@ def _tokenised(records, *, pretokenized: bool, reading: str = "ours") -> pd.Data
     return frame
 
 
-def read_as(frame: pd.DataFrame, reading: str) -> pd.DataFrame:
+def read_as(frame: pd.DataFrame, reading: str, *, key: str = "word_vectors.reading") -> pd.DataFrame:
     """A training table with its tokens read again from its text as ``reading`` says, whichever reading
     (``data.reading``) wrote it: for the stages whose words must be those of another reading (the static encoder's,
-    ``word_vectors.reading``; the gate sentences', read our way). The token boundaries are the same either way."""
-    split = _splitter(reading, pretokenized=True)
+    ``word_vectors.reading``; the gate sentences', read our way). The token boundaries are the same either way.
+    ``key`` is the setting ``reading`` came from, which an error names."""
+    split = _splitter(reading, pretokenized=True, key=key)
     return frame.assign(tokens1=[split(s) for s in frame["s1"]], tokens2=[split(s) for s in frame["s2"]])
 
 
