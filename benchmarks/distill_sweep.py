@@ -27,9 +27,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE))
 
-from rehearsal import commit  # noqa: E402
-
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from published import commit, publish  # noqa: E402
 
 
 def coefficient(text: str) -> float | None:
@@ -131,8 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"commit": commit(), "corpus": str(args.corpus), "teacher": settings["teacher"], "words": len(words),
               "pieces": len(entries) - len(words), "teacher_seconds": teacher_seconds, "threads": args.threads,
               "sizes": args.sizes, "dims": args.dims, "sif": args.sif, "rows": rows}
-    write_json(args.out.with_suffix(".json"), result)
-    write_text(args.out.with_suffix(".md"), markdown(result, settings))
+    publish(args.out, result, markdown(result, settings))
     return 0
 
 

@@ -29,9 +29,8 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE))
 
-from rehearsal import commit  # noqa: E402
+from published import commit, publish  # noqa: E402
 
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.evaluation.mteb_sts import MTEB_TASKS, mean_over_tasks, pooled, published  # noqa: E402
 from paraphrastic.pipeline.graph import PUBLISHED_MTEB_STS  # noqa: E402
 
@@ -197,8 +196,7 @@ def run(args) -> int:
               "published": {model: scores for model, scores in cited.items()}}
     if "all-MiniLM-L6-v2" in measured:
         result["calibration"] = calibration(measured["all-MiniLM-L6-v2"], cited[MINILM_ID])
-    write_json(args.out.with_suffix(".json"), result)
-    write_text(args.out.with_suffix(".md"), markdown(result))
+    publish(args.out, result, markdown(result))
     print(json.dumps(result.get("calibration", {}), indent=1))
     return 0 if result.get("calibration", {"within": True})["within"] else 1
 

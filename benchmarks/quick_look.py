@@ -24,8 +24,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(HERE))
 
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from published import publish  # noqa: E402
 
 TARGET_S = 300  # the aim: the whole graph in 5 minutes on 2 idle cores
 
@@ -98,9 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="quick-look-") as scratch:
         record = measure(Path(scratch) / "quick")
-    write_json(args.out / "quick_look.json", record)
-    write_text(args.out / "quick_look.md", markdown(record))
-    print(markdown(record))
+    publish(args.out / "quick_look", record, markdown(record))
     return 0
 
 

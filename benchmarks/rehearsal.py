@@ -56,6 +56,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from published import commit, publish  # noqa: E402
 from upstream_server import UpstreamServer  # noqa: E402
 
 from paraphrastic.configuration import params as cfg  # noqa: E402
@@ -344,20 +345,6 @@ def rehearse(work: Path, *, scale: float, batches: int, families: tuple[str, ...
             f"{os.cpu_count()} cores, Python {platform.python_version()}", "device": trained_on(run)}
 
 
-def commit() -> str | None:
-    """The commit of the code measured (``+`` where the working tree's code differs from it: results and docs, which
-    the measurements themselves rewrite, do not count), or None outside git."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                                ":(exclude)benchmarks/results", ":(exclude)docs"], cwd=REPO,
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return head + ("+" if dirty else "")
-
-
 def trained_on(run: Path) -> str:
     """Where the training jobs ran, as their train.json files say (the stages choose CUDA when present)."""
     devices = sorted({json.loads(p.read_text())["device"] for p in (run / "data").rglob("train.json")})
@@ -431,9 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                           supervised_batches=args.supervised_batches,
                           mirror=mirror, eval_sets=args.eval_sets)
     args.results.mkdir(parents=True, exist_ok=True)
-    (args.results / f"{args.name}.json").write_text(json.dumps(result, indent=2) + "\n")
-    (args.results / f"{args.name}.md").write_text(markdown(result))
-    print(markdown(result))
+    publish(args.results / args.name, result, markdown(result))
     return 0
 
 

@@ -39,9 +39,9 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE))
 
-from rehearsal import commit  # noqa: E402
+from published import commit, publish  # noqa: E402
 
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.atomic import write_json  # noqa: E402
 from paraphrastic.configuration.params import load  # noqa: E402
 from paraphrastic.training.sentence_distillation import SentenceDistillationSettings  # noqa: E402
 
@@ -368,9 +368,7 @@ def main(argv: list[str] | None = None) -> int:
             row["settings"].setdefault("start_weights", "none" if row.pop("start", None) == "unweighted" else "zipf")
     texts = next((row["texts"] for row in rows if row.get("sources") is None and "texts" in row), 0)
     result = {"commit": commit(), "threads": args.threads, "texts": texts, "rows": rows}
-    write_json(args.out.with_suffix(".json"), result)
-    write_text(args.out.with_suffix(".md"), markdown(result, load(REPO / "params.yaml")["word_vectors"]
-                                                     ["sentence_distilled"]))
+    publish(args.out, result, markdown(result, load(REPO / "params.yaml")["word_vectors"]["sentence_distilled"]))
     return 0
 
 

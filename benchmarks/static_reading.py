@@ -29,9 +29,9 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE))
 
-from rehearsal import commit  # noqa: E402
+from published import commit, publish  # noqa: E402
 
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.atomic import write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
 from paraphrastic.provenance import data_folder, read_result  # noqa: E402
@@ -136,9 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         make(config, reading, args.data, args.work / reading, args.threads)
     if args.table or set(args.readings) == set(READINGS):
         result = {"commit": commit(), "readings": {reading: scores(args.work / reading) for reading in READINGS}}
-        write_json(args.out.with_suffix(".json"), result)
-        write_text(args.out.with_suffix(".md"), markdown(result))
-        print(markdown(result))
+        publish(args.out, result, markdown(result))
     return 0
 
 

@@ -24,9 +24,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
-from rehearsal import commit  # noqa: E402
+from published import commit, publish  # noqa: E402
 
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.configuration.settings import TransferSettings  # noqa: E402
 from paraphrastic.data.batching import pad  # noqa: E402
 from paraphrastic.data.corpus import read_table  # noqa: E402
@@ -110,9 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds = {label: profile(args.data, model, folder, lambda_w, dropout, args.steps)
              for label, model, folder, lambda_w, dropout in KINDS}
     result = {"commit": commit(), "steps": args.steps, "threads": 1, "note": args.note, "kinds": kinds}
-    write_json(args.out.with_suffix(".json"), result)
-    write_text(args.out.with_suffix(".md"), markdown(result))
-    print(markdown(result))
+    publish(args.out, result, markdown(result))
     return 0
 
 

@@ -27,8 +27,10 @@ from tabulate import tabulate
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(HERE))
 
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from published import publish  # noqa: E402
+
 from paraphrastic.phases import PHASES, parse  # noqa: E402
 
 SNAKEMAKE_TIME = "[%a %b %d %H:%M:%S %Y]"  # a job event's line in Snakemake's log
@@ -204,11 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     again = restarted(logs)
     text = markdown(rows, wall, args.label, resumed=len(ran) if wall is None else 0, cores=args.cores,
                     restarts=len(again))
-    print(text)
-    write_text(args.out.with_suffix(".md"), text)
-    write_json(args.out.with_suffix(".json"), {"label": args.label, "wall_seconds": wall, "cores": args.cores,
-                                               "invocations": ran, "restarted": again, "rules": rows,
-                                               "jobs": found})
+    publish(args.out, {"label": args.label, "wall_seconds": wall, "cores": args.cores, "invocations": ran,
+                       "restarted": again, "rules": rows, "jobs": found}, text)
     return 0
 
 

@@ -25,14 +25,13 @@ import nltk
 from nltk.tokenize import TreebankWordTokenizer
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
-from paraphrastic.atomic import write_json, write_text
 from paraphrastic.data.corpus import build_eval_table
 from paraphrastic.data.datasets import EVAL_SETS
 from paraphrastic.data.tokenize import ABBREVIATIONS, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
-from rehearsal import commit  # noqa: E402
+from published import commit, publish  # noqa: E402
 
 STS_TEST_SETS = [s for s in EVAL_SETS if s.group.startswith("STS 20")]
 
@@ -105,10 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     seconds = best_seconds({"NLTK Punkt + Treebank (before)": reference, "paraphrastic tokenize (now)": tokenize},
                            sentences, repeats)
     table = markdown(len(sentences), seconds, repeats, agreed)
-    write_json(args.out.with_suffix(".json"), {"commit": commit(), "sentences": len(sentences), "repeats": repeats,
-                                               "seconds": seconds, "agreed": agreed})
-    write_text(args.out.with_suffix(".md"), table)
-    print(table, end="")
+    publish(args.out, {"commit": commit(), "sentences": len(sentences), "repeats": repeats, "seconds": seconds,
+                       "agreed": agreed}, table)
     return 0 if agreed == len(sentences) else 1
 
 

@@ -26,9 +26,7 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE.parent))
 
-from rehearsal import commit  # noqa: E402
-
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from published import commit, publish  # noqa: E402
 
 RESULTS = HERE.parent / "results" / "fidelity_effects"
 ABSENT = "(trained before the setting)"
@@ -130,9 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         if entries[args.detail]["seeds"] != entry["seeds"]:
             raise SystemExit(f"{path}: {args.detail} was measured with seeds {entries[args.detail]['seeds']}")
     entries[args.detail] = entry
-    write_json(path, entries)
-    write_text(args.out.with_suffix(".md"), markdown(entries))
-    print(markdown(entries))
+    publish(args.out, entries, markdown(entries))
     return 0
 
 

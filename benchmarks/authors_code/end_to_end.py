@@ -25,8 +25,9 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE.parent))
 
+from published import publish  # noqa: E402
+
 from authors_code.run import compared_seeds  # noqa: E402
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
 
@@ -106,9 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     if not comparisons:
         raise SystemExit(f"{[str(p) for p in args.theirs]} and {args.ours} share no run with two seeds or more")
     commits = {"theirs": measured_at(theirs), "ours": ours["commit"]}
-    write_json(args.out.with_suffix(".json"), {"commits": commits, "default_reading": default, "runs": comparisons})
-    write_text(args.out.with_suffix(".md"), markdown(comparisons, commits, default))
-    print(markdown(comparisons, commits, default))
+    publish(args.out, {"commits": commits, "default_reading": default, "runs": comparisons},
+            markdown(comparisons, commits, default))
     return 0
 
 

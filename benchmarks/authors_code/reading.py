@@ -32,10 +32,10 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE.parent))
 
-from rehearsal import commit  # noqa: E402
+from published import commit, publish  # noqa: E402
 
 from authors_code.run import table4_rows  # noqa: E402
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.atomic import write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
 
@@ -184,8 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                                            for seed in seeds[run]} for reading in READINGS} for run in runs},
                   "trained_at": {run: {reading: {str(seed): trained_at(run, seed, args.work / reading, earlier)
                                                  for seed in seeds[run]} for reading in READINGS} for run in runs}}
-        write_json(args.out.with_suffix(".json"), result)
-        write_text(args.out.with_suffix(".md"), markdown(result))
+        publish(args.out, result, markdown(result))
     return 0
 
 

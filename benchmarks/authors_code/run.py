@@ -44,10 +44,10 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE.parent))
 
-from rehearsal import commit  # noqa: E402
+from published import commit, publish  # noqa: E402
 
 from authors_code import convert  # noqa: E402
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.atomic import write_json  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables  # noqa: E402
 from paraphrastic.configuration.settings import TransferSettings, experiment  # noqa: E402
@@ -349,10 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
     reading = our_reading(jobs_folder, record["train_set"])
     rows = kept_rows(args.out.with_suffix(".json"), rows, versions, args.raw) + rows if args.add else rows
-    write_json(args.out.with_suffix(".json"), {"versions": versions, "commit": measured_at, "ours_reading": reading,
-                                               "rows": rows})
-    write_text(args.out.with_suffix(".md"), markdown(rows, versions, reading))
-    print(markdown(rows, versions, reading))
+    publish(args.out, {"versions": versions, "commit": measured_at, "ours_reading": reading, "rows": rows},
+            markdown(rows, versions, reading))
     return 0
 
 

@@ -33,10 +33,9 @@ import torch
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from rehearsal import commit  # noqa: E402
+from published import commit, publish  # noqa: E402
 
 from authors_code import run as harness  # noqa: E402  (puts src/ on the path)
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables  # noqa: E402
 from paraphrastic.configuration.settings import experiment  # noqa: E402
@@ -248,11 +247,8 @@ def main(argv: list[str] | None = None) -> int:
              for k in weight_steps}
     reading = harness.our_reading(args.data, settings.train_set) or "ours"  # a run before the record: ours
     text = markdown(args.run, settings, args.batch_size, compared, moved, reading)
-    write_json(args.out.with_suffix(".json"), {"run": args.run, "seed": settings.seed, "reading": reading,
-                                               "commit": commit(),
-                                               "compared": compared, "their_largest_move": moved})
-    write_text(args.out.with_suffix(".md"), text)
-    print(text)
+    publish(args.out, {"run": args.run, "seed": settings.seed, "reading": reading, "commit": commit(),
+                       "compared": compared, "their_largest_move": moved}, text)
     return 0
 
 

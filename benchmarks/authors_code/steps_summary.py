@@ -19,8 +19,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from published import publish  # noqa: E402
+
 from authors_code import run as harness  # noqa: E402, F401  (puts src/ on the path)
-from paraphrastic.atomic import write_json, write_text  # noqa: E402
 
 EPSILON = "uncorrected"  # Adam's ε where Lasagne adds it: the pipeline's default
 
@@ -62,9 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         parser.error(f"no such file: {', '.join(missing)}")
     rows = [row(json.loads(path.read_text())) for path in args.results]
-    write_json(args.out.with_suffix(".json"), rows)
-    write_text(args.out.with_suffix(".md"), markdown(rows))
-    print(markdown(rows))
+    publish(args.out, rows, markdown(rows))
     return 0
 
 
