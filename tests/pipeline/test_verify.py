@@ -99,3 +99,21 @@ def test_verify_names_an_edited_result_and_a_history_that_is_not_the_one_its_run
     (job / "train.json").write_text(json.dumps({**values, "run": "another"}))
     problems = verify(data).problems
     assert len(problems) == 1 and "train.json: its values differ from what train wrote" in problems[0]
+
+
+@pytest.mark.fault("pipeline artifacts")
+@pytest.mark.parametrize("damage", ["record stripped", "truncated"])
+def test_verify_names_a_result_where_a_stage_writes_one_that_has_no_record_or_is_not_json(data, damage):
+    """A score edited and its record deleted with it (or a result cut short) is not passed over as some other
+    program's JSON file: the stage graph says a recorded result belongs there."""
+    info = data / "models" / "r" / "seed1" / "train.json"
+    values = json.loads(info.read_text())
+    del values["record"]
+    info.write_text(json.dumps({**values, "run": "another"}) if damage == "record stripped" else "{\"run\": ")
+    result = verify(data)
+    assert result.checked["results"] == 1 and len(result.problems) == 1
+    expected = "holds no record of what the pipeline wrote there" if damage == "record stripped" \
+        else "not readable JSON"
+    assert "train.json: " + expected in result.problems[0]
+    (data / "models" / "r" / "seed1" / "notes.json").write_text("{}")  # a file of the user's, where no stage writes
+    assert len(verify(data).problems) == 1

@@ -68,6 +68,10 @@ class Output:
     # summaries are plain outputs, so hundreds of per-set numbers, seconds and strings do not drown them.
     kind: str = "out"
     plot: dict = field(default_factory=dict)
+    # A JSON output holds its provenance record (written with provenance.write_result), which `verify` requires of
+    # it. False for one in another program's format (sentence-transformers', DVC's metrics) or whose digest the
+    # result beside it holds (a run's history.json).
+    recorded: bool = True
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,8 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
     return Stage(name, command, deps=deps,
                  outs={"model": Output(f"{job}/model.pt"),
                        "history": Output(f"{job}/history.csv", "plot", {"x": "epoch", "y": "validation_pearson"}),
-                       "history_json": Output(f"{job}/history.json"), "info": Output(f"{job}/train.json")},
+                       "history_json": Output(f"{job}/history.json", recorded=False),
+                       "info": Output(f"{job}/train.json")},
                  params=("supervised.train", "seed", "device", "evaluation.batch_size"),
                  foreach=foreach, checkpoints=(checkpoints,), run_settings="supervised_runs.{run}")
 
@@ -211,7 +216,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"model": Output(f"{_JOB}/model.pt"),
                 "history": Output(f"{_JOB}/history.csv", "plot",
                                   {"x": "epoch", "y": "selection_pearson"}),
-                "history_json": Output(f"{_JOB}/history.json"),
+                "history_json": Output(f"{_JOB}/history.json", recorded=False),
                 "info": Output(f"{_JOB}/train.json")},
           params=("train", "seed", "device", "evaluation"),
           foreach="jobs", checkpoints=(f"data/checkpoints/{JOB_DIR}",), run_settings="runs.{run}"),
@@ -295,7 +300,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=(*_SENTENCE_DISTILLED, f"{_SENTENCE_DISTILLED_DIR}/training.json",
                 f"{_SENTENCE_DISTILLED_DIR}/targets.json", f"{_DISTILLED_DIR}/coverage.json",
                 f"{_RESULTS}/encoders.json", PUBLISHED_MTEB_STS),
-          outs={name.replace(".", "_"): Output(f"{_STATIC_MODEL_DIR}/{name}") for name in STATIC_MODEL_FILES},
+          outs={name.replace(".", "_"): Output(f"{_STATIC_MODEL_DIR}/{name}", recorded=False)
+                for name in STATIC_MODEL_FILES},
           params=("word_vectors.distilled.teacher",)),
     # Siamese CBOW (Kenter et al. 2016): ordered sentences of the treebank, one job per run, the word2vec baseline.
     Stage("siamese_corpus",
@@ -313,7 +319,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"model": Output(f"{_SIAMESE}/models/{{run}}/model.pt"),
                 "history": Output(f"{_SIAMESE}/models/{{run}}/history.csv", "plot",
                                   {"x": "epoch", "y": "mean_pearson"}),
-                "history_json": Output(f"{_SIAMESE}/models/{{run}}/history.json"),
+                "history_json": Output(f"{_SIAMESE}/models/{{run}}/history.json", recorded=False),
                 "info": Output(f"{_SIAMESE}/models/{{run}}/train.json")},
           params=("siamese_cbow.train", "seed", "device", "evaluation.batch_size"),
     foreach="siamese_jobs",
@@ -340,7 +346,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"model": Output(f"{_PWIM}/models/{_PWIM_JOB}/model.pt"),
                 "history": Output(f"{_PWIM}/models/{_PWIM_JOB}/history.csv", "plot",
                                   {"x": "epoch", "y": "validation_pearson"}),
-                "history_json": Output(f"{_PWIM}/models/{_PWIM_JOB}/history.json"),
+                "history_json": Output(f"{_PWIM}/models/{_PWIM_JOB}/history.json", recorded=False),
                 "info": Output(f"{_PWIM}/models/{_PWIM_JOB}/train.json")},
           params=("seed", "device"),
           foreach="pwim_jobs", checkpoints=(f"{_PWIM}/checkpoints/{_PWIM_JOB}",),
@@ -361,7 +367,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "gate_plot": Output("data/report/gate_norms_by_pos.png"),
                 "stanza_plot": Output("data/report/stanza_learning_curves.png"),
                 "speed_plot": Output("data/report/accuracy_speed.png"),
-                "metrics": Output("data/report/metrics.json", "metric"), "timings": Output("data/report/timings.json")},
+                "metrics": Output("data/report/metrics.json", "metric", recorded=False),
+                "timings": Output("data/report/timings.json", recorded=False)},
           params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "word_vectors", "train", "seed",
                   "seeds", "supervised", "error_analysis", "siamese_cbow", "pwim")),
 )}

@@ -6,20 +6,24 @@ Snakemake's nor a stage's quick check sees).
 - tables (``.parquet``) and matrices (``.npy``): each against the record written with it (rows, sha256, role: a
   valid artifact in another's place is named), a matrix also against the file whose rows it holds (``vocab.txt``);
 - results (``.json`` with a record: scores, a run's ``train.json``, counts): each against its record, a run's
-  ``history.json`` against the digest its ``train.json`` holds;
+  ``history.json`` against the digest its ``train.json`` holds; a file where the stage graph puts a result that has
+  no record (stripped, or another program's file) or is not JSON is named too;
 - nothing is written, and model checkpoints are left to the jobs that load them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.fetch import RECORDS, raw_problems
 from paraphrastic.data.vocab import RECORDED, load_matrix
 from paraphrastic.errors import PipelineError
+from paraphrastic.pipeline.graph import STAGES
 from paraphrastic.provenance import check_result, data_folder, has_record
 
 
@@ -51,7 +55,7 @@ def _verify(data: Path) -> Verified:
     for kind, suffix in (("tables", ".parquet"), ("matrices", ".npy"), ("results", ".json")):
         paths = [p for p in sorted(data.rglob(f"*{suffix}")) if p.is_file() and not set(skipped) & set(p.parts)]
         if suffix == ".json":  # the stages' results; FETCHED.json, the report's metrics and Stanza's files have none
-            paths = [p for p in paths if has_record(p)]
+            paths = [p for p in paths if a_result_is_written_at(p.relative_to(data)) or has_record(p)]
         result.checked[kind] = len(paths)
         for path in paths:
             try:
@@ -59,3 +63,20 @@ def _verify(data: Path) -> Verified:
             except PipelineError as exc:
                 result.problems.append(str(exc))
     return result
+
+
+@cache
+def _result_paths() -> re.Pattern:
+    """Where the stage graph puts a recorded JSON result, relative to the data folder (a wildcard is one name)."""
+    patterns = []
+    for stage in STAGES.values():
+        for out in stage.outs.values():
+            if out.path.endswith(".json") and out.recorded:
+                parts = re.split(r"\{[^}]+\}", out.path.removeprefix("data/"))
+                patterns.append("[^/]+".join(map(re.escape, parts)))
+    return re.compile("|".join(patterns))
+
+
+def a_result_is_written_at(relative: Path) -> bool:
+    """Whether a stage writes a recorded JSON result at ``relative`` (a path in the data folder)."""
+    return _result_paths().fullmatch(relative.as_posix()) is not None
