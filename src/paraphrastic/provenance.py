@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from paraphrastic.atomic import json_ready, write_json
+from paraphrastic.atomic import json_ready, sha256_file, write_json
 from paraphrastic.errors import PipelineError
 
 DATA_FOLDER = "data"
@@ -84,11 +84,14 @@ def _digest(values: dict) -> str:
 
 
 def write_result(path: str | os.PathLike, values: dict, *, stage: str | None,
-                 beside: dict[str, object] | None = None, with_config: bool = True) -> None:
+                 beside: dict[str, object] | None = None, files: tuple[str, ...] = (),
+                 with_config: bool = True) -> None:
     """A JSON result that the report (or another stage) reads, with its record under :data:`RECORD`: the stage,
     its role, the config's digest and the sha256 of its values (key order and layout aside). ``beside``: the
     values of JSON files written next to it, by name (a run's ``history.json``, a list that has no room for a
-    record of its own): the record holds their sha256 too, which :func:`read_with_beside` checks. ``with_config=False``
+    record of its own): the record holds their sha256 too, which :func:`read_with_beside` checks. ``files``: the
+    names of other files written next to it before it (a run's ``model.pt``), whose sha256 the record holds for
+    :func:`check_result` (``paraphrastic verify``). ``with_config=False``
     leaves the config's digest out, for a result that must stay byte-identical when settings it does not depend
     on change (``universal_init``'s: its stage reads every grid row, and a new byte would retrain every universal
     job)."""
@@ -98,6 +101,8 @@ def write_result(path: str | os.PathLike, values: dict, *, stage: str | None,
         record["params"] = None
     if beside:
         record["beside"] = {name: _digest(json_ready(kept)) for name, kept in beside.items()}
+    if files:
+        record["files"] = {name: sha256_file(Path(path).with_name(name)) for name in files}
     write_json(path, {**values, RECORD: record})
 
 
@@ -167,7 +172,19 @@ def has_record(path: str | os.PathLike) -> bool:
 
 
 def check_result(path: str | os.PathLike) -> None:
-    """A result checked as its readers check it, with each file its record holds the digest of (``beside``)."""
+    """A result checked as its readers check it, with each file its record holds the digest of (``beside``, and
+    ``files``: a run's model, by the sha256 of its bytes)."""
     _, record = _checked(path)
     for name in record.get("beside") or {}:
         _beside(path, record, name)
+    for name, written in (record.get("files") or {}).items():
+        kept = Path(path).with_name(name)
+        try:
+            found = sha256_file(kept)
+        except FileNotFoundError:
+            raise PipelineError(f"{kept}: missing beside {path}; rerun {_writer(record)}") from None
+        except OSError as exc:
+            raise PipelineError(f"{kept}: not readable ({exc}); rerun {_writer(record)}") from None
+        if found != written:
+            raise PipelineError(f"{kept}: differs from what {_writer(record)} wrote beside {path} (its sha256 "
+                                f"there): edited, damaged, or another run's copied in; rerun {_writer(record)}")

@@ -15,13 +15,13 @@ from paraphrastic.cli import main as cli
 from paraphrastic.data import vocab
 from paraphrastic.data.corpus import write_table
 from paraphrastic.pipeline.verify import verify
-from paraphrastic.provenance import write_result
+from paraphrastic.training.epochs import write_run
 
 
 @pytest.fixture
 def data(tmp_path, monkeypatch):
     """A small data folder as the pipeline leaves it: a fetched raw file, a table, a vocabulary folder, a training
-    job's train.json and history.json."""
+    job's folder as every trainer writes it (a stand-in model.pt, history.csv, history.json, train.json)."""
     monkeypatch.chdir(tmp_path)
     root = tmp_path / "data"
     raw = root / "raw" / "sts"
@@ -34,11 +34,8 @@ def data(tmp_path, monkeypatch):
                 stage="prepare_eval")
     vocab.save_vectors(root / "vocab", vocab.Vocabulary([*vocab.SPECIAL, "a"]), np.ones((5, 2), np.float32),
                        stage="vocab")
-    history = [{"epoch": 1, "selection_pearson": 50.0}]
-    (root / "models" / "r" / "seed1").mkdir(parents=True)
-    (root / "models" / "r" / "seed1" / "history.json").write_text(json.dumps(history))
-    write_result(root / "models" / "r" / "seed1" / "train.json", {"run": "r"}, stage="train",
-                 beside={"history.json": history})
+    write_run(root / "models" / "r" / "seed1", [{"epoch": 1, "selection_pearson": 50.0}], {"run": "r"},
+              lambda path: path.write_bytes(b"the weights of r, seed 1"), stage="train")
     (root / "models" / "r" / "checkpoints").mkdir(parents=True)
     np.save(root / "models" / "r" / "checkpoints" / "state.npy", np.ones(2))  # a job's restart state: not checked
     return root
@@ -117,3 +114,26 @@ def test_verify_names_a_result_where_a_stage_writes_one_that_has_no_record_or_is
     assert "train.json: " + expected in result.problems[0]
     (data / "models" / "r" / "seed1" / "notes.json").write_text("{}")  # a file of the user's, where no stage writes
     assert len(verify(data).problems) == 1
+
+
+@pytest.mark.fault("misplaced artifacts")
+@pytest.mark.parametrize("change", ["model edited", "another run's model", "model missing", "history.csv edited"])
+def test_verify_names_a_runs_model_or_curve_that_is_not_the_one_it_trained(data, change):
+    """A run's model.pt and history.csv are held to the sha256 its train.json records: weights edited, another
+    run's model copied in (its role would stop the job that loads it, but nothing loads it after the report), a
+    model deleted, or a learning curve edited for the plots."""
+    job = data / "models" / "r" / "seed1"
+    if change == "model edited":
+        (job / "model.pt").write_bytes(b"the weights of r, seed 2")
+    elif change == "another run's model":
+        write_run(data / "models" / "r" / "seed2", [{"epoch": 1, "selection_pearson": 49.0}], {"run": "r"},
+                  lambda path: path.write_bytes(b"the weights of r, seed 2"), stage="train")
+        (job / "model.pt").write_bytes((data / "models" / "r" / "seed2" / "model.pt").read_bytes())
+    elif change == "model missing":
+        (job / "model.pt").unlink()
+    else:
+        (job / "history.csv").write_text((job / "history.csv").read_text().replace("50.0", "59.0"))
+    problems = verify(data).problems
+    name = "history.csv" if change == "history.csv edited" else "model.pt"
+    said = "missing beside" if change == "model missing" else "differs from what train wrote beside"
+    assert len(problems) == 1 and f"seed1/{name}: {said}" in problems[0] and "train.json" in problems[0]

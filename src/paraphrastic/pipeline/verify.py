@@ -6,9 +6,10 @@ Snakemake's nor a stage's quick check sees).
 - tables (``.parquet``) and matrices (``.npy``): each against the record written with it (rows, sha256, role: a
   valid artifact in another's place is named), a matrix also against the file whose rows it holds (``vocab.txt``);
 - results (``.json`` with a record: scores, a run's ``train.json``, counts): each against its record, a run's
-  ``history.json`` against the digest its ``train.json`` holds; a file where the stage graph puts a result that has
-  no record (stripped, or another program's file) or is not JSON is named too;
-- nothing is written, and model checkpoints are left to the jobs that load them.
+  ``history.json``, ``history.csv`` and ``model.pt`` against the digests its ``train.json`` holds (a run trained
+  before the last two were recorded: its history alone); a file where the stage graph puts a result that has no
+  record (stripped, or another program's file) or is not JSON is named too;
+- nothing is written, and a job's checkpoints (its restart state) are left to the job.
 """
 
 from __future__ import annotations

@@ -451,7 +451,8 @@ def write_run(out_dir, history: list[dict], info: dict, save: Callable[[Path], N
     """The files every trainer leaves in its run's folder, in the job's `writing` phase: ``model.pt``
     (``save(path)``), ``history.csv`` (an epoch a row, the per-set scores left to the JSON; ``csv_rows`` instead
     where given), ``history.json`` and ``train.json`` (``info``, with the record of ``stage``'s result, which
-    holds history.json's digest too: :func:`paraphrastic.provenance.read_with_beside`), each written atomically.
+    holds history.json's digest too, :func:`paraphrastic.provenance.read_with_beside`, and those of model.pt and
+    history.csv, which ``paraphrastic verify`` checks), each written atomically.
     Returns ``info``."""
     with phase("writing"):
         out_dir = Path(out_dir)
@@ -461,5 +462,6 @@ def write_run(out_dir, history: list[dict], info: dict, save: Callable[[Path], N
             csv_rows = [{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in history]
         write_text(out_dir / "history.csv", pd.DataFrame(csv_rows).to_csv(index=False))
         write_json(out_dir / "history.json", history)
-        write_result(out_dir / "train.json", info, stage=stage, beside={"history.json": history})
+        write_result(out_dir / "train.json", info, stage=stage, beside={"history.json": history},
+                     files=("model.pt", "history.csv"))
     return info
