@@ -145,6 +145,22 @@ def test_a_runs_history_edited_or_copied_from_another_run_stops_the_reader(in_ch
 
 
 @pytest.mark.fault("misplaced artifacts")
+def test_files_a_result_holds_the_digest_of_are_checked_in_its_folder_and_below(in_checkout):
+    """word2vec's results.json holds the sha256 of each architecture's model.pt, one folder down."""
+    out = in_checkout / "data" / "siamese" / "word2vec"
+    for architecture in ("cbow", "skipgram"):
+        (out / architecture).mkdir(parents=True)
+        (out / architecture / "model.pt").write_bytes(architecture.encode())
+    provenance.write_result(out / "results.json", {"seed": 1}, stage="word2vec",
+                            files=("cbow/model.pt", "skipgram/model.pt"))
+    provenance.check_result(out / "results.json")
+    (out / "skipgram" / "model.pt").write_bytes(b"cbow")
+    with pytest.raises(PipelineError, match=r"skipgram/model.pt: differs from what word2vec wrote beside "
+                                            r".*results.json"):
+        provenance.check_result(out / "results.json")
+
+
+@pytest.mark.fault("misplaced artifacts")
 def test_a_model_copied_over_another_runs_stops_the_job_that_loads_it(in_checkout):
     from paraphrastic.models.encoders import build_model
     from paraphrastic.models.files import load_model, save_model

@@ -90,8 +90,8 @@ def write_result(path: str | os.PathLike, values: dict, *, stage: str | None,
     its role, the config's digest and the sha256 of its values (key order and layout aside). ``beside``: the
     values of JSON files written next to it, by name (a run's ``history.json``, a list that has no room for a
     record of its own): the record holds their sha256 too, which :func:`read_with_beside` checks. ``files``: the
-    names of other files written next to it before it (a run's ``model.pt``), whose sha256 the record holds for
-    :func:`check_result` (``paraphrastic verify``). ``with_config=False``
+    paths, relative to its folder, of other files written before it (a run's ``model.pt``), whose sha256 the record
+    holds for :func:`check_result` (``paraphrastic verify``). ``with_config=False``
     leaves the config's digest out, for a result that must stay byte-identical when settings it does not depend
     on change (``universal_init``'s: its stage reads every grid row, and a new byte would retrain every universal
     job)."""
@@ -102,7 +102,7 @@ def write_result(path: str | os.PathLike, values: dict, *, stage: str | None,
     if beside:
         record["beside"] = {name: _digest(json_ready(kept)) for name, kept in beside.items()}
     if files:
-        record["files"] = {name: sha256_file(Path(path).with_name(name)) for name in files}
+        record["files"] = {name: sha256_file(Path(path).parent / name) for name in files}
     write_json(path, {**values, RECORD: record})
 
 
@@ -178,7 +178,7 @@ def check_result(path: str | os.PathLike) -> None:
     for name in record.get("beside") or {}:
         _beside(path, record, name)
     for name, written in (record.get("files") or {}).items():
-        kept = Path(path).with_name(name)
+        kept = Path(path).parent / name
         try:
             found = sha256_file(kept)
         except FileNotFoundError:

@@ -75,5 +75,6 @@ def train_baselines(settings: dict, *, corpus_dir, eval_path, sets: list[str], o
     summary = {"settings": settings, "seed": seed, "corpus_sentences": len(sentences),
                "corpus_tokens": int(sum(map(len, sentences))), "threads": torch.get_num_threads(),
                "architectures": results}
-    write_result(out_dir / "results.json", summary, stage="word2vec")
+    write_result(out_dir / "results.json", summary, stage="word2vec",
+                 files=tuple(f"{architecture}/model.pt" for architecture in ARCHITECTURES))
     return summary
