@@ -219,6 +219,39 @@ def test_a_vocabulary_with_wordpieces_exports_its_split_of_unknown_words(workspa
     assert np.abs(StaticModel.from_pretrained(str(static)).encode(sentences) - ours).max() < 1e-5
 
 
+@pytest.mark.fault("pipeline artifacts")
+@pytest.mark.parametrize("change", ["weights edited", "tokenizer missing", "card swapped"])
+def test_verify_checks_the_static_models_files_against_the_digests_its_export_holds(workspace, change):
+    """sentence-transformers' files carry no record: paraphrastic_export.json holds the sha256 of each, which
+    `paraphrastic verify` checks for the pipeline's static model (data/static_model)."""
+    from paraphrastic.pipeline.verify import verify
+
+    torch.manual_seed(0)
+    options = {"tags": "none"}
+    path = workspace["root"] / "static.pt"
+    vocab = Vocabulary.load(workspace["vocab_dir"] / "vocab.txt")
+    save_model(path, build_model("avg", torch.randn(len(vocab), 4), **options), "avg", options, vocab, {})
+    data = workspace["root"] / "data"
+    folder = export(path, data / "static_model", static=True, card="# A card\n")
+    (data / "raw").mkdir()
+    (data / "raw" / "FETCHED.json").write_text("[]")  # a data folder with nothing fetched
+    recorded = json.loads((folder / "paraphrastic_export.json").read_text())["files"]
+    assert set(recorded) == {"modules.json", "config_sentence_transformers.json", "README.md", "tokenizer.json",
+                             "model.safetensors"}
+    assert verify(data).checked["exports"] == 1 and not verify(data).problems
+    if change == "weights edited":
+        weights = bytearray((folder / "model.safetensors").read_bytes())
+        weights[-1] ^= 1
+        (folder / "model.safetensors").write_bytes(bytes(weights))
+    elif change == "tokenizer missing":
+        (folder / "tokenizer.json").unlink()
+    else:
+        (folder / "README.md").write_text("# Another model's card\n")
+    name = {"weights edited": "model.safetensors", "tokenizer missing": "tokenizer.json"}.get(change, "README.md")
+    problems = verify(data).problems
+    assert len(problems) == 1 and f"static_model/{name}: " in problems[0] and "paraphrastic_export.json" in problems[0]
+
+
 @pytest.mark.parametrize("name, options", [("lstmavg", {}), ("avg", {"tags": "both"})])
 def test_only_an_untagged_avg_model_has_a_static_form(workspace, name, options):
     model, vocab = tiny_model(workspace, name)

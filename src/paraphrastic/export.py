@@ -46,6 +46,7 @@ import torch
 
 from paraphrastic.atomic import sha256_file, write_json, write_text
 from paraphrastic.errors import PipelineError
+from paraphrastic.provenance import check_files
 
 EXPORT_TYPE = "paraphrastic.export.ParaphrasticModule"
 CONFIG_FILE = "paraphrastic_export.json"
@@ -228,9 +229,11 @@ def export(model_path, folder, *, static: bool = False, card: str | None = None)
     try:
         if static:
             write_static(encoder, staging)
-            write_json(staging / CONFIG_FILE, config)  # marks the folder as an export (replaceable)
             if card is not None:
                 write_text(staging / "README.md", card)
+            # sentence-transformers' files, which carry no record of their own: `verify` checks them against these
+            config["files"] = {p.name: sha256_file(p) for p in sorted(staging.iterdir()) if p.is_file()}
+            write_json(staging / CONFIG_FILE, config)  # marks the folder as an export (replaceable)
         else:
             ParaphrasticModule(encoder, config).save(str(staging))
             write_json(staging / "modules.json", modules)
@@ -250,6 +253,19 @@ def export(model_path, folder, *, static: bool = False, card: str | None = None)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
     return folder
+
+
+def check_export(folder) -> None:
+    """A static export's files are those it was written with (the sha256 its ``paraphrastic_export.json`` holds of
+    each: an export written before it held them is not checked); one edited, swapped or missing is an error."""
+    config_path = Path(folder) / CONFIG_FILE
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise PipelineError(f"{config_path}: not readable JSON ({exc}); export it again") from None
+    files = config.get("files") if isinstance(config, dict) else None
+    if files:
+        check_files(config_path, files, writer="the export (the static_model stage, or `paraphrastic export --static`)")
 
 
 def _as_umask_allows(folder: Path) -> None:

@@ -177,14 +177,20 @@ def check_result(path: str | os.PathLike) -> None:
     _, record = _checked(path)
     for name in record.get("beside") or {}:
         _beside(path, record, name)
-    for name, written in (record.get("files") or {}).items():
-        kept = Path(path).parent / name
+    check_files(Path(path), record.get("files") or {}, writer=_writer(record))
+
+
+def check_files(holder: Path, digests: dict[str, str], *, writer: str) -> None:
+    """Each file ``digests`` names (by its path relative to ``holder``'s folder) has the sha256 given there, which
+    ``holder`` records of what ``writer`` wrote: one missing, unreadable or different is an error naming both."""
+    for name, written in digests.items():
+        kept = holder.parent / name
         try:
             found = sha256_file(kept)
         except FileNotFoundError:
-            raise PipelineError(f"{kept}: missing beside {path}; rerun {_writer(record)}") from None
+            raise PipelineError(f"{kept}: missing beside {holder}; rerun {writer}") from None
         except OSError as exc:
-            raise PipelineError(f"{kept}: not readable ({exc}); rerun {_writer(record)}") from None
+            raise PipelineError(f"{kept}: not readable ({exc}); rerun {writer}") from None
         if found != written:
-            raise PipelineError(f"{kept}: differs from what {_writer(record)} wrote beside {path} (its sha256 "
-                                f"there): edited, damaged, or another run's copied in; rerun {_writer(record)}")
+            raise PipelineError(f"{kept}: differs from what {writer} wrote beside {holder} (its sha256 there): "
+                                f"edited, damaged, or another run's copied in; rerun {writer}")

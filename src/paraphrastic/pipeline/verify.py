@@ -9,6 +9,8 @@ Snakemake's nor a stage's quick check sees).
   ``history.json``, ``history.csv`` and ``model.pt`` against the digests its ``train.json`` holds (a run trained
   before the last two were recorded: its history alone); a file where the stage graph puts a result that has no
   record (stripped, or another program's file) or is not JSON is named too;
+- the static model (``static_model/``, sentence-transformers' files): each against the sha256 its
+  ``paraphrastic_export.json`` holds;
 - nothing is written, and a job's checkpoints (its restart state) are left to the job.
 """
 
@@ -24,6 +26,7 @@ from paraphrastic.data.corpus import read_table
 from paraphrastic.data.fetch import RECORDS, raw_problems
 from paraphrastic.data.vocab import RECORDED, load_matrix
 from paraphrastic.errors import PipelineError
+from paraphrastic.layout import DataLayout
 from paraphrastic.pipeline.graph import STAGES
 from paraphrastic.provenance import check_result, data_folder, has_record
 
@@ -63,6 +66,15 @@ def _verify(data: Path) -> Verified:
                 checks[suffix](path)
             except PipelineError as exc:
                 result.problems.append(str(exc))
+    static = DataLayout(data).static_model
+    if static.is_dir():
+        from paraphrastic.export import check_export  # torch, which nothing else here needs
+
+        result.checked["exports"] = 1
+        try:
+            check_export(static)
+        except PipelineError as exc:
+            result.problems.append(str(exc))
     return result
 
 
