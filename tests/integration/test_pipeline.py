@@ -388,6 +388,18 @@ def test_a_raw_file_edited_by_hand_reruns_its_readers_and_verify_finds_what_time
         put(original, (before.st_atime_ns, before.st_mtime_ns))
     assert "data: every file is what its record says" in sh(verify, root, env)
     assert "Nothing to be done" in sh([*SNAKEMAKE, "-n"], root, env)
+    # the files that carry no record of their own (the report's, Stanza's, the static model's) are held to the
+    # sha256 a record beside them holds: a published number edited in the report is named too
+    report = root / "data/report/report.md"
+    text, times = report.read_bytes(), report.stat()
+    try:
+        report.write_bytes(text + b"\n")
+        proc = subprocess.run(verify, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 1 and proc.stdout.startswith("data/report/report.md: differs from what report "
+                                                               "wrote beside data/report/record.json"), proc.stdout
+    finally:
+        report.write_bytes(text)
+        os.utime(report, ns=(times.st_atime_ns, times.st_mtime_ns))
 
 
 def dry_run_with(root: Path, env: dict, section: str, key: str, value) -> str:

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from paraphrastic.errors import PipelineError
-from paraphrastic.provenance import read_result
+from paraphrastic.provenance import check_result, read_result
 from paraphrastic.training import stanza as stanza_models
 
 TINY = {"pretrained": None, "download": False, "train_sentences": 40, "dev_sentences": 12, "tagger_steps": 2,
@@ -87,6 +87,14 @@ def test_training_rule_on_a_tiny_treebank_slice_gives_a_loadable_pipeline(tmp_pa
     assert list(frame["sentence"]) == [0] * 4 + [1] * 5
     assert list(frame["word"]) == ["The", "dog", "barked", ".", "New", "York", "is", "big", "."]
     assert frame["head"].between(0, 5).all() and (frame["deprel"] != "").all()
+    # Stanza's files carry no record: the scores' record holds the sha256 of each (loading them changed none)
+    recorded = json.loads((tmp_path / "stanza" / "scores.json").read_text())["record"]["files"]
+    assert set(recorded) == {p.relative_to(tmp_path / "stanza").as_posix() for p in resources.rglob("*") if p.is_file()}
+    check_result(tmp_path / "stanza" / "scores.json")
+    tagger = next(resources.glob("en/pos/*.pt"))
+    tagger.write_bytes(tagger.read_bytes()[:-1])
+    with pytest.raises(PipelineError, match=r"pos/.*\.pt: differs from what stanza_models wrote beside"):
+        check_result(tmp_path / "stanza" / "scores.json")
 
 
 def test_the_first_word_vectors_of_a_file_keep_its_header(tmp_path):

@@ -368,7 +368,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "stanza_plot": Output("data/report/stanza_learning_curves.png"),
                 "speed_plot": Output("data/report/accuracy_speed.png"),
                 "metrics": Output("data/report/metrics.json", "metric", recorded=False),
-                "timings": Output("data/report/timings.json", recorded=False)},
+                "timings": Output("data/report/timings.json", recorded=False),
+                "record": Output("data/report/record.json")},
           params=("report", "paper_tables", "experiments", "grids", "grid_thinning", "word_vectors", "train", "seed",
                   "seeds", "supervised", "error_analysis", "siamese_cbow", "pwim")),
 )}

@@ -392,5 +392,7 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
     with phase("evaluation"):
         scores = dev_scores(pipeline, dev_blocks)
     summary = {**origin, "stanza_version": stanza.__version__, "dev": scores, "seconds": time.time() - started}
-    write_result(out_dir / "scores.json", summary, stage=stage)
+    # Stanza's files carry no record of their own: the scores' record holds the sha256 of each, for `verify`
+    files = tuple(sorted(p.relative_to(out_dir).as_posix() for p in Path(resources).rglob("*") if p.is_file()))
+    write_result(out_dir / "scores.json", summary, stage=stage, files=files)
     return summary

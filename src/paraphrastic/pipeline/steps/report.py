@@ -1,6 +1,6 @@
 """report: our numbers beside the papers' tables, as data/report/report.md and a self-contained report.html,
 with metrics.json (every row's score: what `dvc metrics diff` compares), timings.json (what the hardware
-measured) and runs.csv (every transfer job)."""
+measured), runs.csv (every transfer job) and record.json (the sha256 of each, which `verify` checks)."""
 
 from __future__ import annotations
 
