@@ -27,7 +27,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE))
 
-from published import commit, publish  # noqa: E402
+from measured import commit, publish  # noqa: E402
 
 
 def coefficient(text: str) -> float | None:

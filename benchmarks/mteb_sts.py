@@ -29,7 +29,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE))
 
-from published import commit, publish  # noqa: E402
+from measured import commit, publish  # noqa: E402
 
 from paraphrastic.evaluation.mteb_sts import MTEB_TASKS, mean_over_tasks, pooled, published  # noqa: E402
 from paraphrastic.pipeline.graph import PUBLISHED_MTEB_STS  # noqa: E402

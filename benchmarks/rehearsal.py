@@ -56,7 +56,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from published import commit, publish  # noqa: E402
+from measured import commit, publish  # noqa: E402
 from upstream_server import UpstreamServer  # noqa: E402
 
 from paraphrastic.configuration import params as cfg  # noqa: E402

@@ -39,7 +39,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE))
 
-from published import commit, publish  # noqa: E402
+from measured import commit, publish  # noqa: E402
 
 from paraphrastic.atomic import write_json  # noqa: E402
 from paraphrastic.configuration.params import load  # noqa: E402

@@ -29,7 +29,7 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE))
 
-from published import commit, publish  # noqa: E402
+from measured import commit, publish  # noqa: E402
 
 from paraphrastic.atomic import write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402

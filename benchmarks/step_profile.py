@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
-from published import commit, publish  # noqa: E402
+from measured import commit, publish  # noqa: E402
 
 from paraphrastic.configuration.settings import TransferSettings  # noqa: E402
 from paraphrastic.data.batching import pad  # noqa: E402

@@ -29,7 +29,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE))
 
-from published import publish  # noqa: E402
+from measured import publish  # noqa: E402
 
 from paraphrastic.phases import PHASES, parse  # noqa: E402
 

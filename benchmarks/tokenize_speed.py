@@ -31,7 +31,7 @@ from paraphrastic.data.tokenize import ABBREVIATIONS, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
-from published import commit, publish  # noqa: E402
+from measured import commit, publish  # noqa: E402
 
 STS_TEST_SETS = [s for s in EVAL_SETS if s.group.startswith("STS 20")]
 

@@ -63,7 +63,7 @@ def test_unknown_words_empty_strings_and_very_long_inputs(model_file):
     assert np.allclose(vectors[1], encoder.encode(["a dog"])[0], atol=1e-6)  # batching with it changes nothing
 
 
-def test_encoding_noting_unknown_sentences_gives_encodes_rows(model_file):
+def test_encode_noting_unknown_gives_encodes_rows_and_where_no_word_is_known(model_file):
     """The embed and similarity subcommands' one pass: encode's rows (with the model's SOS/EOS tags) and the
     positions of the sentences whose every word is unknown, an empty one among them."""
     encoder = paraphrastic.load(model_file[0], device="cpu")

@@ -155,9 +155,20 @@ def test_files_a_result_holds_the_digest_of_are_checked_in_its_folder_and_below(
                             files=("cbow/model.pt", "skipgram/model.pt"))
     provenance.check_result(out / "results.json")
     (out / "skipgram" / "model.pt").write_bytes(b"cbow")
-    with pytest.raises(PipelineError, match=r"skipgram/model.pt: differs from what word2vec wrote beside "
-                                            r".*results.json"):
+    (out / "cbow" / "model.pt").write_bytes(b"skipgram")
+    with pytest.raises(PipelineError, match=r"cbow/model.pt: differs from what word2vec wrote beside .*results.json"
+                                            r"(.|\n)*\n.*skipgram/model.pt: differs"):  # every one, not the first
         provenance.check_result(out / "results.json")
+    # the record's digests are sealed with its values: one deleted (or rewritten to fit the edit) is an edit too
+    written = json.loads((out / "results.json").read_text())
+    del written["record"]["files"]["skipgram/model.pt"]
+    (out / "results.json").write_text(json.dumps(written))
+    with pytest.raises(PipelineError, match="its values or the digests it holds of the files beside it differ"):
+        provenance.check_result(out / "results.json")
+    # names that are not files in its folder are refused before anything is read
+    for files in ({"/etc/hostname": "0"}, {"../results.json": "0"}, ["cbow/model.pt"]):
+        with pytest.raises(PipelineError, match="its record of the files beside it is not names in its folder"):
+            provenance.check_files(out / "results.json", files, writer="word2vec")
 
 
 @pytest.mark.fault("misplaced artifacts")

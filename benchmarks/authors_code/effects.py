@@ -26,7 +26,7 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE.parent))
 
-from published import commit, publish  # noqa: E402
+from measured import commit, publish  # noqa: E402
 
 RESULTS = HERE.parent / "results" / "fidelity_effects"
 ABSENT = "(trained before the setting)"

@@ -25,7 +25,7 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE.parent))
 
-from published import publish  # noqa: E402
+from measured import publish  # noqa: E402
 
 from authors_code.run import compared_seeds  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402

@@ -44,7 +44,7 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(HERE.parent))
 
-from published import commit, publish  # noqa: E402
+from measured import commit, publish  # noqa: E402
 
 from authors_code import convert  # noqa: E402
 from paraphrastic.atomic import write_json  # noqa: E402

@@ -33,7 +33,7 @@ import torch
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from published import commit, publish  # noqa: E402
+from measured import commit, publish  # noqa: E402
 
 from authors_code import run as harness  # noqa: E402  (puts src/ on the path)
 from paraphrastic.configuration import params as cfg  # noqa: E402

@@ -19,9 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from published import publish  # noqa: E402
-
-from authors_code import run as harness  # noqa: E402, F401  (puts src/ on the path)
+from measured import publish  # noqa: E402  (puts src/ on the path too)
 
 EPSILON = "uncorrected"  # Adam's ε where Lasagne adds it: the pipeline's default
 

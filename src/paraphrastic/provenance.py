@@ -83,6 +83,14 @@ def _digest(values: dict) -> str:
     return hashlib.sha256(json.dumps(values, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def _sealed(values: dict, record: dict) -> str:
+    """The sha256 a record holds: of the values, and of the files' digests where it holds those (so an entry
+    deleted from them, or a digest rewritten to fit an edited file, is an edit of the result too)."""
+    if "files" not in record:  # every record written before it held files
+        return _digest(values)
+    return _digest({"values": values, "files": record["files"]})
+
+
 def write_result(path: str | os.PathLike, values: dict, *, stage: str | None,
                  beside: dict[str, object] | None = None, files: tuple[str, ...] = (),
                  with_config: bool = True) -> None:
@@ -96,13 +104,14 @@ def write_result(path: str | os.PathLike, values: dict, *, stage: str | None,
     on change (``universal_init``'s: its stage reads every grid row, and a new byte would retrain every universal
     job)."""
     values = json_ready(values)
-    record = {"stage": stage, **identity(path), "sha256": _digest(values)}
+    record = {"stage": stage, **identity(path)}
     if not with_config:
         record["params"] = None
     if beside:
         record["beside"] = {name: _digest(json_ready(kept)) for name, kept in beside.items()}
     if files:
         record["files"] = {name: sha256_file(Path(path).parent / name) for name in files}
+    record["sha256"] = _sealed(values, record)
     write_json(path, {**values, RECORD: record})
 
 
@@ -119,8 +128,9 @@ def _checked(path: str | os.PathLike) -> tuple[dict, dict]:
         raise PipelineError(f"{path}: holds no record of what the pipeline wrote there (written by another program, "
                             "edited, or by a version before records): rerun the stage that writes it")
     check_role(path, record)
-    if _digest(values) != record.get("sha256"):
-        raise PipelineError(f"{path}: its values differ from what {_writer(record)} wrote (the sha256 of its values): "
+    if _sealed(values, record) != record.get("sha256"):
+        what = "its values" if "files" not in record else "its values or the digests it holds of the files beside it"
+        raise PipelineError(f"{path}: {what} differ from what {_writer(record)} wrote (the sha256 of its values): "
                             f"edited or damaged; rerun {_writer(record)}")
     return values, record
 
@@ -182,15 +192,31 @@ def check_result(path: str | os.PathLike) -> None:
 
 def check_files(holder: Path, digests: dict[str, str], *, writer: str) -> None:
     """Each file ``digests`` names (by its path relative to ``holder``'s folder) has the sha256 given there, which
-    ``holder`` records of what ``writer`` wrote: one missing, unreadable or different is an error naming both."""
+    ``holder`` records of what ``writer`` wrote: every one missing, unreadable or different is named, with
+    ``holder``, in one error. A name that is not a path inside that folder is an error before any file is read."""
+    if not isinstance(digests, dict) or not all(_inside(name) and isinstance(digest, str)
+                                                for name, digest in digests.items()):
+        raise PipelineError(f"{holder}: its record of the files beside it is not names in its folder with their "
+                            f"sha256 (edited, or not written by the pipeline); rerun {writer}")
+    problems = []
     for name, written in digests.items():
         kept = holder.parent / name
+        if not kept.is_file():  # a folder, a device or a pipe is never what was written (and a pipe would block)
+            problems.append(f"{kept}: {'missing' if not kept.exists() else 'not a file'} beside {holder}; "
+                            f"rerun {writer}")
+            continue
         try:
             found = sha256_file(kept)
-        except FileNotFoundError:
-            raise PipelineError(f"{kept}: missing beside {holder}; rerun {writer}") from None
         except OSError as exc:
-            raise PipelineError(f"{kept}: not readable ({exc}); rerun {writer}") from None
+            problems.append(f"{kept}: not readable ({exc}); rerun {writer}")
+            continue
         if found != written:
-            raise PipelineError(f"{kept}: differs from what {writer} wrote beside {holder} (its sha256 there): "
-                                f"edited, damaged, or another run's copied in; rerun {writer}")
+            problems.append(f"{kept}: differs from what {writer} wrote beside {holder} (its sha256 there): edited, "
+                            f"damaged, or another run's copied in; rerun {writer}")
+    if problems:
+        raise PipelineError("\n".join(problems))
+
+
+def _inside(name: object) -> bool:
+    """Whether ``name`` is a relative path that stays in its folder (no ``..``, not absolute)."""
+    return isinstance(name, str) and bool(name) and not Path(name).is_absolute() and ".." not in Path(name).parts

@@ -95,7 +95,8 @@ def test_verify_names_an_edited_result_and_a_history_that_is_not_the_one_its_run
     values = json.loads((job / "train.json").read_text())
     (job / "train.json").write_text(json.dumps({**values, "run": "another"}))
     problems = verify(data).problems
-    assert len(problems) == 1 and "train.json: its values differ from what train wrote" in problems[0]
+    assert len(problems) == 1 and "train.json: its values or the digests it holds of the files beside it differ " \
+        "from what train wrote" in problems[0]
 
 
 @pytest.mark.fault("pipeline artifacts")

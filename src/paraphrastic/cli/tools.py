@@ -93,7 +93,8 @@ def add_commands(sub, load_config) -> None:
     p.set_defaults(func=compare_metrics)
 
     p = add("verify", "check every raw file, table, matrix and result of a data folder by hash against its record "
-                      "(fetch's FETCHED.json, the record written with it), whatever the files' times say")
+                      "(fetch's FETCHED.json, the record written with it), and every model, Stanza's, the report's "
+                      "and the static model's files against the record beside them, whatever the files' times say")
     p.add_argument("--data", default="data", help="the data folder (default: %(default)s)")
     p.set_defaults(func=verify)
 

@@ -9,8 +9,10 @@ Snakemake's nor a stage's quick check sees).
   ``history.json``, ``history.csv`` and ``model.pt`` against the digests its ``train.json`` holds (a run trained
   before the last two were recorded: its history alone); a file where the stage graph puts a result that has no
   record (stripped, or another program's file) or is not JSON is named too;
-- the static model (``static_model/``, sentence-transformers' files): each against the sha256 its
-  ``paraphrastic_export.json`` holds;
+- files in other programs' formats, which hold no record: each against the sha256 a record beside it holds (a
+  run's ``model.pt`` and ``history.csv``, its ``train.json``; Stanza's models, ``scores.json``; the report's files,
+  ``record.json``; the static model's, sentence-transformers' files, its ``paraphrastic_export.json``), where the
+  record was written since it held them;
 - nothing is written, and a job's checkpoints (its restart state) are left to the job.
 """
 
@@ -38,7 +40,8 @@ class Verified:
 
 
 def verify(data: Path) -> Verified:
-    """Every raw file, table and matrix under ``data`` (a checkout's ``data/``), checked by hash."""
+    """Every raw file, table, matrix and result under ``data`` (a checkout's ``data/``), and the files their records
+    hold the digests of, checked by hash."""
     data = Path(data)
     if not data.is_dir():
         raise PipelineError(f"{data}: no such folder (the pipeline's data folder, data/ in a checkout)")
@@ -57,9 +60,10 @@ def _verify(data: Path) -> Verified:
     skipped = ("checkpoints", "downloads")  # a job's own restart state; fetch's partial downloads
     checks = {".parquet": read_table, ".npy": lambda path: load_matrix(path, rows_of=RECORDED), ".json": check_result}
     for kind, suffix in (("tables", ".parquet"), ("matrices", ".npy"), ("results", ".json")):
-        paths = [p for p in sorted(data.rglob(f"*{suffix}")) if p.is_file() and not set(skipped) & set(p.parts)]
+        paths = [p for p in sorted(data.rglob(f"*{suffix}"))
+                 if p.is_file() and not set(skipped) & set(p.relative_to(data).parts)]
         if suffix == ".json":  # the stages' results; FETCHED.json, the report's metrics and Stanza's files have none
-            paths = [p for p in paths if a_result_is_written_at(p.relative_to(data)) or has_record(p)]
+            paths = [p for p in paths if is_result_path(p.relative_to(data)) or has_record(p)]
         result.checked[kind] = len(paths)
         for path in paths:
             try:
@@ -70,7 +74,7 @@ def _verify(data: Path) -> Verified:
     if static.is_dir():
         from paraphrastic.export import check_export  # torch, which nothing else here needs
 
-        result.checked["exports"] = 1
+        result.checked["static model"] = 1
         try:
             check_export(static)
         except PipelineError as exc:
@@ -90,6 +94,6 @@ def _result_paths() -> re.Pattern:
     return re.compile("|".join(patterns))
 
 
-def a_result_is_written_at(relative: Path) -> bool:
+def is_result_path(relative: Path) -> bool:
     """Whether a stage writes a recorded JSON result at ``relative`` (a path in the data folder)."""
     return _result_paths().fullmatch(relative.as_posix()) is not None

@@ -13,7 +13,7 @@ from pathlib import Path
 from paraphrastic.atomic import write_json, write_text
 from paraphrastic.evaluation.selection import Selection, SupervisedSelection
 from paraphrastic.layout import DataLayout
-from paraphrastic.provenance import read_result, write_result
+from paraphrastic.provenance import read_result
 from paraphrastic.report import (
     compare_encoders,
     data,
@@ -28,7 +28,6 @@ from paraphrastic.report import (
 from paraphrastic.report.document import Document, transfer_scope
 from paraphrastic.report.findings import findings
 
-RECORD_FILE = "record.json"  # the sha256 of each of the report's files
 TITLE = "Paraphrastic sentence embeddings: transfer, supervised and analysis results"
 
 
@@ -92,10 +91,6 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     metrics.update(seed_system_metrics)
     write_json(out_dir / "metrics.json", metrics)
     write_json(out_dir / "timings.json", timings(sel, supervised_sel, reference_metrics))
-    # the report's files carry no record of their own (metrics.json is DVC's to read): one beside them holds the
-    # sha256 of each, for `verify`
-    written = tuple(sorted(p.name for p in out_dir.iterdir() if p.is_file() and p.name != RECORD_FILE))
-    write_result(out_dir / RECORD_FILE, {"files": list(written)}, stage="report", files=written)
     return out_dir / "report.md"
 
 

@@ -29,9 +29,10 @@ def commit() -> str | None:
 
 
 def publish(out: Path, result, text: str) -> None:
-    """``result`` written to ``out``.json and its table ``text`` to ``out``.md (each whole or not at all), and the
-    table printed as it is written."""
+    """``result`` written to ``out``.json and its table ``text`` to ``out``.md (each whole or not at all; ``out``
+    may end in either already), and the table printed as it is written."""
     out = Path(out)
-    write_json(out.with_suffix(".json"), result)
-    write_text(out.with_suffix(".md"), text)
+    stem = out.with_suffix("") if out.suffix in (".json", ".md") else out  # a name with a dot keeps it
+    write_json(stem.parent / f"{stem.name}.json", result)
+    write_text(stem.parent / f"{stem.name}.md", text)
     print(text, end="" if text.endswith("\n") else "\n")
