@@ -18,7 +18,7 @@ import torch
 from paraphrastic.data.tokenize import tokenize
 from paraphrastic.data.vocab import UNK, UNK_ID, Vocabulary, add_tags
 from paraphrastic.errors import PipelineError
-from paraphrastic.evaluation.similarity import embed_batches, encode, length_batches
+from paraphrastic.evaluation.similarity import embed_ids, encode
 from paraphrastic.runtime import resolve_device
 
 
@@ -159,8 +159,7 @@ class Encoder:
             return np.zeros((0, self.dim), dtype=np.float32), unknown
         # the tags are added to the ids the check read, as encode's Vocabulary.ids would add them
         tagged = [add_tags(row, getattr(self.model, "tags", "none")) for row in ids]
-        vectors = embed_batches(self.model, length_batches(tagged, self.batch_size, self.device), len(ids))
-        return vectors.numpy(), unknown
+        return embed_ids(self.model, tagged, batch_size=self.batch_size, device=self.device).numpy(), unknown
 
     def similarity(self, first, second) -> torch.Tensor:
         """The cosine similarity of every row of ``first`` with every row of ``second`` (a tensor of shape

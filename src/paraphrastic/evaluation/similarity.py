@@ -41,7 +41,13 @@ def embed_batches(model, batches: list[tuple[list[int], torch.Tensor, torch.Tens
 def encode(model, vocab: Vocabulary, sentences: list[list[str]], *, batch_size: int = 512,
            device: torch.device | str = "cpu") -> torch.Tensor:
     """Embed tokenised sentences; sorted by length so batches carry little padding."""
-    ids = [vocab.ids(s, getattr(model, "tags", "none")) for s in sentences]
+    return embed_ids(model, [vocab.ids(s, getattr(model, "tags", "none")) for s in sentences], batch_size=batch_size,
+                     device=device)
+
+
+def embed_ids(model, ids: list[list[int]], *, batch_size: int = 512,
+              device: torch.device | str = "cpu") -> torch.Tensor:
+    """:func:`encode` of sentences already mapped to the model's ids (its SOS/EOS tags included)."""
     return embed_batches(model, length_batches(ids, batch_size, device), len(ids))
 
 
