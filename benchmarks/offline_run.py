@@ -1,13 +1,14 @@
 """The last whole offline run, committed beside the docs: python benchmarks/offline_run.py RUN [--out docs/offline]
 
 RUN is the working directory of a finished run of the offline profile (``bash scripts/reproduce.sh``, or
-``snakemake`` with the committed params.yaml). This copies what its report stage wrote into OUT:
+``snakemake`` with the committed params.yaml). This copies into OUT what its report stage wrote, and its config:
 
 - ``report.md`` and the figures it shows (the site's page "The offline report"; the report's own table of
   contents is left out, since the site draws one from the headings);
 - ``metrics.json`` (the scores, which ``paraphrastic compare-metrics docs/offline/metrics.json
   data/report/metrics.json`` prints beside a run's own), ``timings.json`` (speeds) and ``runs.csv`` (every job's
   wall time);
+- ``params.yaml``: the config the run read, so that the pages can say which settings have changed since;
 - ``run.json``: the commit the run's code was at and when its report was written.
 
 It refuses a run that is not whole (Snakemake still has jobs to do there), whose tracked files differ from its
@@ -33,7 +34,8 @@ sys.path.insert(0, str(REPO / "src"))
 from paraphrastic.atomic import atomic_path, write_json, write_text  # noqa: E402
 
 OUT = REPO / "docs" / "offline"
-COPIED = ("metrics.json", "timings.json", "runs.csv")
+COPIED = ("metrics.json", "timings.json", "runs.csv")  # from the report folder
+PARAMS = "params.yaml"  # from the run's root
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -73,7 +75,7 @@ def copy_run(run: Path, out: Path, *, check: bool = True) -> dict:
     report = run / "data" / "report"
     if not (report / "metrics.json").is_file():
         raise SystemExit(f"{report}: no metrics.json (has the run's report stage run?)")
-    if (run / "params.yaml").read_bytes() != (REPO / "params.yaml").read_bytes():
+    if (run / PARAMS).read_bytes() != (REPO / PARAMS).read_bytes():
         raise SystemExit(f"{run / 'params.yaml'} differs from {REPO / 'params.yaml'}: the committed run must be "
                          "of the committed offline profile")
     commit = git(run, "rev-parse", "--short", "HEAD")
@@ -90,10 +92,12 @@ def copy_run(run: Path, out: Path, *, check: bool = True) -> dict:
     for name in (*COPIED, *images):
         with atomic_path(out / name) as partial:
             shutil.copyfile(report / name, partial)
+    with atomic_path(out / PARAMS) as partial:
+        shutil.copyfile(run / PARAMS, partial)
     write_text(out / "report.md", without_contents(text))
     written = datetime.fromtimestamp((report / "metrics.json").stat().st_mtime, UTC)
     record = {"commit": commit, "report_written": written.strftime("%Y-%m-%d %H:%M UTC"),
-              "files": sorted([*COPIED, *images, "report.md"])}
+              "files": sorted([*COPIED, *images, PARAMS, "report.md"])}
     write_json(out / "run.json", record)
     return record
 

@@ -24,6 +24,8 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
 - ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the
   last whole offline run (docs/offline/, which benchmarks/offline_run.py copies from a run: its metrics.json and
   timings.json) beside the paper's Table 4 (``paper_tables`` in params.yaml);
+- ``offline run settings``: the settings today's params.yaml has changed since that run read its own (its copy in
+  docs/offline/params.yaml); the headline says the same under its table;
 - ``report: HEADING``: the section of that run's report (docs/offline/report.md) whose heading starts with
   HEADING, one heading level down.
 
@@ -113,6 +115,7 @@ def headline() -> str:
     speeds = json.loads((OFFLINE / "timings.json").read_text())["reference_encoder_sentences_per_second"]
     run = json.loads((OFFLINE / "run.json").read_text())
     paper = paper_means()
+    since = changed_settings()
     rows = []
     for name, scores in metrics["reference_encoder"].items():
         mteb = scores.get("mteb_sts_spearman")
@@ -129,7 +132,58 @@ def headline() -> str:
               "docs/offline/metrics.json data/report/metrics.json` puts your own run's metrics beside them, one a "
               "line; "
               "[the whole report](docs/offline/report.md).\n\n"
-              "![Accuracy against speed](docs/offline/accuracy_speed.png)\n")
+              + (f"{since}\n\n" if since else "")
+              + "![Accuracy against speed](docs/offline/accuracy_speed.png)\n")
+
+
+def settings(config: dict, prefix: str = "") -> dict[str, object]:
+    """A config's settings by dotted key, in the file's order (a list is one setting)."""
+    flat: dict[str, object] = {}
+    for key, value in config.items():
+        if isinstance(value, dict) and value:
+            flat.update(settings(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def changed_settings() -> str:
+    """Which settings of today's params.yaml differ from those the committed offline run read, grouped by section,
+    or "" when none does: its numbers are of those settings, not of today's defaults."""
+    import yaml
+
+    from paraphrastic.configuration.params import read_yaml
+
+    unset = object()
+    run = settings(read_yaml(OFFLINE / "params.yaml"))
+    now = settings(read_yaml(HERE.parent / "params.yaml"))
+    keys = [*now, *(key for key in run if key not in now)]
+    changed = [key for key in keys if run.get(key, unset) != now.get(key, unset)]
+    if not changed:
+        return ""
+
+    def shown(value) -> str:
+        if value is unset:
+            return "unset"
+        text = yaml.safe_dump(value, default_flow_style=True)  # a scalar's document ends in "..."
+        return f"`{text.strip().removesuffix('...').strip()}`"
+
+    sections: dict[str, list[str]] = {}
+    for key in changed:
+        section, _, name = key.rpartition(".")
+        sections.setdefault(section, []).append(f"`{name}` {shown(run.get(key, unset))} → {shown(now.get(key, unset))}")
+    commit = json.loads((OFFLINE / "run.json").read_text())["commit"]
+    return (f"Since the offline run at commit {commit}, params.yaml has changed {len(changed)} "
+            f"setting{'s' * (len(changed) != 1)}, so that run's numbers are not yet those of today's defaults (the "
+            "CHANGELOG says what each change reruns): "
+            + "; ".join(f"`{section}`: {', '.join(names)}" if section else ", ".join(names)
+                        for section, names in sections.items()) + ".")
+
+
+def offline_run_settings() -> str:
+    commit = json.loads((OFFLINE / "run.json").read_text())["commit"]
+    return (changed_settings() or f"The offline run at commit {commit} read today's params.yaml: its numbers are "
+            "those of today's defaults.") + "\n"
 
 
 def report_section(heading: str, page: Path) -> str:
@@ -190,7 +244,8 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "tokenize speed": lambda: (RESULTS / "tokenize_speed.md").read_text(),
           "sentence distillation ablation": sentence_distillation_ablation,
           "quick look": lambda: (RESULTS / "quick_look.md").read_text(),
-          "distill sweep": distill_sweep, "static encoders": static_encoders, "headline": headline}
+          "distill sweep": distill_sweep, "offline run settings": offline_run_settings,
+          "static encoders": static_encoders, "headline": headline}
 
 
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:

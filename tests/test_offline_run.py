@@ -74,8 +74,9 @@ def test_a_run_is_copied_with_the_figures_its_report_shows_and_without_its_conte
     out.mkdir()
     (out / "old_figure.png").write_bytes(b"")  # a figure the new report no longer shows goes
     record = offline_run.copy_run(run, out, check=False)
-    assert sorted(p.name for p in out.iterdir()) == ["learning_curves.png", "metrics.json", "report.md", "run.json",
-                                                     "runs.csv", "timings.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["learning_curves.png", "metrics.json", "params.yaml", "report.md",
+                                                     "run.json", "runs.csv", "timings.json"]
+    assert (out / "params.yaml").read_bytes() == (run / "params.yaml").read_bytes()
     assert "**Contents**" not in (out / "report.md").read_text() and "[Table 2](#table-2)" not in (
         out / "report.md").read_text()
     assert (out / "report.md").read_text().startswith("# Paraphrastic sentence embeddings\n\nIntro.")
@@ -121,6 +122,23 @@ def test_the_headline_puts_the_papers_table_4_mean_beside_ours_and_speeds_agains
                     "avg": ["44.6", paper_avg, "–", "39,250", "228×"],
                     "avg, distilled": ["66.4", "–", "70.5", "35,000", "203×"]}
     assert "![Accuracy against speed](docs/offline/accuracy_speed.png)" in lines[-1]
+
+
+def test_the_pages_name_each_setting_params_yaml_has_changed_since_the_run(run, tmp_path, monkeypatch):
+    out = tmp_path / "offline"
+    record = offline_run.copy_run(run, out, check=False)
+    monkeypatch.setattr(readme, "OFFLINE", out)
+    assert readme.changed_settings() == ""
+    assert readme.offline_run_settings().startswith(f"The offline run at commit {record['commit']} read today's")
+    assert "Since" not in readme.headline()
+    config = (out / "params.yaml").read_text()
+    config = config.replace("  match_seed: 1 ", "  match_seed: 7 ", 1).replace("  reading: authors ", "  # ", 1)
+    (out / "params.yaml").write_text(config + "\nretired: {setting: [1, 2]}\n")  # a section today's file dropped
+    since = readme.changed_settings()
+    assert since.startswith(f"Since the offline run at commit {record['commit']}, params.yaml has changed 3 settings")
+    assert since.endswith(": `data`: `match_seed` `7` → `1`, `reading` unset → `authors`; "
+                          "`retired`: `setting` `[1, 2]` → unset.")
+    assert since in readme.headline() and readme.offline_run_settings() == since + "\n"
 
 
 def test_a_report_section_is_one_level_down_with_its_figures_beside_the_page(run, tmp_path, monkeypatch):
