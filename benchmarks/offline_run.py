@@ -8,7 +8,8 @@ RUN is the working directory of a finished run of the offline profile (``bash sc
 - ``metrics.json`` (the scores, which ``paraphrastic compare-metrics docs/offline/metrics.json
   data/report/metrics.json`` prints beside a run's own), ``timings.json`` (speeds) and ``runs.csv`` (every job's
   wall time);
-- ``params.yaml``: the config the run read, so that the pages can say which settings have changed since;
+- ``params.yaml``: the settings the run read (its params.yaml without the comments), so that the pages can say
+  which of them have changed since;
 - ``run.json``: the commit the run's code was at and when its report was written.
 
 It refuses a run that is not whole (Snakemake still has jobs to do there), whose tracked files differ from its
@@ -27,11 +28,14 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import yaml
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 
 from paraphrastic.atomic import atomic_path, write_json, write_text  # noqa: E402
+from paraphrastic.configuration.params import read_yaml  # noqa: E402
 
 OUT = REPO / "docs" / "offline"
 COPIED = ("metrics.json", "timings.json", "runs.csv")  # from the report folder
@@ -92,8 +96,8 @@ def copy_run(run: Path, out: Path, *, check: bool = True) -> dict:
     for name in (*COPIED, *images):
         with atomic_path(out / name) as partial:
             shutil.copyfile(report / name, partial)
-    with atomic_path(out / PARAMS) as partial:
-        shutil.copyfile(run / PARAMS, partial)
+    write_text(out / PARAMS, f"# The settings the run read: its {PARAMS}, without the comments\n"
+               + yaml.safe_dump(read_yaml(run / PARAMS), sort_keys=False))
     write_text(out / "report.md", without_contents(text))
     written = datetime.fromtimestamp((report / "metrics.json").stat().st_mtime, UTC)
     record = {"commit": commit, "report_written": written.strftime("%Y-%m-%d %H:%M UTC"),

@@ -14,7 +14,7 @@ import paraphrastic
 from paraphrastic.cli import main as cli
 from paraphrastic.data.vocab import SPECIAL, WORDPIECES, Vocabulary
 from paraphrastic.errors import PipelineError
-from paraphrastic.export import EXPORT_TYPE, export, load_sentence_transformer
+from paraphrastic.export import EXPORT_TYPE, check_export, export, load_sentence_transformer
 from paraphrastic.models.encoders import MODELS, build_model
 from paraphrastic.models.files import save_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
@@ -220,7 +220,7 @@ def test_a_vocabulary_with_wordpieces_exports_its_split_of_unknown_words(workspa
 
 
 @pytest.mark.fault("pipeline artifacts")
-@pytest.mark.parametrize("change", ["weights edited", "tokenizer missing", "card swapped"])
+@pytest.mark.parametrize("change", ["weights edited", "tokenizer missing", "card swapped", "digests deleted"])
 def test_verify_checks_the_static_models_files_against_the_digests_its_export_holds(workspace, change):
     """sentence-transformers' files carry no record: paraphrastic_export.json holds the sha256 of each, which
     `paraphrastic verify` checks for the pipeline's static model (data/static_model)."""
@@ -245,8 +245,16 @@ def test_verify_checks_the_static_models_files_against_the_digests_its_export_ho
         (folder / "model.safetensors").write_bytes(bytes(weights))
     elif change == "tokenizer missing":
         (folder / "tokenizer.json").unlink()
-    else:
+    elif change == "card swapped":
         (folder / "README.md").write_text("# Another model's card\n")
+    else:  # the config without them, as an export written before they were recorded
+        config = json.loads((folder / "paraphrastic_export.json").read_text())
+        del config["files"]
+        (folder / "paraphrastic_export.json").write_text(json.dumps(config))
+        problems = verify(data).problems
+        assert len(problems) == 1 and "static_model/paraphrastic_export.json: holds no sha256" in problems[0]
+        check_export(folder)  # a user's export of before is loaded as it is
+        return
     name = {"weights edited": "model.safetensors", "tokenizer missing": "tokenizer.json"}.get(change, "README.md")
     problems = verify(data).problems
     assert len(problems) == 1 and f"static_model/{name}: " in problems[0] and "paraphrastic_export.json" in problems[0]

@@ -255,17 +255,23 @@ def export(model_path, folder, *, static: bool = False, card: str | None = None)
     return folder
 
 
-def check_export(folder) -> None:
+def check_export(folder, *, digests_required: bool = False) -> None:
     """A static export's files are those it was written with (the sha256 its ``paraphrastic_export.json`` holds of
-    each: an export written before it held them is not checked); one edited, swapped or missing is an error."""
+    each); one edited, swapped or missing is an error. An export without the digests (written before they were
+    recorded) is not checked, unless ``digests_required``: the pipeline's own static model, which its stage has
+    written with them since, so digests deleted from it are named too."""
     config_path = Path(folder) / CONFIG_FILE
+    writer = "the export (the static_model stage, or `paraphrastic export --static`)"
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise PipelineError(f"{config_path}: not readable JSON ({exc}); export it again") from None
     files = config.get("files") if isinstance(config, dict) else None
     if files:
-        check_files(config_path, files, writer="the export (the static_model stage, or `paraphrastic export --static`)")
+        check_files(config_path, files, writer=writer)
+    elif digests_required:
+        raise PipelineError(f"{config_path}: holds no sha256 of the export's files (key `files`), so nothing binds "
+                            f"them to it; rerun {writer}")
 
 
 def _as_umask_allows(folder: Path) -> None:
