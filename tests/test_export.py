@@ -14,7 +14,7 @@ import paraphrastic
 from paraphrastic.cli import main as cli
 from paraphrastic.data.vocab import SPECIAL, WORDPIECES, Vocabulary
 from paraphrastic.errors import PipelineError
-from paraphrastic.export import EXPORT_TYPE, check_export, export, load_sentence_transformer
+from paraphrastic.export import EXPORT_TYPE, ParaphrasticModule, check_export, export, load_sentence_transformer
 from paraphrastic.models.encoders import MODELS, build_model
 from paraphrastic.models.files import save_model, save_scorer
 from paraphrastic.models.heads import PairScorer, SimilarityHead
@@ -269,6 +269,25 @@ def test_only_an_untagged_avg_model_has_a_static_form(workspace, name, options):
     with pytest.raises(PipelineError, match="has no static form"):
         export(path, workspace["root"] / "static", static=True)
     assert not (workspace["root"] / "static").exists()
+
+
+@pytest.mark.parametrize("config, problem", [(None, "no such file, so .* is not a `paraphrastic export` folder"),
+                                             ("{", "not readable JSON"), ("[]", r"not a JSON object \(list\)"),
+                                             ('{"model_file": "../model.pt"}', "names no model file in its folder")])
+def test_an_export_config_missing_or_broken_is_named_by_its_loader_and_its_check(workspace, config, problem):
+    model, vocab = tiny_model(workspace, "avg")
+    path = workspace["root"] / "model.pt"
+    save_model(path, model, "avg", options_for("avg"), vocab, {})
+    folder = export(path, workspace["root"] / "exported")
+    if config is None:
+        (folder / "paraphrastic_export.json").unlink()
+    else:
+        (folder / "paraphrastic_export.json").write_text(config)
+    with pytest.raises(PipelineError, match=f"paraphrastic_export.json: {problem}"):
+        ParaphrasticModule.load(str(folder))
+    if "model_file" not in (config or ""):
+        with pytest.raises(PipelineError, match=f"paraphrastic_export.json: {problem}"):
+            check_export(folder)
 
 
 def test_only_paraphrastic_and_sentence_transformers_classes_are_trusted(workspace):

@@ -88,15 +88,8 @@ class ParaphrasticModule(torch.nn.Module):
         from paraphrastic.encoder import Encoder
 
         folder = Path(model_name_or_path) / subfolder
-        config_path = folder / CONFIG_FILE
-        if not config_path.is_file():
-            raise PipelineError(f"{config_path}: no such file, so {folder} is not a `paraphrastic export` folder "
-                                "(exports load from a local folder only)")
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise PipelineError(f"{config_path}: not readable JSON ({exc})") from None
-        model_file = config.get("model_file") if isinstance(config, dict) else None
+        config_path, config = read_export_config(folder)
+        model_file = config.get("model_file")
         if not isinstance(model_file, str) or Path(model_file).name != model_file:
             raise PipelineError(f"{config_path}: names no model file in its folder (\"model_file\": {model_file!r})")
         return cls(Encoder.load(folder / model_file, device="cpu"), config)
@@ -255,18 +248,30 @@ def export(model_path, folder, *, static: bool = False, card: str | None = None)
     return folder
 
 
+def read_export_config(folder: Path) -> tuple[Path, dict]:
+    """An export folder's :data:`CONFIG_FILE`, and its path: one missing, unreadable or not a JSON object is an
+    error naming it."""
+    path = folder / CONFIG_FILE
+    if not path.is_file():
+        raise PipelineError(f"{path}: no such file, so {folder} is not a `paraphrastic export` folder (exports load "
+                            "from a local folder only)")
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise PipelineError(f"{path}: not readable JSON ({exc}); export it again") from None
+    if not isinstance(config, dict):
+        raise PipelineError(f"{path}: not a JSON object ({type(config).__name__}); export it again")
+    return path, config
+
+
 def check_export(folder, *, digests_required: bool = False) -> None:
     """A static export's files are those it was written with (the sha256 its ``paraphrastic_export.json`` holds of
     each); one edited, swapped or missing is an error. An export without the digests (written before they were
     recorded) is not checked, unless ``digests_required``: the pipeline's own static model, which its stage has
     written with them since, so digests deleted from it are named too."""
-    config_path = Path(folder) / CONFIG_FILE
+    config_path, config = read_export_config(Path(folder))
     writer = "the export (the static_model stage, or `paraphrastic export --static`)"
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise PipelineError(f"{config_path}: not readable JSON ({exc}); export it again") from None
-    files = config.get("files") if isinstance(config, dict) else None
+    files = config.get("files")
     if files:
         check_files(config_path, files, writer=writer)
     elif digests_required:

@@ -33,7 +33,7 @@ from paraphrastic.errors import ChecksumMismatch, MissingSource, PipelineError, 
 # Tests and rehearsals serve the upstream files from elsewhere: with this set, a manifest URL
 # http://host/path is fetched from <base>/host/path. The manifest's URLs stay the real ones.
 UPSTREAM_ENV = "PARAPHRASTIC_UPSTREAM_BASE"
-RECORDS = "FETCHED.json"
+FETCHED = "FETCHED.json"  # the records of what fetch verified, beside the files in the raw folder
 
 
 def _load_yaml(path) -> dict:
@@ -219,11 +219,11 @@ def raw_problems(raw_root, *, by_hash: bool = False) -> list[str]:
     file's sha256, whatever its time says."""
     raw_root = Path(raw_root)
     try:
-        records = json.loads((raw_root / RECORDS).read_text(encoding="utf-8"))
+        records = json.loads((raw_root / FETCHED).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return [f"{raw_root / RECORDS}: missing (fetch writes it beside the files it verified): run fetch"]
+        return [f"{raw_root / FETCHED}: missing (fetch writes it beside the files it verified): run fetch"]
     except (OSError, ValueError) as exc:
-        return [f"{raw_root / RECORDS}: not readable ({exc}): rerun fetch"]
+        return [f"{raw_root / FETCHED}: not readable ({exc}): rerun fetch"]
     again = "rerun fetch (snakemake --forcerun fetch, or dvc repro --force fetch), which fetches it again"
     found = []
     for record in records:
@@ -307,7 +307,7 @@ def fetch_all(names: list[str], manifest: dict[str, dict], dest_root, mirror, *,
     if missing:
         raise MissingSource(f"not in the sources manifest: {missing}")
     upstream_base = upstream_base if upstream_base is not None else os.environ.get(UPSTREAM_ENV)
-    earlier = _earlier_records(dest_root / RECORDS)
+    earlier = _earlier_records(dest_root / FETCHED)
     records: list[dict] = []
     scratch = tempfile.TemporaryDirectory(dir=dest_root) if downloads is None else contextlib.nullcontext()
     with scratch as scratch_dir:
@@ -319,7 +319,7 @@ def fetch_all(names: list[str], manifest: dict[str, dict], dest_root, mirror, *,
             records.append(record or fetch_file(name, entry, dest_root, mirror, cache))
             # Until the list is done, keep what an earlier run verified of the files still ahead.
             ahead = [earlier[n] for n in names[position + 1:] if n in earlier]
-            write_json(dest_root / RECORDS, records + ahead)
+            write_json(dest_root / FETCHED, records + ahead)
     return records
 
 

@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 
 from paraphrastic.data.corpus import read_table
-from paraphrastic.data.fetch import RECORDS, raw_problems
+from paraphrastic.data.fetch import FETCHED, raw_problems
 from paraphrastic.data.vocab import RECORDED, load_matrix
 from paraphrastic.errors import PipelineError
 from paraphrastic.layout import DataLayout
@@ -54,7 +54,7 @@ def _verify(data: Path) -> Verified:
     raw = data / "raw"
     result.problems += raw_problems(raw, by_hash=True)
     try:
-        result.checked["raw files"] = len(json.loads((raw / RECORDS).read_text(encoding="utf-8")))
+        result.checked["raw files"] = len(json.loads((raw / FETCHED).read_text(encoding="utf-8")))
     except (OSError, ValueError):  # missing or unreadable: raw_problems has named it
         pass
     skipped = ("checkpoints", "downloads")  # a job's own restart state; fetch's partial downloads
