@@ -46,7 +46,7 @@ def test_verify_finds_an_edit_that_kept_the_size_and_set_the_time_back(data, cap
     assert verify(data).checked == {"raw files": 1, "tables": 1, "matrices": 1, "results": 1}
     assert not verify(data).problems
     assert cli.main(["verify"]) == 0
-    assert "data: every file is what its record says (1 raw files, 1 tables, 1 matrices, 1 results checked by " \
+    assert "data: every file is what its record says (1 raw file, 1 table, 1 matrix, 1 result checked by " \
            "hash)" in capsys.readouterr().out
     gold = data / "raw" / "sts" / "gold.txt"
     before = gold.stat()
@@ -83,7 +83,7 @@ def test_verify_names_an_unreadable_fetch_record_rather_than_stopping_with_a_tra
     assert cli.main(["verify"]) == 1
     out, err = capsys.readouterr()
     assert "data/raw/FETCHED.json: not readable (" in out and "rerun fetch" in out
-    assert "error: 1 problem(s) in data (1 tables, 1 matrices, 1 results checked by hash)" in err
+    assert "error: 1 problem(s) in data (1 table, 1 matrix, 1 result checked by hash)" in err
 
 
 @pytest.mark.fault("pipeline artifacts")

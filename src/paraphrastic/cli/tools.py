@@ -64,10 +64,9 @@ def verify(args) -> None:
     for problem in result.problems:
         print(problem)
     sys.stdout.flush()  # the problems before the error line that sums them up, also where both go to one file
-    counted = ", ".join(f"{count} {kind}" for kind, count in result.checked.items())
     if result.problems:
-        raise PipelineError(f"{len(result.problems)} problem(s) in {args.data} ({counted} checked by hash)")
-    print(f"{args.data}: every file is what its record says ({counted} checked by hash)")
+        raise PipelineError(f"{len(result.problems)} problem(s) in {args.data} ({result.counted()} checked by hash)")
+    print(f"{args.data}: every file is what its record says ({result.counted()} checked by hash)")
 
 
 def add_commands(sub, load_config) -> None:

@@ -32,11 +32,18 @@ from paraphrastic.layout import DataLayout
 from paraphrastic.pipeline.graph import STAGES
 from paraphrastic.provenance import check_result, data_folder, has_record
 
+ONE = {"raw files": "raw file", "tables": "table", "matrices": "matrix", "results": "result"}  # a kind, of one file
+
 
 @dataclass
 class Verified:
     checked: dict[str, int] = field(default_factory=dict)  # files checked, by kind
     problems: list[str] = field(default_factory=list)
+
+    def counted(self) -> str:
+        """What was checked, as "71 raw files, 1 matrix, ..."."""
+        return ", ".join(f"{count} {ONE.get(kind, kind) if count == 1 else kind}"
+                         for kind, count in self.checked.items())
 
 
 def verify(data: Path) -> Verified:
