@@ -80,7 +80,7 @@ def copy_run(run: Path, out: Path, *, check: bool = True) -> dict:
     if not (report / "metrics.json").is_file():
         raise SystemExit(f"{report}: no metrics.json (has the run's report stage run?)")
     if (run / PARAMS).read_bytes() != (REPO / PARAMS).read_bytes():
-        raise SystemExit(f"{run / 'params.yaml'} differs from {REPO / 'params.yaml'}: the committed run must be "
+        raise SystemExit(f"{run / PARAMS} differs from {REPO / PARAMS}: the committed run must be "
                          "of the committed offline profile")
     commit = git(run, "rev-parse", "--short", "HEAD")
     if git(run, "status", "--porcelain", "--untracked-files=no"):
