@@ -95,10 +95,14 @@ def test_size_mismatch_is_reported_as_truncation(tmp_path, mirror_dir):
 
 
 @pytest.mark.fault("downloads")
-def test_missing_mirror_and_missing_file(tmp_path, mirror_dir):
+def test_missing_mirror_and_missing_file(tmp_path, mirror_dir, monkeypatch):
     manifest = {"sts/b.txt": {"sha256": None, "mirror": "sts/b.txt", "url": None}}
-    with pytest.raises(MissingSource, match="does not exist"):
+    with pytest.raises(MissingSource, match=r"nowhere does not exist \(params `mirror` / \$PARAPHRASTIC_MIRROR\)"):
         fetch.fetch_all(["sts/b.txt"], manifest, tmp_path / "raw", tmp_path / "nowhere")
+    assert not (tmp_path / "raw").exists()  # nothing made for a fetch that cannot start
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MissingSource, match=rf"mirror nowhere does not exist \(.*, read from {tmp_path}\)"):
+        fetch.fetch_all(["sts/b.txt"], manifest, tmp_path / "raw", Path("nowhere"))
     with pytest.raises(MissingSource, match=r"sts/b.txt: not in the offline mirror"):
         fetch.fetch_all(["sts/b.txt"], manifest, tmp_path / "raw", mirror_dir)
     with pytest.raises(MissingSource, match="no offline mirror is configured"):

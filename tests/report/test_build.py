@@ -28,6 +28,24 @@ def test_report_files_sections_in_order_and_metrics(results, tmp_path):
             "siamese_cbow", "pwim", "t-lstmavg-reg", "lstmavg-simpwiki-distilled"} <= set(metrics)
 
 
+@pytest.mark.fault("params.yaml")
+def test_a_paper_tables_setting_that_names_no_tables_stops_the_report_and_the_gate_analysis(results, tmp_path,
+                                                                                            monkeypatch):
+    """A report whose paper columns are all "–" would pass for one with the papers' numbers missing by design."""
+    from paraphrastic.analysis.gates import paper_lists
+
+    config, folder = results
+    config = {**config, "paper_tables": "../papers/tables"}  # relative: read from the working directory
+    monkeypatch.chdir(tmp_path)
+    named = (r"wieting2017_table\d+\.csv: no such file: the setting `paper_tables` "
+             rf"\(\.\./papers/tables, read from {tmp_path}\)")
+    with pytest.raises(PipelineError, match=named):
+        build_report(config, data_dir=folder, out_dir=tmp_path / "report")
+    assert not (tmp_path / "report" / "report.md").exists()
+    with pytest.raises(PipelineError, match=named):
+        paper_lists(config)
+
+
 def leaves(doc, path=""):
     if isinstance(doc, dict):
         return [leaf for key, value in doc.items() for leaf in leaves(value, f"{path}.{key}")]

@@ -11,6 +11,7 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -119,6 +120,18 @@ def test_snakemake_lint_finds_nothing():
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert "Congratulations, your workflow is in a good condition!" in out, out
+
+
+@pytest.mark.fault("downloads")
+def test_a_mirror_that_is_not_there_is_named_once_before_any_job(tmp_path):
+    """Not as each of its files a missing input of fetch (Snakemake's list runs to dozens of paths)."""
+    nowhere = tmp_path / "nowhere"
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--config", f"mirror={nowhere}"], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert f"offline mirror {nowhere} does not exist (params `mirror` / $PARAPHRASTIC_MIRROR)" in out, out
+    assert "MissingInputException" not in out
 
 
 def test_the_local_slurm_profile_gives_every_grouped_rule_one_thread():

@@ -20,6 +20,7 @@ from paraphrastic.configuration.check import check as check_params  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables, vocab_dir  # noqa: E402
 from paraphrastic.pipeline.graph import STAGES, code_digest  # noqa: E402
 from paraphrastic.pipeline.steps.fetch import required_raw_files  # noqa: E402
+from paraphrastic.data.fetch import missing_mirror  # noqa: E402
 
 # Jobs read the config this invocation resolved (config files plus any --config overrides), so a rule and its
 # job never disagree: a file named by the config's sha256 (a second invocation with another config writes
@@ -81,6 +82,8 @@ def mirror_inputs(wildcards=None):
     mirror = params.mirror_dir(config)
     if mirror is None:
         return []
+    if not mirror.is_dir():  # named once, not as each of its files missing
+        raise WorkflowError(missing_mirror(mirror))
     with open("workflow/sources.yaml") as handle:
         manifest = yaml.safe_load(handle)["files"]
     return [str(mirror / manifest[f]["mirror"]) for f in required_raw_files(config) if manifest[f].get("mirror")]

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from paraphrastic.analysis.papers import paper_table_path
 from paraphrastic.data.batching import pad
 from paraphrastic.data.corpus import read_table, write_table
 from paraphrastic.data.tokens import normalise
@@ -233,20 +234,15 @@ def norm_plot(by_pos: pd.DataFrame, path, *, dim: int) -> None:
     plt.close(fig)
 
 
-def paper_lists(config: dict) -> dict | None:
-    """Table 9's four lists and Tables 10/11 from the papers' CSVs (None when they are not there)."""
-    from pathlib import Path
-
-    root = Path(config["paper_tables"])
-    if not (root / "wieting2017_table9.csv").is_file():
-        return None
-    t9 = pd.read_csv(root / "wieting2017_table9.csv").sort_values("position")
+def paper_lists(config: dict) -> dict:
+    """Table 9's four lists and Tables 10/11 from the papers' CSVs (in ``paper_tables``)."""
+    t9 = pd.read_csv(paper_table_path(config, "wieting2017_table9.csv")).sort_values("position")
     lists = {(kind, which): t9[(t9["feature_type"] == kind) & (t9["list"] == which)]["label"].tolist()
              for kind in ("POS", "Dep. Label") for which in ("top 10", "bot. 10")}
     return {"pos_top": lists[("POS", "top 10")], "pos_bottom": lists[("POS", "bot. 10")],
             "label_top": lists[("Dep. Label", "top 10")], "label_bottom": lists[("Dep. Label", "bot. 10")],
-            "table10": pd.read_csv(root / "wieting2017_table10.csv"),
-            "table11": pd.read_csv(root / "wieting2017_table11.csv")}
+            "table10": pd.read_csv(paper_table_path(config, "wieting2017_table10.csv")),
+            "table11": pd.read_csv(paper_table_path(config, "wieting2017_table11.csv"))}
 
 
 def parser_agreement(ours: pd.DataFrame, other: pd.DataFrame) -> dict:
@@ -317,7 +313,7 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
             frame.to_csv(tmp, index=False)
     norm_plot(tables["by_pos"], out_dir / "norms_by_pos.png", dim=model.dim)
     paper = paper_lists(config)
-    agreement = None if paper is None else _agreements(per_seed, chosen["seed"], paper, settings)
+    agreement = _agreements(per_seed, chosen["seed"], paper, settings)
     summary = {"model": chosen, "gate_dim": model.dim, "sentences": len(sentences), "tokens": len(tokens),
                "bootstrap": {"draws": settings["bootstrap"], "level": CONFIDENCE, "seed": settings["seed"]},
                "min_count": low, "min_pair_count": settings["min_pair_count"], "agreement": agreement,
@@ -325,7 +321,7 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
     if compared is not None:
         other = per_seed_compared[chosen["seed"]]
         summary["compared_parser"] = {
-            "agreement": None if paper is None else _agreements(per_seed_compared, chosen["seed"], paper, settings),
+            "agreement": _agreements(per_seed_compared, chosen["seed"], paper, settings),
             "with_analysis_parser": parser_agreement(tokens, other)}
     write_result(out_dir / "summary.json", summary, stage="gates")
     return summary

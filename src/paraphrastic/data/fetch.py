@@ -290,6 +290,14 @@ def fetch_file(name: str, entry: dict, dest_root: Path, mirror: Path | None, dow
     return _record(name, entry, origin, sha, dest)
 
 
+def missing_mirror(mirror: Path) -> str:
+    """What to say of a mirror folder that is not there: the setting that names it, and where a relative one was
+    looked for (Snakemake's and DVC's working directory)."""
+    read_from = "" if mirror.is_absolute() else f", read from {Path.cwd()}"
+    return (f"offline mirror {mirror} does not exist (params `mirror` / $PARAPHRASTIC_MIRROR{read_from}): put the data "
+            "mirror there (data in the shared folder beside the checkout), or set `mirror: null` to download")
+
+
 def fetch_all(names: list[str], manifest: dict[str, dict], dest_root, mirror, *, downloads=None,
               upstream_base: str | None = None) -> list[dict]:
     """Fetch ``names`` into ``dest_root`` (normally data/raw) and record them in FETCHED.json beside them.
@@ -299,13 +307,13 @@ def fetch_all(names: list[str], manifest: dict[str, dict], dest_root, mirror, *,
     failure leaves the record of everything verified before it, and a rerun skips those files.
     """
     dest_root = Path(dest_root)
-    dest_root.mkdir(parents=True, exist_ok=True)
     mirror = None if mirror is None else Path(mirror)
     if mirror is not None and not mirror.is_dir():
-        raise MissingSource(f"offline mirror {mirror} does not exist (params `mirror` / $PARAPHRASTIC_MIRROR)")
+        raise MissingSource(missing_mirror(mirror))
     missing = [n for n in names if n not in manifest]
     if missing:
         raise MissingSource(f"not in the sources manifest: {missing}")
+    dest_root.mkdir(parents=True, exist_ok=True)
     upstream_base = upstream_base if upstream_base is not None else os.environ.get(UPSTREAM_ENV)
     earlier = _earlier_records(dest_root / FETCHED)
     records: list[dict] = []

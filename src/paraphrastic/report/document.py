@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from paraphrastic.analysis.papers import paper_table_path
 from paraphrastic.configuration import grids
 from paraphrastic.data import datasets
 
@@ -229,9 +230,9 @@ class Document:
         return f"<div class='scroll'><table>{note}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
-def paper_table(config: dict, name: str) -> pd.DataFrame | None:
-    path = Path(config["paper_tables"]) / f"{name}.csv"
-    return pd.read_csv(path) if path.is_file() else None
+def paper_table(config: dict, name: str) -> pd.DataFrame:
+    """The papers' table ``name`` (``wieting2017_table4``), read from the CSV of that name in ``paper_tables``."""
+    return pd.read_csv(paper_table_path(config, f"{name}.csv"))
 
 
 def paper_rows(frame: pd.DataFrame | None, **match) -> pd.Series | None:

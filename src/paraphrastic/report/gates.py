@@ -221,8 +221,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     for kind, frame, key in (("POS", by_pos, "xpos"), ("label", by_label, "sd_label")):
         for which, top in (("top", True), ("bottom", False)):
             ours = listing(frame, key, top)
-            theirs = [] if paper is None else paper[("pos" if kind == "POS" else "label") + ("_top" if top else
-                                                                                             "_bottom")]
+            theirs = paper[("pos" if kind == "POS" else "label") + ("_top" if top else "_bottom")]
             columns[f"{kind} {which}: ours (mean L1)"] = [ours[i] if i < len(ours) else "" for i in range(10)]
             columns[f"{kind} {which}: paper"] = [theirs[i] if i < len(theirs) else "" for i in range(10)]
     doc.para("Table 9: the 10 POS tags and the 10 dependency labels with the highest and the lowest mean gate L1 "
@@ -250,17 +249,15 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
         ours = by_pair[by_pair["xpos"] == tag].sort_values("mean", ascending=False)
         table = pd.DataFrame({"label": ours["sd_label"], "count": ours["count"], "mean L1 (ours)": ours["mean"],
                               f"× 300/{dim}": ours["mean"] * scale})
-        if paper is not None:
-            table = table.merge(paper[key].rename(columns={"dep_label": "label", "weight": "paper"}), on="label",
-                                how="outer")
+        table = table.merge(paper[key].rename(columns={"dep_label": "label", "weight": "paper"}), on="label",
+                            how="outer")
         # labels only one side has: shown as "–", counts as integers
         table = table.astype(object).where(table.notna(), "–")
         table["count"] = [c if c == "–" else f"{int(c):,}" for c in table["count"]]
         for column in table.columns[2:]:
             table[column] = [v if v == "–" else f"{v:.1f}" for v in table[column]]
-        listed = "" if paper is None else f"; the paper lists {len(paper[key])}"
         doc.para(f"Table {number}: mean gate L1 norm of words tagged {tag}, by dependency label "
-                 f"(labels seen at least {summary['min_pair_count']} times{listed}).")
+                 f"(labels seen at least {summary['min_pair_count']} times; the paper lists {len(paper[key])}).")
         doc.table(table, caption=f"Mean gate L1 norms (0 to {dim}; × 300/{dim}: on the paper's 300-d scale), not "
                   "correlations, so not × 100; the paper's column is its printed weight.")
     mapping = ", ".join(f"{ud}→{sd}" for ud, sd in summary["label_mapping"].items())
