@@ -2,8 +2,11 @@
 # The quick look: set up the environment, then run the whole graph on the tiny config (params.test.yaml: a few
 # thousand pairs, one epoch, three STS sets) to a complete report whose headings say "tiny config", in a folder of
 # its own (quick/, or $QUICK_LOOK_DIR) so that its results never mix with the offline run's in data/. The folder
-# links to this checkout's Snakefile, workflow, library and profiles: after an edit, a second run reruns what the
-# edit changed, as in data/. Extra arguments go to snakemake (--cores 4; -n for the plan alone).
+# links to this checkout's Snakefile, workflow, library and profiles, and its params.yaml is the tiny config (its
+# relative paths made absolute), written again at each run: after an edit, a second run reruns what the edit
+# changed, as in data/, and Snakemake's own commands work there as in the checkout (cd quick && snakemake -n).
+# Extra arguments go to snakemake, after the script's own (--cores 4; -n for the plan alone; --config KEY=VALUE
+# over the tiny config; --configfile FILE instead of it).
 # benchmarks/quick_look.py times it (benchmarks/results/quick_look.json; the README quotes it).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,23 +21,34 @@ for name in Snakefile workflow src profiles; do
     exit 2
   fi
 done
+header="# Written by scripts/quick-look.sh at each run: params.test.yaml, its relative paths made absolute."
+if [ -e "$folder/params.yaml" ] && [ "$(head -n 1 "$folder/params.yaml")" != "$header" ]; then
+  echo "error: $folder/params.yaml exists and is not the config this script writes; choose another QUICK_LOOK_DIR" >&2
+  exit 2
+fi
 cd "$repo"
 bash scripts/setup-env.sh
 . .venv/bin/activate
 mkdir -p "$folder"
 for name in Snakefile workflow src profiles; do ln -sfn "$repo/$name" "$folder/$name"; done
-# The config's relative paths (the mirror, the papers' tables) are relative to the checkout, not to the folder.
-config=()
-while IFS= read -r setting; do config+=("$setting"); done < <(python - <<'EOF'
+# The tiny config, with its relative paths (the mirror, the papers' tables) made absolute: they are relative to the
+# checkout, not to the folder. Written as the folder's params.yaml, which the Snakefile reads as in the checkout.
+python - "$folder/params.yaml" "$header" <<'EOF'
 import os
+import sys
+
 import yaml
-config = yaml.safe_load(open("params.test.yaml", encoding="utf-8"))
+
+from paraphrastic.atomic import write_text
+from paraphrastic.configuration.params import read_yaml
+
+target, header = sys.argv[1:]
+config = read_yaml("params.test.yaml")
 for key in ("mirror", "paper_tables"):
     if config.get(key) and not os.path.isabs(config[key]):
-        print(f"{key}={os.path.abspath(config[key])}")
+        config[key] = os.path.abspath(config[key])
+write_text(target, f"{header}\n# Edit params.test.yaml, not this file.\n" + yaml.safe_dump(config, sort_keys=False))
 EOF
-)
-if [ "${#config[@]}" -gt 0 ]; then config=(--config "${config[@]}"); fi
 cd "$folder"
-snakemake --cores 2 "$@" --configfile "$repo/params.test.yaml" "${config[@]}"
+snakemake --cores 2 "$@"
 echo "report: $folder/data/report/report.md (and report.html)"

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -29,14 +30,24 @@ def test_the_quick_look_plans_every_stage_in_its_own_folder_and_leaves_data_alon
     data = REPO / "data"
     before = sorted(p.name for p in data.iterdir()) if data.is_dir() else []
     folder = tmp_path / "quick"
-    done = quick_look_run(folder, "-n")
+    done = quick_look_run(folder, "-n", "--config", "seeds=2")  # the user's override, over the tiny config
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     plan = done.stdout + done.stderr
     for rule in ("fetch", "train", "report", "static_model", "gates", "train_pwim", "train_siamese"):
         assert f"rule {rule}:" in plan, rule
     assert {p.name for p in folder.iterdir() if p.is_symlink()} == {"Snakefile", "workflow", "src", "profiles"}
     assert (folder / "workflow").resolve() == REPO / "workflow"
+    config = yaml.safe_load((folder / "params.yaml").read_text())  # the tiny config, its paths made absolute
+    tiny = yaml.safe_load((REPO / "params.test.yaml").read_text())
+    assert config == {**tiny, "mirror": os.path.normpath(REPO / tiny["mirror"]),  # as typed: links kept
+                      "paper_tables": os.path.normpath(REPO / tiny["paper_tables"])}
+    resolved = [yaml.safe_load(p.read_text()) for p in (folder / ".snakemake" / "paraphrastic").glob("params-*.yaml")]
+    assert [c["seeds"] for c in resolved] == [2]
     assert not (folder / "data").exists()  # a plan writes nothing
+    # Snakemake's own commands in the folder, as in the checkout
+    again = subprocess.run([sys.executable, "-m", "snakemake", "-n"], cwd=folder, capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0 and "rule report:" in again.stdout + again.stderr, again.stderr[-3000:]
     assert (sorted(p.name for p in data.iterdir()) if data.is_dir() else []) == before
 
 
@@ -52,6 +63,11 @@ def test_the_quick_look_refuses_a_folder_that_is_a_file_or_holds_a_file_of_its_n
     done = quick_look_run(folder, "-n")
     assert done.returncode == 2 and "Snakefile exists and is not a link" in done.stderr
     assert (folder / "Snakefile").read_text() == "# mine\n"
+    (folder / "Snakefile").unlink()
+    (folder / "params.yaml").write_text("seeds: 3  # mine\n")
+    done = quick_look_run(folder, "-n")
+    assert done.returncode == 2 and "params.yaml exists and is not the config this script writes" in done.stderr
+    assert (folder / "params.yaml").read_text() == "seeds: 3  # mine\n"
 
 
 def write_report(folder: Path, text: str) -> None:
