@@ -23,11 +23,15 @@ if not workflow.overwrite_configfiles:
 
 
 # Snakemake's YAML loader keeps the last of a key given twice; the library's stops, naming both lines.
-from paraphrastic.configuration.params import read_yaml
+from paraphrastic.configuration import params as _params
 
 for _configfile in workflow.configfiles:
-    read_yaml(_configfile)
+    _params.read_yaml(_configfile)
 
+# The library's check first, one line per problem naming its key; Snakemake's `validate` after it (which fills
+# nothing in: the schema has no defaults) would print the whole schema after the first problem.
+_params.validate(config, source=f"the config ({', '.join(map(str, workflow.configfiles)) or 'params.yaml'} "
+                 "with any --config overrides)")
 validate(config, "workflow/schemas/params.schema.yaml")
 
 

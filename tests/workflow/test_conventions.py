@@ -134,6 +134,19 @@ def test_a_mirror_that_is_not_there_is_named_once_before_any_job(tmp_path):
     assert "MissingInputException" not in out
 
 
+@pytest.mark.fault("params.yaml")
+def test_a_setting_the_schema_refuses_is_one_line_naming_its_key_under_snakemake():
+    """Not Snakemake's `validate` message, which prints the whole schema after the first problem."""
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--config", "seeeds=2", "threads=-1"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "the config (params.yaml with any --config overrides) does not match" in out, out
+    assert "  <root>: Additional properties are not allowed ('seeeds' was unexpected)\n" in out
+    assert "  threads: -1 is less than the minimum of 1\n" in out
+    assert "Failed validating" not in out and len(out.splitlines()) < 20
+
+
 def test_the_local_slurm_profile_gives_every_grouped_rule_one_thread():
     """The tests' single-node cluster is small and a group requests its members' threads summed: a grouped rule
     left at the config's threads makes a group SLURM can never place (it pends with `PartitionConfig`)."""
