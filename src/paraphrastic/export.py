@@ -264,11 +264,11 @@ def read_export_config(folder: Path) -> tuple[Path, dict]:
     return path, config
 
 
-def check_export(folder, *, digests_required: bool = False) -> None:
+def check_export(folder, *, digests_required: bool = False) -> int:
     """A static export's files are those it was written with (the sha256 its ``paraphrastic_export.json`` holds of
     each); one edited, swapped or missing is an error. An export without the digests (written before they were
     recorded) is not checked, unless ``digests_required``: the pipeline's own static model, which its stage has
-    written with them since, so digests deleted from it are named too."""
+    written with them since, so digests deleted from it are named too. Returns the number of files checked."""
     config_path, config = read_export_config(Path(folder))
     writer = "the export (the static_model stage, or `paraphrastic export --static`)"
     files = config.get("files")
@@ -277,6 +277,7 @@ def check_export(folder, *, digests_required: bool = False) -> None:
     elif digests_required:
         raise PipelineError(f"{config_path}: holds no sha256 of the export's files (key `files`), so nothing binds "
                             f"them to it; rerun {writer}")
+    return len(files or {})
 
 
 def _as_umask_allows(folder: Path) -> None:

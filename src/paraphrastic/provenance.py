@@ -181,13 +181,15 @@ def has_record(path: str | os.PathLike) -> bool:
     return isinstance(values, dict) and isinstance(values.get(RECORD), dict) and "sha256" in values[RECORD]
 
 
-def check_result(path: str | os.PathLike) -> None:
+def check_result(path: str | os.PathLike) -> int:
     """A result checked as its readers check it, with each file its record holds the digest of (``beside``, and
-    ``files``: a run's model, by the sha256 of its bytes)."""
+    ``files``: a run's model, by the sha256 of its bytes); the number of those files."""
     _, record = _checked(path)
-    for name in record.get("beside") or {}:
+    beside, files = record.get("beside") or {}, record.get("files") or {}
+    for name in beside:
         _beside(path, record, name)
-    check_files(Path(path), record.get("files") or {}, writer=_writer(record))
+    check_files(Path(path), files, writer=_writer(record))
+    return len(beside) + len(files)
 
 
 def check_files(holder: Path, digests: dict[str, str], *, writer: str) -> None:

@@ -43,11 +43,13 @@ def data(tmp_path, monkeypatch):
 
 @pytest.mark.fault("pipeline artifacts")
 def test_verify_finds_an_edit_that_kept_the_size_and_set_the_time_back(data, capsys):
-    assert verify(data).checked == {"raw files": 1, "tables": 1, "matrices": 1, "results": 1}
+    # the run's model.pt, history.csv and history.json, against the digests its train.json holds
+    assert verify(data).checked == {"raw files": 1, "tables": 1, "matrices": 1, "results": 1,
+                                    "files beside a record": 3}
     assert not verify(data).problems
     assert cli.main(["verify"]) == 0
-    assert "data: every file is what its record says (1 raw file, 1 table, 1 matrix, 1 result checked by " \
-           "hash)" in capsys.readouterr().out
+    assert "data: every file is what its record says (1 raw file, 1 table, 1 matrix, 1 result, 3 files beside a " \
+           "record checked by hash)" in capsys.readouterr().out
     gold = data / "raw" / "sts" / "gold.txt"
     before = gold.stat()
     gold.write_text("4.000\n4.750\n")  # the same size
@@ -83,7 +85,7 @@ def test_verify_names_an_unreadable_fetch_record_rather_than_stopping_with_a_tra
     assert cli.main(["verify"]) == 1
     out, err = capsys.readouterr()
     assert "data/raw/FETCHED.json: not readable (" in out and "rerun fetch" in out
-    assert "error: 1 problem(s) in data (1 table, 1 matrix, 1 result checked by hash)" in err
+    assert "error: 1 problem(s) in data (1 table, 1 matrix, 1 result, 3 files beside a record checked by hash)" in err
 
 
 @pytest.mark.fault("pipeline artifacts")

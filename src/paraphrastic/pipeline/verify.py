@@ -32,13 +32,15 @@ from paraphrastic.layout import DataLayout
 from paraphrastic.pipeline.graph import STAGES
 from paraphrastic.provenance import check_result, data_folder, has_record
 
-ONE = {"raw files": "raw file", "tables": "table", "matrices": "matrix", "results": "result"}  # a kind, of one file
+ONE = {"raw files": "raw file", "tables": "table", "matrices": "matrix", "results": "result",  # a kind, of one file
+       "files beside a record": "file beside a record"}
 
 
 @dataclass
 class Verified:
     checked: dict[str, int] = field(default_factory=dict)  # files checked, by kind
     problems: list[str] = field(default_factory=list)
+    held: int = 0  # files in other formats (models, curves, Stanza's, the report's) checked against a record's digest
 
     def counted(self) -> str:
         """What was checked, as "71 raw files, 1 matrix, ..."."""
@@ -74,18 +76,23 @@ def _verify(data: Path) -> Verified:
         result.checked[kind] = len(paths)
         for path in paths:
             try:
-                checks[suffix](path)
+                held = checks[suffix](path)
             except PipelineError as exc:
                 result.problems.append(str(exc))
+            else:
+                if suffix == ".json":  # a result's check returns how many files its record held it to
+                    result.held += held
     static = DataLayout(data).static_model
     if static.is_dir():
         from paraphrastic.export import check_export  # torch, which nothing else here needs
 
         result.checked["static model"] = 1
         try:
-            check_export(static, digests_required=True)  # its stage has written them since they were recorded
+            result.held += check_export(static, digests_required=True)  # written with them since they were recorded
         except PipelineError as exc:
             result.problems.append(str(exc))
+    if result.held:
+        result.checked["files beside a record"] = result.held
     return result
 
 
