@@ -40,7 +40,6 @@ ONE = {"raw files": "raw file", "tables": "table", "matrices": "matrix", "result
 class Verified:
     checked: dict[str, int] = field(default_factory=dict)  # files checked, by kind
     problems: list[str] = field(default_factory=list)
-    held: int = 0  # files in other formats (models, curves, Stanza's, the report's) checked against a record's digest
 
     def counted(self) -> str:
         """What was checked, as "71 raw files, 1 matrix, ..."."""
@@ -66,6 +65,7 @@ def _verify(data: Path) -> Verified:
         result.checked["raw files"] = len(json.loads((raw / FETCHED).read_text(encoding="utf-8")))
     except (OSError, ValueError):  # missing or unreadable: raw_problems has named it
         pass
+    held = 0
     skipped = ("checkpoints", "downloads")  # a job's own restart state; fetch's partial downloads
     checks = {".parquet": read_table, ".npy": lambda path: load_matrix(path, rows_of=RECORDED), ".json": check_result}
     for kind, suffix in (("tables", ".parquet"), ("matrices", ".npy"), ("results", ".json")):
@@ -76,23 +76,23 @@ def _verify(data: Path) -> Verified:
         result.checked[kind] = len(paths)
         for path in paths:
             try:
-                held = checks[suffix](path)
+                found = checks[suffix](path)
             except PipelineError as exc:
                 result.problems.append(str(exc))
             else:
-                if suffix == ".json":  # a result's check returns how many files its record held it to
-                    result.held += held
+                if suffix == ".json":  # a result's check returns how many files its record held to their digests
+                    held += found
     static = DataLayout(data).static_model
     if static.is_dir():
         from paraphrastic.export import check_export  # torch, which nothing else here needs
 
         result.checked["static model"] = 1
         try:
-            result.held += check_export(static, digests_required=True)  # written with them since they were recorded
+            held += check_export(static, digests_required=True)  # written with them since they were recorded
         except PipelineError as exc:
             result.problems.append(str(exc))
-    if result.held:
-        result.checked["files beside a record"] = result.held
+    if held:  # files in other formats (models, curves, Stanza's, the report's), each against a record's digest
+        result.checked["files beside a record"] = held
     return result
 
 
