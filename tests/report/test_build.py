@@ -26,6 +26,8 @@ def test_report_files_sections_in_order_and_metrics(results, tmp_path):
     metrics = json.loads((out / "metrics.json").read_text())
     assert {"baseline", "baseline_distilled", "baseline_sentence_distilled", "supervised", "reference_encoder",
             "siamese_cbow", "pwim", "t-lstmavg-reg", "lstmavg-simpwiki-distilled"} <= set(metrics)
+    # what the means are over: the tiny config's transfer sets (two of the 22) and its one STS 2016 selection set
+    assert metrics["evaluated"] == {"transfer_sets": 2, "selection_sets": 1}
 
 
 @pytest.mark.fault("params.yaml")

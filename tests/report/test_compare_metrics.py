@@ -30,3 +30,18 @@ def test_a_file_that_is_not_json_is_named_with_its_line(tmp_path):
     bad.write_text('{\n  "a": 1,\n  oops\n}')
     with pytest.raises(PipelineError, match=r"metrics.json:3: not JSON"):
         compare(bad, bad)
+
+
+def test_two_runs_whose_means_are_over_different_sets_are_said_to_be(tmp_path):
+    """The README's comparison of a run with the committed offline run: the quick look's 2 transfer sets against the
+    offline profile's 22 would read as the models' change."""
+    offline, tiny, older = tmp_path / "offline.json", tmp_path / "tiny.json", tmp_path / "older.json"
+    offline.write_text(json.dumps({"t3-gran": {"test": 57.8}, "evaluated": {"transfer_sets": 22, "selection_sets": 5}}))
+    tiny.write_text(json.dumps({"t3-gran": {"test": 50.0}, "evaluated": {"transfer_sets": 2, "selection_sets": 1}}))
+    older.write_text(json.dumps({"t3-gran": {"test": 57.0}}))  # written before metrics said what they are over
+    lines = compare(offline, tiny).splitlines()
+    assert lines[0] == (f"note: the two runs' means are over different sets ({offline}: 22 transfer sets, 5 selection "
+                        f"sets; {tiny}: 2 transfer sets, 1 selection sets), so a change below mixes that with the "
+                        "models'")
+    assert lines[1].startswith("metric") and lines[2].split() == ["t3-gran.test", "57.80", "50.00", "-7.80"]
+    assert not compare(offline, offline).startswith("note") and not compare(older, tiny).startswith("note")

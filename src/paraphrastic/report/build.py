@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paraphrastic.atomic import write_json, write_text
+from paraphrastic.configuration import params
 from paraphrastic.evaluation.selection import Selection, SupervisedSelection
 from paraphrastic.layout import DataLayout
 from paraphrastic.provenance import read_result
@@ -25,6 +26,7 @@ from paraphrastic.report import (
     supervised,
     transfer,
 )
+from paraphrastic.report.compare_metrics import EVALUATED
 from paraphrastic.report.document import Document, transfer_scope
 from paraphrastic.report.findings import findings
 
@@ -89,6 +91,9 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
         metrics["reference_encoder"] = {name: {key: m[key] for key in ("transfer_pearson", "mteb_sts_spearman")
                                                if key in m} for name, m in reference_metrics.items()}
     metrics.update(seed_system_metrics)
+    # what the means are over, so that two runs' metrics of different configs are not read as one config's change
+    metrics[EVALUATED] = {"transfer_sets": sum(spec.transfer for spec in params.eval_sets(config)),
+                          "selection_sets": len(params.selection_ids(config))}
     write_json(out_dir / "metrics.json", metrics)
     write_json(out_dir / "timings.json", timings(sel, supervised_sel, reference_metrics))
     return out_dir / "report.md"

@@ -19,11 +19,19 @@ def flatten(value, prefix: str = "") -> dict[str, float]:
     return {prefix.rstrip("."): value} if isinstance(value, (int, float)) and not isinstance(value, bool) else {}
 
 
+EVALUATED = "evaluated"  # metrics.json's key for how many transfer and selection sets the run's means are over
+
+
 def read(path: Path) -> dict[str, float]:
     try:
         return flatten(json.loads(Path(path).read_text(encoding="utf-8")))
     except json.JSONDecodeError as exc:
         raise PipelineError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from exc
+
+
+def _sets(metrics: dict[str, float]) -> dict[str, float]:
+    return {key.removeprefix(f"{EVALUATED}."): value for key, value in metrics.items()
+            if key.startswith(f"{EVALUATED}.")}
 
 
 def _number(value: float | None) -> str:
@@ -42,6 +50,11 @@ def compare(first: Path, second: Path, *, every: bool = False) -> str:
         return f"{first} and {second} share no metric (another config's rows?); --all lists every one"
     width, left, right = max(map(len, keys)), len(str(first)), len(str(second))  # each value under its file's name
     lines = [f"{'metric':<{width}}  {first}  {second}  change"]
+    sets = (_sets(a), _sets(b))
+    if all(sets) and sets[0] != sets[1]:
+        over = [", ".join(f"{value:g} {key.replace('_', ' ')}" for key, value in s.items()) for s in sets]
+        lines.insert(0, f"note: the two runs' means are over different sets ({first}: {over[0]}; {second}: "
+                        f"{over[1]}), so a change below mixes that with the models'")
     for key in keys:
         x, y = a.get(key), b.get(key)
         change = f"{y - x:+.2f}" if x is not None and y is not None and not math.isnan(y - x) else ""
