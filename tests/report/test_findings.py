@@ -8,7 +8,7 @@ from tests.report.conftest import BASELINE
 def test_findings_check_the_papers_orderings(results):
     config, folder = results
     lines = findings(config, Selection(config, folder), BASELINE)
-    assert "lstmavg (lstmavg-simpwiki): 47.1 on the 22-set mean, +17.1 against the averaged initial vectors " \
+    assert "lstmavg (lstmavg-simpwiki): 47.1 on the 2-set mean, +17.1 against the averaged initial vectors " \
            "(30.0)." in lines
     # avg-simpwiki_matched 41.1 < lstmavg-simpwiki 47.1 > gran-simpwiki 43.1 (runs score by their names' order)
     assert "Paper: avg ≤ regularised LSTMavg: holds here (avg-simpwiki_matched 41.1 vs lstmavg-simpwiki 47.1)." \

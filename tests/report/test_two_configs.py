@@ -29,7 +29,7 @@ ALIKE = {
     "Then trained at the sentence level": "targets.json and training.json",
     "*Mean Pearson's r × 100 over the transfer sets": "a caption: the vectors' records",
     "How training follows the authors' code": "the train defaults, the same in both",
-    "*22-set mean Pearson's r × 100 per seed": "a caption",
+    "*2-set mean Pearson's r × 100 per seed": "a caption: both configs score the same two transfer sets",
     "200 sentences from SimpWiki": "gates/sentences.json",
     "Model: run gran-simpwiki (seed 1)": "the gate analysis's summary.json",
     "Labels seen fewer than 3 times": "the gate analysis's summary.json",

@@ -27,7 +27,7 @@ from paraphrastic.report import (
     transfer,
 )
 from paraphrastic.report.compare_metrics import EVALUATED
-from paraphrastic.report.document import Document, transfer_scope
+from paraphrastic.report.document import Document, transfer_scope, transfer_set_count
 from paraphrastic.report.findings import findings
 
 TITLE = "Paraphrastic sentence embeddings: transfer, supervised and analysis results"
@@ -45,7 +45,7 @@ def introduction(doc: Document, config: dict, sel: Selection) -> None:
              "in its caption. Our numbers are computed by this run; the papers' are read from "
              f"`{config['paper_tables']}`. \"STS 2016\" is the paper's \"test\" model selection (best mean over "
              f"{selection_sets} this config selects on, over every run and epoch of a row); \"oracle\" selects on "
-             "the 22-set mean.")
+             f"the {transfer_set_count(sel)}-set mean.")
     scope = transfer_scope(config, sel)
     if scope:
         doc.para(f"**What this config evaluated:** {scope.strip()[1:-1]}. Headings say so wherever a table "

@@ -144,29 +144,30 @@ def training_choices(config: dict) -> str:
 def selection_section(doc: Document, sel: Selection, config: dict | None = None) -> None:
     """Which run and epoch each row selected, on STS 2016 and on the oracle, and the seeds' spread."""
     doc.heading("Model selection per row", scope=transfer_scope(config, sel) if config else "")
+    mean = f"{transfer_set_count(sel)}-set"  # the paper's 22, unless the config scores fewer
     rows = []
     for row, choice in sel.chosen.items():
         (test_run, test_epochs), (oracle_run, oracle_epochs) = choice["test"], choice["oracle"]
         rows.append({"row": row, "runs": len(sel.rows[row]), "seeds": len(test_epochs), "test run": test_run,
                      "epoch": ",".join(str(e["epoch"]) for _, e in sorted(test_epochs.items())),
                      "STS16": float(np.mean(sel.scores(row, "test", "selection_pearson"))),
-                     "22-set (test)": sel.shown(row, "test"), "oracle run": oracle_run,
+                     f"{mean} (test)": sel.shown(row, "test"), "oracle run": oracle_run,
                      "oracle epoch": ",".join(str(e["epoch"]) for _, e in sorted(oracle_epochs.items())),
-                     "22-set (oracle)": sel.shown(row, "oracle")})
+                     f"{mean} (oracle)": sel.shown(row, "oracle")})
     doc.para("With several seeds a run is scored by its seeds' mean (each seed at its own selected epoch; "
              "`epoch` lists them by seed) and shown as mean ± sample sd.")
     if config:
         doc.para(training_choices(config))
-    doc.table(pd.DataFrame(rows), caption="STS16, 22-set: mean Pearson's r × 100 over the STS 2016 and the "
+    doc.table(pd.DataFrame(rows), caption=f"STS16, {mean}: mean Pearson's r × 100 over the STS 2016 and the "
               "transfer sets.")
     replicated = [row for row in sel.rows if len(sel.scores(row)) > 1]
     if replicated:
         doc.heading("Seed variation (rows trained with several seeds)")
         doc.table(pd.DataFrame([{"row": row, "run": sel.chosen[row]["test"][0], "seeds": len(sel.scores(row)),
-                                 "22-set per seed": ", ".join(f"{v:.1f}" for v in sel.scores(row)),
+                                 f"{mean} per seed": ", ".join(f"{v:.1f}" for v in sel.scores(row)),
                                  "mean": sel.score(row), "sd": sel.sd(row),
                                  "range": max(sel.scores(row)) - min(sel.scores(row))} for row in replicated]),
-                  caption="22-set mean Pearson's r × 100 per seed; sd and range in the same units.")
+                  caption=f"{mean} mean Pearson's r × 100 per seed; sd and range in the same units.")
 
 
 def runs_section(doc: Document, sel: Selection, out_dir: Path) -> None:

@@ -11,7 +11,7 @@ from paraphrastic.evaluation.compare_encoders import compare
 def run(config: dict, *, data_dir, out, published=None, threads=None) -> None:
     result = compare(config, Path(data_dir), Path(out), threads=threads, published_path=published)
     ref = result["reference"]
-    print(f"{ref['model']}: 22-set r {ref['summary']['transfer_pearson']:.1f}, "
+    print(f"{ref['model']}: {ref['summary']['transfer_sets']}-set r {ref['summary']['transfer_pearson']:.1f}, "
           f"{ref['sentences_per_second']:.0f} sentences/s; " + "; ".join(
               f"{label}: r {o['summary']['transfer_pearson']:.1f}, {o['sentences_per_second']:.0f} sentences/s"
               for label, o in result["ours"].items()) + f" ({result['threads']} threads) -> {out}")
