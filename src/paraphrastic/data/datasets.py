@@ -68,6 +68,12 @@ EVAL_SETS: tuple[EvalSet, ...] = (
 )
 
 BY_ID = {s.id: s for s in EVAL_SETS}
+TRANSFER_SET_COUNT = sum(s.transfer for s in EVAL_SETS)  # the paper's 22
+
+
+def transfer_count(ids) -> int:
+    """How many of the sets ``ids`` names are transfer sets (an id of no set here is not counted)."""
+    return sum(BY_ID[i].transfer for i in ids if i in BY_ID)
 
 # Scored pairs per set in the official releases (../shared/data/sts/SOURCE.md); readers are
 # tested against these.

@@ -325,7 +325,7 @@ def sets_scope(per_dataset: dict) -> list[str]:
     ids = [k for k in per_dataset if k in datasets.BY_ID]
     transfer = [k for k in ids if datasets.BY_ID[k].transfer]
     selection = [k for k in ids if not datasets.BY_ID[k].transfer]
-    all_transfer = sum(s.transfer for s in datasets.EVAL_SETS)
+    all_transfer = datasets.TRANSFER_SET_COUNT
     all_selection = sum(not s.transfer for s in datasets.EVAL_SETS)
     if transfer and len(transfer) < all_transfer:
         parts.append(f"{len(transfer)} of {all_transfer} sets")
@@ -338,8 +338,7 @@ def transfer_set_count(sel) -> int:
     """How many transfer sets this run's transfer models were scored on (22 unless a config lists fewer)."""
     history = next((h for h in sel.histories.values() if h), None)
     ids = history[0]["per_dataset"] if history else {}
-    return sum(datasets.BY_ID[k].transfer for k in ids if k in datasets.BY_ID) or sum(
-        s.transfer for s in datasets.EVAL_SETS)
+    return datasets.transfer_count(ids) or datasets.TRANSFER_SET_COUNT
 
 
 def transfer_scope(config: dict, sel, rows: list[str] | None = None) -> str:
