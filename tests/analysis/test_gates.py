@@ -16,6 +16,7 @@ from paraphrastic.data.corpus import write_table
 from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.models.encoders import build_model
+from paraphrastic.provenance import read_result, write_result
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -208,9 +209,13 @@ def test_the_compared_parses_group_the_same_gates_by_their_own_tags(tmp_path):
     # the compared parser tags every noun a proper noun and calls every object a subject
     other_tags = {w: ("NNP", "nsubj") if x == "NN" else (x, d) for w, (x, d) in GATE_TAGS.items()}
     other = write_parses(tmp_path / "other.parquet", other_tags, heads=1)
-    summary = gates.analyse(config, data_dir=tmp_path, parses_path=ours, out_dir=tmp_path / "out", device="cpu",
-                            compared_parses_path=other)
-    compared = summary["compared_parser"]
+    gates.analyse(config, data_dir=tmp_path, parses_path=ours, out_dir=tmp_path / "out", device="cpu")
+    models = tmp_path / "stanza_compared" / "scores.json"
+    write_result(models, {"source": "trained offline", "dev": {"xpos": 90.0, "las": 80.0}}, stage="stanza_models")
+    compared = gates.compare_parsers(config, data_dir=tmp_path, parses_path=ours, compared_parses_path=other,
+                                     compared_models=models, out=tmp_path / "compared.json", device="cpu")
+    assert read_result(tmp_path / "compared.json")["with_analysis_parser"] == compared["with_analysis_parser"]
+    assert compared["parser"] == {"source": "trained offline", "dev": {"xpos": 90.0, "las": 80.0}}
     nouns = sum(GATE_TAGS[w][0] == "NN" for s in GATE_SENTENCES for w in s)
     objects = sum(GATE_TAGS[w][1] == "obj" for s in GATE_SENTENCES for w in s)
     words = sum(map(len, GATE_SENTENCES))
@@ -234,5 +239,6 @@ def test_compared_parses_of_other_sentences_are_refused(tmp_path):
     ours = write_parses(tmp_path / "parses.parquet", GATE_TAGS)
     other = write_parses(tmp_path / "other.parquet", GATE_TAGS, sentences=GATE_SENTENCES[:3])
     with pytest.raises(PipelineError, match="other.parquet: not the sentences of"):
-        gates.analyse(config, data_dir=tmp_path, parses_path=ours, out_dir=tmp_path / "out", device="cpu",
-                      compared_parses_path=other)
+        gates.compare_parsers(config, data_dir=tmp_path, parses_path=ours, compared_parses_path=other,
+                              compared_models=tmp_path / "unread.json", out=tmp_path / "compared.json", device="cpu")
+    assert not (tmp_path / "compared.json").exists()

@@ -61,7 +61,7 @@ def test_table_4s_rows_per_set_on_both_vectors(results):
 
 def test_no_distilled_rows_leaves_the_untrained_comparison(results):
     config, folder = results
-    config = dict(config, word_vectors=dict(config["word_vectors"], distilled_rows=[]))
+    config = dict(config, word_vectors=dict(config["word_vectors"], distilled_rows=[], extended_distilled_rows=[]))
     doc, _ = section(config, folder)
     assert len(table_after(doc, distilled.HEADING)) == 2  # the untrained vectors, and avg's sentence-distilled twin
     assert not any(kind.startswith("h") and value.startswith("Table 4's rows") for kind, value in doc.blocks)

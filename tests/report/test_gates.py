@@ -123,12 +123,27 @@ def test_models_with_a_transformer_name_it_beside_their_word_vectors(results, tm
 
 def test_pretrained_models_have_no_curves_but_the_figure_is_still_written(results, tmp_path):
     config, folder = results
-    for name in ("stanza", "stanza_compared"):
-        path = folder / name / "scores.json"
-        scores = read_result(path)
-        kept = {k: v for k, v in scores.items() if k not in ("budget", "curves")}
-        write_result(path, kept | {"source": "pretrained"}, stage=None)
+    path = folder / "stanza" / "scores.json"
+    scores = read_result(path)
+    kept = {k: v for k, v in scores.items() if k not in ("budget", "curves")}
+    write_result(path, kept | {"source": "pretrained"}, stage=None)
+    path = folder / "gates" / "compared.json"
+    comparison = read_result(path)
+    comparison["parser"] = {k: v for k, v in comparison["parser"].items() if k not in ("budget", "curves")}
+    write_result(path, comparison | {"source": "pretrained"}, stage=None)
     doc = Document()
     gate_section(doc, config, folder, tmp_path)
     assert "Learning curves" not in texts(doc) and "models pretrained" in texts(doc)
     assert (tmp_path / "stanza_learning_curves.png").is_file()  # the report stage's output, whatever the models
+
+
+def test_the_default_run_says_how_to_run_the_parser_comparison_it_leaves_out(results, tmp_path):
+    config, folder = results
+    (folder / "gates" / "compared.json").unlink()  # an earlier extended run's would not be read either
+    doc = Document()
+    gate_section(doc, dict(config, extended=False), folder, tmp_path)
+    said = texts(doc)
+    assert "Parser comparison: left out of this run for its cost" in said and "`extended: true` runs it" in said
+    assert not any(kind == "table" and "dev LAS" in value[0].columns for kind, value in doc.blocks)
+    curves = table_after(doc, "Tables 9-11")
+    assert set(curves["models"]) == {"analysis"}

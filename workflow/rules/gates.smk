@@ -1,5 +1,6 @@
-# Gate analysis phase (Sec. 5.2, Tables 9-11): Stanza models -> sentences -> parses -> gate norms; the second
-# (compared) Stanza models parse the same sentences, and the analysis measures its agreement with both.
+# Gate analysis phase (Sec. 5.2, Tables 9-11): Stanza models -> sentences -> parses -> gate norms. With `extended`,
+# the parser comparison: the second (compared) Stanza models parse the same sentences, and gates_compared measures
+# the agreement with those parses too; the report asks for it only then (report.smk).
 # `gate_sentences`, `parse` and `parse_compared` are their stages' graph entries alone (stages.smk).
 
 
@@ -25,7 +26,7 @@ rule stanza_models:
         stage_shell("stanza_models")
 
 
-# The parser comparison's second models: gates.stanza with gates.stanza_compared over it.
+# The parser comparison's second models (with `extended`): gates.stanza with gates.stanza_compared over it.
 rule stanza_models_compared:
     input:
         *stage_inputs("stanza_models_compared"),
@@ -66,3 +67,23 @@ rule gates:
     threads: stage_threads("gates")
     shell:
         stage_shell("gates")
+
+
+# The parser comparison (with `extended`): the analysed row's models again, the tags and labels of both parsers.
+rule gates_compared:
+    input:
+        *stage_inputs("gates_compared"),
+        jobs=job_files("train", GATE_JOBS),
+    output:
+        **stage_outputs("gates_compared"),
+    log:
+        stage_log("gates_compared"),
+    benchmark:
+        stage_benchmark("gates_compared")
+    conda:
+        ENV
+    params:
+        **stage_params("gates_compared"),
+    threads: stage_threads("gates_compared")
+    shell:
+        stage_shell("gates_compared")

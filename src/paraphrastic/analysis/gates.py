@@ -269,38 +269,41 @@ def _sentences(parses: pd.DataFrame) -> tuple[pd.DataFrame, list[list[str]]]:
     return ordered, [group["word"].tolist() for _, group in ordered.groupby("sentence", sort=True)]
 
 
-def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto",
-            compared_parses_path=None) -> dict:
-    """Gate norms of the analysed GRAN over the parsed sentences, aggregated; writes ``out_dir``/*. With
-    ``compared_parses_path`` (the same sentences parsed by the compared Stanza models) the agreement with the paper
-    is measured from those parses too, and the two parsers' agreement with each other."""
+def _norms_by_seed(config: dict, data_dir, device: str, parses: dict[str, pd.DataFrame]):
+    """The analysed run's choice (:func:`analysed_run`), its gate dimension and, for each parse table of the same
+    sentences (``parses``: name -> table) and each seed of that run, the token table of its gate norms."""
     from pathlib import Path
 
-    from paraphrastic.atomic import atomic_path
-    from paraphrastic.errors import PipelineError
     from paraphrastic.evaluation.selection import model_dir
     from paraphrastic.models.files import load_model
     from paraphrastic.runtime import resolve_device
 
-    settings = config["gates"]
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    run, _, chosen = analysed_run(config, data_dir, settings["gran_row"])
+    run, _, chosen = analysed_run(config, data_dir, config["gates"]["gran_row"])
     device = resolve_device(device)
-    ordered, sentences = _sentences(read_table(parses_path))
-    compared = None
-    if compared_parses_path is not None:
-        compared, compared_sentences = _sentences(read_table(compared_parses_path))
-        if compared_sentences != sentences:
-            raise PipelineError(f"{compared_parses_path}: not the sentences of {parses_path} (parse both again)")
-    per_seed, per_seed_compared = {}, {}  # the same sentences through each seed of the analysed run
+    ordered = {name: _sentences(frame) for name, frame in parses.items()}
+    sentences = next(iter(ordered.values()))[1]
+    tables: dict[str, dict[int, pd.DataFrame]] = {name: {} for name in parses}
     for seed in chosen["seeds"]:
         model, vocab, payload = load_model(model_dir(Path(data_dir), run, seed) / "model.pt", device)
         norms = token_gate_norms(model, vocab, sentences, tags=payload["options"].get("tags") or "none",
-                                 batch_size=settings["batch_size"], device=device)
-        per_seed[seed] = token_table(ordered, norms)
-        if compared is not None:
-            per_seed_compared[seed] = token_table(compared, norms)
+                                 batch_size=config["gates"]["batch_size"], device=device)
+        for name, (frame, _) in ordered.items():
+            tables[name][seed] = token_table(frame, norms)
+    return chosen, model.dim, len(sentences), tables
+
+
+def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto") -> dict:
+    """Gate norms of the analysed GRAN over the parsed sentences, aggregated; writes ``out_dir``/*."""
+    from pathlib import Path
+
+    from paraphrastic.atomic import atomic_path
+
+    settings = config["gates"]
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    chosen, dim, sentences, tables_by_seed = _norms_by_seed(config, data_dir, device,
+                                                            {"parses": read_table(parses_path)})
+    per_seed = tables_by_seed["parses"]
     tokens = per_seed[chosen["seed"]]
     low = settings["min_count"]
     tables = {"by_pos": aggregate(tokens, ["xpos"], min_count=low),
@@ -311,17 +314,34 @@ def analyse(config: dict, *, data_dir, parses_path, out_dir, device: str = "auto
     for name, frame in tables.items():
         with atomic_path(out_dir / f"{name}.csv") as tmp:
             frame.to_csv(tmp, index=False)
-    norm_plot(tables["by_pos"], out_dir / "norms_by_pos.png", dim=model.dim)
+    norm_plot(tables["by_pos"], out_dir / "norms_by_pos.png", dim=dim)
     paper = paper_lists(config)
     agreement = _agreements(per_seed, chosen["seed"], paper, settings)
-    summary = {"model": chosen, "gate_dim": model.dim, "sentences": len(sentences), "tokens": len(tokens),
+    summary = {"model": chosen, "gate_dim": dim, "sentences": sentences, "tokens": len(tokens),
                "bootstrap": {"draws": settings["bootstrap"], "level": CONFIDENCE, "seed": settings["seed"]},
                "min_count": low, "min_pair_count": settings["min_pair_count"], "agreement": agreement,
                "mean_norm": float(tokens["norm"].mean()), "label_mapping": dict(sorted(UD_TO_SD.items()))}
-    if compared is not None:
-        other = per_seed_compared[chosen["seed"]]
-        summary["compared_parser"] = {
-            "agreement": _agreements(per_seed_compared, chosen["seed"], paper, settings),
-            "with_analysis_parser": parser_agreement(tokens, other)}
     write_result(out_dir / "summary.json", summary, stage="gates")
+    return summary
+
+
+def compare_parsers(config: dict, *, data_dir, parses_path, compared_parses_path, compared_models, out,
+                    device: str = "auto") -> dict:
+    """The parser comparison (``extended``): the same gate norms grouped by the tags and labels of the second Stanza
+    models (``compared_parses_path``, the sentences of ``parses_path`` parsed by them), their agreement with the
+    paper, the two parsers' agreement with each other, and what the report shows of those models
+    (``compared_models``: their scores.json). Writes ``out``."""
+    from paraphrastic.errors import PipelineError
+    from paraphrastic.provenance import read_result
+
+    ours, other = read_table(parses_path), read_table(compared_parses_path)
+    if _sentences(other)[1] != _sentences(ours)[1]:
+        raise PipelineError(f"{compared_parses_path}: not the sentences of {parses_path} (parse both again)")
+    chosen, _, _, tables = _norms_by_seed(config, data_dir, device, {"analysis": ours, "compared": other})
+    summary = {"model": chosen,
+               "agreement": _agreements(tables["compared"], chosen["seed"], paper_lists(config), config["gates"]),
+               "with_analysis_parser": parser_agreement(tables["analysis"][chosen["seed"]],
+                                                        tables["compared"][chosen["seed"]]),
+               "parser": read_result(compared_models)}
+    write_result(out, summary, stage="gates_compared")
     return summary

@@ -164,8 +164,12 @@ def add_commands(sub, load_config) -> None:
     p = stage("gates", "GRAN gate L1 norms by POS tag and dependency label (Tables 9-11)")
     _paths(p, data_dir=DATA, parses="the parses",
            out_dir="where the tables and the plot go")
-    p.add_argument("--compared-parses", help="the same sentences parsed by the compared Stanza models: the agreement "
-                                             "with the paper is measured with both (default: no comparison)")
+    _threads(p)
+    p = stage("gates-compared", "the parser comparison: the gate analysis's agreement with the paper from the second "
+                                "Stanza models' parses, and the two parsers' agreement (with extended: true)")
+    _paths(p, data_dir=DATA, parses="the parses of the analysis's models",
+           compared_parses="the same sentences parsed by the second models",
+           compared_models="the second models' scores.json", out="the comparison (JSON)")
     _threads(p)
 
     # ---- supervised -------------------------------------------------------------------------------------

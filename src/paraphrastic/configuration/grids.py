@@ -146,12 +146,14 @@ def distilled_twin(row: str, vectors: str = "distilled") -> str:
 
 def distilled_rows(config: dict, vectors: str = "distilled") -> list[str]:
     """The rows ``word_vectors.distilled_rows`` (or the key of ``vectors``) names (``all``: every experiment and
-    grid row)."""
+    grid row), and with ``extended`` those of ``word_vectors.extended_distilled_rows`` after them."""
     key = TWIN_VECTORS[vectors][0]
-    chosen = (config.get("word_vectors") or {}).get(key) or []
+    word_vectors = config.get("word_vectors") or {}
+    chosen = word_vectors.get(key) or []
     if chosen == "all":
         return [*config["experiments"], *(row["id"] for row in config.get("grids") or [])]
-    return list(chosen)
+    extra = (word_vectors.get(f"extended_{key}") or []) if config.get("extended") else []
+    return list(dict.fromkeys([*chosen, *extra]))
 
 
 def _add_distilled_rows(config: dict, runs: dict, rows: dict) -> None:
@@ -163,12 +165,14 @@ def _add_distilled_rows(config: dict, runs: dict, rows: dict) -> None:
     grid_rows = {row["id"]: row for row in config.get("grids") or []}
     keep = _thinning(config, distilled=True)
     for vectors, (key, _) in TWIN_VECTORS.items():
+        named = (config.get("word_vectors") or {}).get(key) or []
         for row in distilled_rows(config, vectors):
+            where = key if named == "all" or row in named else f"extended_{key}"  # the key that named the row
             if row not in rows:
-                raise PipelineError(f"word_vectors.{key}: no experiment or grid row named {row!r} in params")
+                raise PipelineError(f"word_vectors.{where}: no experiment or grid row named {row!r} in params")
             twin = distilled_twin(row, vectors)
             if twin in rows:
-                raise PipelineError(f"word_vectors.{key}: {twin!r} is already a row of params; rename it")
+                raise PipelineError(f"word_vectors.{where}: {twin!r} is already a row of params; rename it")
             if row in grid_rows:
                 extra = {k: grid_rows[row][k] for k in ("seeds", "tasks") if k in grid_rows[row]}
                 points = [dict(point, **extra) for point in row_points(grid_rows[row], keep)]
@@ -177,7 +181,7 @@ def _add_distilled_rows(config: dict, runs: dict, rows: dict) -> None:
             names = []
             for settings in points:
                 if settings.get("word_vectors", "pretrained") != "pretrained":
-                    raise PipelineError(f"word_vectors.{key}: row {row!r} already trains on the "
+                    raise PipelineError(f"word_vectors.{where}: row {row!r} already trains on the "
                                         f"{settings['word_vectors']} vectors")
                 settings = dict(settings, word_vectors=vectors)
                 identity = {k: v for k, v in settings.items() if k not in ("seeds", "tasks")}

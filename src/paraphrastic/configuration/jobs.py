@@ -86,6 +86,16 @@ def pwim_jobs(config: dict) -> dict[str, dict]:
     return table
 
 
+PARSER_COMPARISON = "compared"  # the parser comparison's models are gates.stanza with gates.stanza_compared over it
+
+
+def parser_comparisons(config: dict) -> dict[str, dict]:
+    """The parser comparison's jobs (DVC's foreach over the stages that train, parse and compare with the second
+    Stanza models): one with ``extended``, none in the default run, which leaves the robustness check out for its
+    cost (docs/performance.md)."""
+    return {PARSER_COMPARISON: {"parser": PARSER_COMPARISON}} if config.get("extended") else {}
+
+
 @dataclass(frozen=True)
 class JobTables:
     """Every job of a config, by the stages that run them, computed once (the Snakefile's index of jobs)."""
@@ -99,6 +109,7 @@ class JobTables:
     supervised_jobs: dict[str, dict]  # each supervised run on each of its tasks, once per seed
     siamese_jobs: dict[str, dict]
     pwim_jobs: dict[str, dict]
+    parser_comparisons: dict[str, dict]  # the parser comparison's one job with `extended`, else none
 
     @classmethod
     def of(cls, config: dict) -> JobTables:
@@ -107,7 +118,8 @@ class JobTables:
         every = jobs(config, runs)
         experiments = {key: job for key, job in every.items() if job["run"] in config["experiments"]}
         return cls(runs, rows, every, experiments, supervised_runs, supervised_rows,
-                   supervised_jobs(config, supervised_runs), siamese_jobs(config), pwim_jobs(config))
+                   supervised_jobs(config, supervised_runs), siamese_jobs(config), pwim_jobs(config),
+                   parser_comparisons(config))
 
     def row_jobs(self, *rows: str, where: str = "params") -> dict[str, dict]:
         """The transfer jobs of these table rows (the models an analysis or a universal run reads); ``where``

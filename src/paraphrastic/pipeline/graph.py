@@ -107,7 +107,8 @@ def literal_options(stage: Stage) -> dict[str, str]:
 
 # What choosing a transfer row's model reads (evaluation.selection.Selection): its runs, their seeds and settings.
 # What decides the runs, their seeds and so each row's selected model (gates.seeds adds seeds to gates.gran_row).
-_SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "word_vectors.distilled_rows",
+_SELECTION_PARAMS = ("grids", "grid_thinning", "experiments", "extended", "word_vectors.distilled_rows",
+                     "word_vectors.extended_distilled_rows",
                      "word_vectors.sentence_distilled_rows",
                      "word_vectors.distilled_thinning", "gates.gran_row", "gates.seeds", "seeds", "seed", "train")
 
@@ -130,6 +131,12 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
                  foreach=foreach, checkpoints=(checkpoints,), run_settings="supervised_runs.{run}")
 
 
+# The parser comparison's stages run once with `extended` and not at all without (configuration.jobs.parser_comparisons):
+# DVC's foreach over a table of one job or none
+_COMPARISON = "parser_comparisons"
+_GATE_PARAMS = ("gates.min_count", "gates.min_pair_count", "gates.batch_size", "gates.bootstrap", "gates.seed")
+
+
 def _stanza_stage(*, compared: bool) -> Stage:
     """The Stanza models of the gate analysis, or (``compared``) those of the parser comparison."""
     suffix = "_compared" if compared else ""
@@ -140,7 +147,7 @@ def _stanza_stage(*, compared: bool) -> Stage:
                  deps=("data/raw",),
                  outs={"resources": Output(f"{folder}/resources"), "scores": Output(f"{folder}/scores.json")},
                  params=("data_profile", "profiles", "gates.stanza", *(("gates.stanza_compared",) if compared else ())),
-                 threads="gates.stanza.threads")
+                 threads="gates.stanza.threads", foreach=_COMPARISON if compared else None)
 
 
 def _parse_stage(*, compared: bool) -> Stage:
@@ -151,7 +158,7 @@ def _parse_stage(*, compared: bool) -> Stage:
                                    f"--out {_GATES}/parses{suffix}.parquet --threads {{threads}}",
                  deps=(f"{_GATES}/sentences.parquet", models),
                  outs={"parses": Output(f"{_GATES}/parses{suffix}.parquet")},
-                 params=("gates.parse_batch_size", "device"))
+                 params=("gates.parse_batch_size", "device"), foreach=_COMPARISON if compared else None)
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
@@ -254,10 +261,9 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     _parse_stage(compared=False),
     _parse_stage(compared=True),
     # Snakemake reads only the analysed row's jobs (workflow/rules/gates.smk); DVC hashes data/models.
-    Stage("gates", f"gates --data-dir data --parses {_GATES}/parses.parquet "
-                   f"--compared-parses {_GATES}/parses_compared.parquet --out-dir {_GATES}/analysis "
+    Stage("gates", f"gates --data-dir data --parses {_GATES}/parses.parquet --out-dir {_GATES}/analysis "
                    "--threads {threads}",
-          deps=(f"{_GATES}/parses.parquet", f"{_GATES}/parses_compared.parquet", _MODELS),
+          deps=(f"{_GATES}/parses.parquet", _MODELS),
           outs={"tokens": Output(f"{_GATES}/analysis/tokens.parquet"),
                 "by_pos": Output(f"{_GATES}/analysis/by_pos.csv"),
                 "by_label": Output(f"{_GATES}/analysis/by_label.csv"),
@@ -265,8 +271,17 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
                 "by_pos_label": Output(f"{_GATES}/analysis/by_pos_label.csv"),
                 "plot": Output(f"{_GATES}/analysis/norms_by_pos.png"),
                 "summary": Output(f"{_GATES}/analysis/summary.json")},
-          params=("gates.min_count", "gates.min_pair_count", "gates.batch_size", "gates.bootstrap", "gates.seed",
-                  *_SELECTION_PARAMS, "paper_tables", "device")),
+          params=(*_GATE_PARAMS, *_SELECTION_PARAMS, "paper_tables", "device")),
+    # The parser comparison (with `extended`): the agreement with the paper measured again from the second models'
+    # tags and labels, and the two parsers' agreement with each other, with those models' dev scores for the report
+    Stage("gates_compared", f"gates-compared --data-dir data --parses {_GATES}/parses.parquet "
+                            f"--compared-parses {_GATES}/parses_compared.parquet "
+                            f"--compared-models {_DATA.stanza(compared=True)}/scores.json "
+                            f"--out {_GATES}/compared.json --threads {{threads}}",
+          deps=(f"{_GATES}/parses.parquet", f"{_GATES}/parses_compared.parquet",
+                f"{_DATA.stanza(compared=True)}/scores.json", _MODELS),
+          outs={"summary": Output(f"{_GATES}/compared.json")},
+          params=(*_GATE_PARAMS, *_SELECTION_PARAMS, "paper_tables", "device"), foreach=_COMPARISON),
     # Supervised similarity (Sec. 4.3, Tables 5-8): STS split 40/10/50 and SICK; one job per task, run and seed.
     Stage("prepare_supervised", f"prepare-supervised --raw data/raw --out-dir {_SUPERVISED}",
           deps=("data/raw",),
@@ -356,8 +371,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=(_RESULTS, _MODELS, _TRAIN_STATS, _MATCH_SUMMARY,
                 f"{_VOCAB_DIR}/coverage.json", f"{_DISTILLED_DIR}/coverage.json",
                 f"{_SENTENCE_DISTILLED_DIR}/training.json", f"{_SENTENCE_DISTILLED_DIR}/targets.json",
-                f"{_GATES}/analysis",
-                f"{_GATES}/sentences.json", *(f"{_DATA.stanza(compared)}/scores.json" for compared in (False, True)),
+                _GATES, f"{_DATA.stanza()}/scores.json",  # data/gates: with `extended`, the parser comparison too
                 f"{_SUPERVISED}/stats.json",
                 f"{_SUPERVISED}/models", _ERROR_ANALYSIS, f"{_SIAMESE}/corpus/stats.json",
                 f"{_SIAMESE}/models", f"{_SIAMESE}/word2vec/results.json", f"{_PWIM}/stats.json",

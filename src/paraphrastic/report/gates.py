@@ -142,11 +142,16 @@ def _with_interval(agreement: dict, measure: str, scale: float = 1) -> str:
         if bounds and _computed(bounds[measure]) else text
 
 
-def _parser_comparison(doc: Document, summary: dict, stanza: dict, compared: dict) -> None:
-    """The agreement with the paper from both parsers' tags and labels (``stanza``, ``compared``: their
-    scores.json), beside their dev scores."""
-    comparison = summary.get("compared_parser")
-    if not comparison or not comparison.get("agreement") or not summary.get("agreement"):
+def _parser_comparison(doc: Document, summary: dict, stanza: dict, comparison: dict | None) -> None:
+    """The agreement with the paper from both parsers' tags and labels (``stanza``: the analysis's models'
+    scores.json; ``comparison``: gates_compared's result, with the second models' scores), beside their dev scores.
+    Without ``comparison`` (the default run leaves the comparison out) a line says how to run it."""
+    if comparison is None:
+        doc.para("Parser comparison: left out of this run for its cost (the second Stanza models train for longer "
+                 "than anything else in the offline profile); `extended: true` runs it (docs/performance.md).")
+        return
+    compared = comparison["parser"]
+    if not comparison.get("agreement") or not summary.get("agreement"):
         return
     rows = []
     for role, scores, agreement in (("analysis (tables above)", stanza, summary["agreement"]),
@@ -178,7 +183,8 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     summary = read_result(analysis / "summary.json")
     sentences = read_result(layout.gates / "sentences.json")
     stanza = read_result(layout.stanza() / "scores.json")
-    compared = read_result(layout.stanza(compared=True) / "scores.json")  # the parser comparison's models
+    # the parser comparison, with `extended` (a file an earlier extended run left is not this run's)
+    comparison = read_result(layout.gates / "compared.json") if config.get("extended") else None
     by_pos = pd.read_csv(analysis / "by_pos.csv")
     by_label = pd.read_csv(analysis / "by_label.csv")
     by_pair = pd.read_csv(analysis / "by_pos_label.csv", keep_default_na=False)
@@ -209,7 +215,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
     doc.para(f"Tagging and parsing: Stanza {stanza['stanza_version']}, models {source}. On UD EWT dev "
              f"({dev['sentences']:,} sentences, gold words): UPOS {dev['upos']:.1f}, XPOS {dev['xpos']:.1f}, "
              f"UAS {dev['uas']:.1f}, LAS {dev['las']:.1f}. The paper used the Stanford parser.")
-    _learning_curves(doc, {"analysis": stanza, "compared": compared}, out_dir)
+    _learning_curves(doc, {"analysis": stanza, **({"compared": comparison["parser"]} if comparison else {})}, out_dir)
     paper = paper_lists(config)
     scale = 300 / dim
 
@@ -244,7 +250,7 @@ def gate_section(doc: Document, config: dict, data_dir: Path, out_dir: Path) -> 
                      "bootstrap resamples of the sentences (the first seed's model) and, where the run has several "
                      "seeds, of the sentences and the seed together; then each seed's own value. A departure from "
                      "the paper inside these intervals could be noise of the sample or of training.")
-        _parser_comparison(doc, summary, stanza, compared)
+        _parser_comparison(doc, summary, stanza, comparison)
     for number, tag, key in ((10, "JJ", "table10"), (11, "VBG", "table11")):
         ours = by_pair[by_pair["xpos"] == tag].sort_values("mean", ascending=False)
         table = pd.DataFrame({"label": ours["sd_label"], "count": ours["count"], "mean L1 (ours)": ours["mean"],

@@ -9,8 +9,7 @@ from paraphrastic.analysis.gates import analyse
 from paraphrastic.runtime import set_threads
 
 
-def run(config: dict, *, data_dir, parses, out_dir, compared_parses=None, threads=None) -> None:
+def run(config: dict, *, data_dir, parses, out_dir, threads=None) -> None:
     set_threads(threads)
-    summary = analyse(config, data_dir=Path(data_dir), parses_path=parses, out_dir=out_dir, device=config["device"],
-                      compared_parses_path=compared_parses)
+    summary = analyse(config, data_dir=Path(data_dir), parses_path=parses, out_dir=out_dir, device=config["device"])
     print(f"gate norms of {summary['model']['run']} over {summary['tokens']} words -> {out_dir}")
