@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -40,3 +41,60 @@ def test_a_paraphrase_pair_with_an_evaluation_sentence_on_either_side_is_left_ou
                           "tokens2": [["one", "cat"], ["a", "test"], ["the", "test", "one"]]})
     pairs, left_out = training_pairs(frame, excluded={("the", "test", "one")})
     assert pairs == [(["a", "cat"], ["one", "cat"])] and left_out == 2
+
+
+@pytest.fixture(scope="module")
+def tiny_teacher(tmp_path_factory):
+    """A 1-layer BERT over a few pieces, which sentence-transformers loads with mean pooling: all-MiniLM-L6-v2's stand-in."""
+    transformers = pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    folder = tmp_path_factory.mktemp("teacher")
+    pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"abcdefghijklmnopqrstuvwxyz.", "the", "dog", "cat"]
+    tokenizer = transformers.BertTokenizerFast(vocab={piece: i for i, piece in enumerate(pieces)}, do_lower_case=True)
+    torch.manual_seed(0)
+    config = transformers.BertConfig(vocab_size=len(pieces), hidden_size=16, num_hidden_layers=1,
+                                     num_attention_heads=2, intermediate_size=16, max_position_embeddings=64)
+    transformers.BertModel(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def test_a_stopped_teacher_job_resumes_from_its_last_chunk_to_the_same_bytes(tiny_teacher, tmp_path, monkeypatch):
+    from paraphrastic.data import sentence_targets
+
+    texts = [f"the {'dog' if i % 3 else 'cat'} {'a' * (i % 7)} {i}." for i in range(40)]
+    whole = sentence_targets.teacher_embeddings(texts, tiny_teacher, chunk=16)  # no checkpoints: nothing kept
+    assert whole.shape[0] == 40 and whole.dtype == np.float32
+    calls = []
+    load = sentence_targets._load_teacher
+
+    def stopping_after(n):
+        def loaded(teacher, device):
+            model = load(teacher, device)
+            encode = model.encode
+
+            def counted(chunk, **kwargs):
+                if len(calls) == n:
+                    raise KeyboardInterrupt  # Ctrl-C, or SIGTERM's handler, inside the third chunk
+                calls.append(len(chunk))
+                return encode(chunk, **kwargs)
+            model.encode = counted
+            return model
+        return loaded
+
+    checkpoints = tmp_path / "checkpoints"
+    monkeypatch.setattr(sentence_targets, "_load_teacher", stopping_after(2))
+    with pytest.raises(KeyboardInterrupt):
+        sentence_targets.teacher_embeddings(texts, tiny_teacher, chunk=16, checkpoints=checkpoints)
+    assert calls == [16, 16] and sorted(p.name for p in checkpoints.glob("chunk-*")) == ["chunk-00000.npy",
+                                                                                            "chunk-00001.npy"]
+    monkeypatch.setattr(sentence_targets, "_load_teacher", stopping_after(99))
+    resumed = sentence_targets.teacher_embeddings(texts, tiny_teacher, chunk=16, checkpoints=checkpoints)
+    assert calls == [16, 16, 8]  # only the third chunk was embedded again
+    assert resumed.tobytes() == whole.tobytes()
+    # chunks of other texts are not this job's: started over
+    calls.clear()
+    other = sentence_targets.teacher_embeddings(texts[:20], tiny_teacher, chunk=16, checkpoints=checkpoints)
+    assert calls == [16, 4] and other.tobytes() == whole[:20].tobytes()
+    sentence_targets.remove_checkpoints(checkpoints)
+    assert not checkpoints.exists()

@@ -216,8 +216,10 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     # the gate analysis's parser comparison, the same sentences parsed by models trained without word vectors
     compared = json.loads((root / "data/stanza_compared/scores.json").read_text())
     assert compared["word_vectors"] is None and compared["budget"] == stanza["budget"]
-    assert set(gates["compared_parser"]["agreement"]) == {"pos", "label"}
-    assert gates["compared_parser"]["with_analysis_parser"]["words"] == gates["tokens"]
+    comparison = json.loads((root / "data/gates/compared.json").read_text())  # the tiny config sets `extended`
+    assert set(comparison["agreement"]) == {"pos", "label"}
+    assert comparison["with_analysis_parser"]["words"] == gates["tokens"]
+    assert comparison["parser"]["dev"] == compared["dev"]
     assert "Parser comparison" in report
     results = json.loads((root / "data/results/lstmavg-simpwiki/seed1.json").read_text())
     assert set(results["datasets"]) == {"sts12.MSRvid", "sts14.images", "sts16.headlines"}

@@ -127,7 +127,8 @@ def add_commands(sub, load_config) -> None:
     _threads(p)
     p = stage("teacher-targets", "the unlabelled text the mirror holds, with the teacher's embedding of each text")
     _paths(p, raw=RAW, corpus="the tokenised tables", treebank="the treebank's tokenised sentences",
-           out="the texts (parquet)", embeddings="their teacher embeddings (.npy)", stats="counts and timing (JSON)")
+           out="the texts (parquet)", embeddings="their teacher embeddings (.npy)", stats="counts and timing (JSON)",
+           checkpoints="the embedded chunks' folder (a rerun resumes from it)")
     _device(p)
     _threads(p)
     p = stage("distill-sentences", "the distilled word vectors trained towards the teacher's sentence embeddings")

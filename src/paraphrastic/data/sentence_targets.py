@@ -69,8 +69,13 @@ def training_pairs(frame: pd.DataFrame, *, excluded: set[tuple[str, ...]]) -> tu
     return kept, len(pairs) - len(kept)
 
 
-def teacher_embeddings(texts: list[str], teacher: Path, *, device: str = "cpu", batch_size: int = 64) -> np.ndarray:
-    """The teacher's sentence embedding of each text (its own pooling and normalisation), float32, one row each."""
+# Texts the teacher embeds per call, and per saved chunk of a job (about two minutes of one CPU thread): a stopped job
+# resumes from its last chunk. Each call sorts its texts by length into batches, so an uninterrupted job makes the same
+# calls as a resumed one and both give the same bytes.
+CHUNK_TEXTS = 8192
+
+
+def _load_teacher(teacher: Path, device: str):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
@@ -78,6 +83,61 @@ def teacher_embeddings(texts: list[str], teacher: Path, *, device: str = "cpu", 
     except ImportError as exc:
         raise PipelineError(f"sentence-level distillation needs {INSTALL_HINT}: {exc}") from exc
     with quiet_loading():
-        model = SentenceTransformer(str(teacher), device=device)
-    return np.asarray(model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
-                                   show_progress_bar=False), dtype=np.float32)
+        return SentenceTransformer(str(teacher), device=device)
+
+
+def teacher_embeddings(texts: list[str], teacher: Path, *, device: str = "cpu", batch_size: int = 64,
+                       checkpoints: Path | None = None, chunk: int = CHUNK_TEXTS) -> np.ndarray:
+    """The teacher's sentence embedding of each text (its own pooling and normalisation), float32, one row each,
+    embedded ``chunk`` texts at a time. With ``checkpoints`` (a folder of the job's own) each chunk is saved there as
+    it is done, and a job stopped at any point resumes from the chunks of the same texts, teacher, batch size and
+    device (a folder of other ones is started over); :func:`remove_checkpoints` removes it once the caller has
+    written what it made."""
+    import hashlib
+    import json
+    import shutil
+
+    from paraphrastic.atomic import atomic_path, write_json
+
+    model = None
+    parts = []
+    identity = hashlib.sha256(json.dumps({"texts": texts, "teacher": Path(teacher).name, "batch_size": batch_size,
+                                          "chunk": chunk, "device": str(device).split(":")[0]}).encode()).hexdigest()
+    stamp = None if checkpoints is None else Path(checkpoints) / "texts.json"
+    if stamp is not None:
+        if not stamp.is_file() or json.loads(stamp.read_text(encoding="utf-8")).get("identity") != identity:
+            shutil.rmtree(checkpoints, ignore_errors=True)  # the job's own scratch, never a user's file
+            write_json(stamp, {"identity": identity, "texts": len(texts), "chunk": chunk})
+    done = 0
+    for start in range(0, len(texts), chunk):
+        saved = None if checkpoints is None else Path(checkpoints) / f"chunk-{start // chunk:05d}.npy"
+        if saved is not None and saved.is_file():
+            try:
+                part = np.load(saved)
+            except (OSError, ValueError):  # a chunk cut short by the stop: embedded again
+                part = None
+            if part is not None and part.shape[0] == len(texts[start:start + chunk]):
+                parts.append(part)
+                done += 1
+                continue
+        if model is None:
+            if done:
+                print(f"resuming after {done} chunk(s) of {chunk} texts saved in {checkpoints}")
+            model = _load_teacher(teacher, device)
+        part = np.asarray(model.encode(texts[start:start + chunk], batch_size=batch_size, convert_to_numpy=True,
+                                       show_progress_bar=False), dtype=np.float32)
+        if saved is not None:
+            with atomic_path(saved) as tmp, open(tmp, "wb") as handle:
+                np.save(handle, part)
+        parts.append(part)
+    if not parts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.concatenate(parts)
+
+
+def remove_checkpoints(checkpoints: Path | None) -> None:
+    """The chunks of :func:`teacher_embeddings`, once what they made is written."""
+    import shutil
+
+    if checkpoints is not None:
+        shutil.rmtree(checkpoints, ignore_errors=True)

@@ -197,13 +197,14 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("teacher_targets", f"teacher-targets --raw data/raw --corpus {_CORPUS} "
                              f"--treebank {_SIAMESE_CORPUS}/corpus.parquet --out {_TARGETS[0]} "
                              f"--embeddings {_TARGETS[1]} --stats {_SENTENCE_DISTILLED_DIR}/targets.json "
-                             "--threads {threads}",
+                             "--checkpoints data/checkpoints/teacher_targets --threads {threads}",
           deps=("data/raw", f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", _EVAL,
                 f"{_SIAMESE_CORPUS}/corpus.parquet"),
           outs={"texts": Output(_TARGETS[0]), "embeddings": Output(_TARGETS[1]),
                 "stats": Output(f"{_SENTENCE_DISTILLED_DIR}/targets.json")},
           params=("word_vectors.sentence_distilled.sources", "word_vectors.sentence_distilled.max_per_source",
-                  "word_vectors.distilled.teacher", "word_vectors.reading", "data_profile", "profiles", "device")),
+                  "word_vectors.distilled.teacher", "word_vectors.reading", "data_profile", "profiles", "device"),
+          checkpoints=("data/checkpoints/teacher_targets",)),
     Stage("distill_sentences", f"distill-sentences --distilled {_DISTILLED_DIR} --targets {_TARGETS[0]} "
                                f"--target-embeddings {_TARGETS[1]} --eval {_EVAL} --corpus {_CORPUS} "
                                f"--out-dir {_SENTENCE_DISTILLED_DIR} "

@@ -13,7 +13,13 @@ from paraphrastic.data import readers
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import build_train_table, read_as, read_table, write_table
 from paraphrastic.data.fetch import verify_raw
-from paraphrastic.data.sentence_targets import TARGETS_SCHEMA, sentence_set, teacher_embeddings, unlabelled_texts
+from paraphrastic.data.sentence_targets import (
+    TARGETS_SCHEMA,
+    remove_checkpoints,
+    sentence_set,
+    teacher_embeddings,
+    unlabelled_texts,
+)
 from paraphrastic.data.transformer_folders import transformer_folder
 from paraphrastic.provenance import write_result
 from paraphrastic.runtime import prepare_job
@@ -38,7 +44,8 @@ def _extra_pairs(config: dict, raw: Path) -> list[tuple[str, list[str]]]:
     return [text for row in frame.itertuples() for text in ((row.s1, list(row.tokens1)), (row.s2, list(row.tokens2)))]
 
 
-def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, device=None, threads=None) -> None:
+def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, checkpoints=None, device=None,
+        threads=None) -> None:
     verify_raw(raw)  # what fetch verified, unchanged
     device = prepare_job(device or config["device"], threads)
     settings = config["word_vectors"]["sentence_distilled"]
@@ -62,7 +69,7 @@ def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, device=N
                                  where="word_vectors.distilled.teacher")
     print(f"encoding {len(frame)} texts with {teacher}")
     start = time.perf_counter()
-    vectors = teacher_embeddings(list(frame["text"]), teacher, device=str(device))
+    vectors = teacher_embeddings(list(frame["text"]), teacher, device=str(device), checkpoints=checkpoints)
     seconds = time.perf_counter() - start
     write_table(frame, TARGETS_SCHEMA, out, stage="teacher_targets")
     vocabulary.save_matrix(embeddings, vectors, stage="teacher_targets", rows_of=out)  # row i: the table's text i
@@ -70,5 +77,6 @@ def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, device=N
                          "teacher": config["word_vectors"]["distilled"]["teacher"], "seconds": round(seconds, 1),
                          "texts_per_second": round(len(frame) / max(seconds, 1e-9), 1), "device": str(device)},
                  stage="teacher_targets")
+    remove_checkpoints(checkpoints)
     shares = ", ".join(f"{source} {count['texts']}" for source, count in counts.items())
     print(f"{len(frame)} texts ({shares}) in {seconds:.0f} s -> {out}")
