@@ -28,23 +28,28 @@ def _mteb(scores: dict) -> float | None:
 
 
 def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher: str, targets: dict,
-                      training: dict, ours: dict, reference: dict, published: dict[str, dict], threads: int) -> str:
+                      training: dict, loaded: dict, published: dict[str, dict]) -> str:
     """The card (markdown with the front matter the Hugging Face hub reads). ``targets`` and ``training``: the
-    sentence distillation's targets.json and training.json; ``ours`` and ``reference``: the compare_encoders entries
-    of the untrained sentence-distilled vectors and of all-MiniLM-L6-v2 (summary, mteb, sentences_per_second);
-    ``published``: model -> task -> scores (:func:`paraphrastic.evaluation.mteb_sts.published`)."""
+    sentence distillation's targets.json and training.json; ``loaded``: the export scored as a user loads it
+    (``model2vec`` and ``sentence_transformers``: summary, mteb) and its speed beside the teacher's (``speed``:
+    :func:`paraphrastic.pipeline.steps.static_model.loaded_scores`); ``published``: model -> task -> scores
+    (:func:`paraphrastic.evaluation.mteb_sts.published`), all-MiniLM-L6-v2's among them."""
     settings = training["settings"]
     sources = targets["sources"]
     used = [source for source in sources if sources[source]["texts"]]
-    ours_mteb, minilm_mteb = _mteb(ours.get("mteb")), _mteb(reference.get("mteb"))
-    # the comparison's reference is always all-MiniLM-L6-v2; it is the teacher only where the config says so
+    ours, other = loaded["model2vec"], loaded["sentence_transformers"]
+    ours_mteb, other_mteb = _mteb(ours.get("mteb")), _mteb(other.get("mteb"))
+    speed = loaded["speed"]
+    minilm = published.get(MINILM, {})
+    # the speed is timed beside all-MiniLM-L6-v2's; it is the teacher only where the config says so
     is_teacher = MINILM.endswith(f"/{teacher}")
     base_model = f"base_model: {MINILM}\n" if is_teacher else ""
-    rows = [f"| this model | {_cell(ours_mteb)} | {ours['summary']['transfer_pearson']:.1f} | "
-            f"{ours['sentences_per_second']:,.0f} | measured in this run |",
-            f"| {MINILM}{' (the teacher)' if is_teacher else ''} | {_cell(minilm_mteb)} | "
-            f"{reference['summary']['transfer_pearson']:.1f} | "
-            f"{reference['sentences_per_second']:,.0f} | measured in this run |"]
+    rows = [f"| this model, as model2vec loads it | {_cell(ours_mteb)} | {ours['summary']['transfer_pearson']:.1f} | "
+            f"{speed['sentences_per_second']['model2vec']:,.0f} | measured in this run |",
+            f"| this model, as sentence-transformers loads it | {_cell(other_mteb)} | "
+            f"{other['summary']['transfer_pearson']:.1f} | – | measured in this run |",
+            f"| {MINILM}{' (the teacher)' if is_teacher else ''} | {_cell(mean_over_tasks(minilm))} | – | "
+            f"{speed['sentences_per_second']['teacher']:,.0f} | published; speed measured in this run |"]
     for model, scores in published.items():  # those with all five tasks published
         if model != MINILM and (mean := mean_over_tasks(scores)) is not None:
             rows.append(f"| {model} | {mean:.1f} | – | – | published |")
@@ -57,9 +62,9 @@ def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher:
                "2016 (a smaller config), so MTEB's pooled tasks were not scored.")
     per_task = ""
     if ours_mteb is not None:
-        per_task = ("\n\n| task | this model | " + MINILM.split("/")[-1] + " |\n|---|---:|---:|\n"
+        per_task = ("\n\n| task | this model (model2vec) | " + MINILM.split("/")[-1] + " (published) |\n|---|---:|---:|\n"
                     + "\n".join(f"| {task} | {ours['mteb'][task]['spearman']:.1f} | "
-                                f"{reference['mteb'][task]['spearman']:.1f} |" for task in MTEB_TASKS))
+                                f"{_cell(minilm.get(task, {}).get('spearman'))} |" for task in MTEB_TASKS))
     steps = ["from the distilled vectors with their Zipf weights divided out (each word's weight learned)"
              if settings.get("start_weights") == "none" else "from the distilled vectors with their Zipf weights",
              f"{settings['loss'].replace('_', ' ')} loss to the teacher's "
@@ -73,7 +78,7 @@ def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher:
     if settings.get("paraphrase_weight"):
         steps.append(f"with the margin loss on {settings['paraphrase_pairs']} paraphrase pairs at weight "
                      f"{settings['paraphrase_weight']:g}")
-    speed_ratio = ours["sentences_per_second"] / reference["sentences_per_second"]
+    speed_ratio = speed["sentences_per_second"]["model2vec"] / speed["sentences_per_second"]["teacher"]
     text_lines = "\n".join(f"   - {sources[source]['texts']:,} texts: {SOURCES.get(source, source)}" for source in used)
     return f"""---
 library_name: model2vec
@@ -92,11 +97,13 @@ ACL 2017, and its family), which wrote this card from the run's own files.
 
 ## Scores
 
-Cosine similarity of the mean vectors. MTEB STS12–16: MTEB's protocol (each year's test pairs pooled, Spearman's
-ρ × 100, the mean over the five years). {sets} sets: the paper's measure (Pearson's r × 100 per source,
-{measure}). Sentences per second: raw text, tokenisation included, on {threads} CPU thread(s)
-of the machine that ran the pipeline ({speed_ratio:,.0f}× the teacher's there); published models publish no speed
-on comparable hardware.{missing}
+Scored as this folder loads, raw text through its own tokenizer (lower-case, BERT's pre-tokenizer, the model's
+WordPiece vocabulary): cosine similarity of the mean vectors. MTEB STS12–16: MTEB's protocol (each year's test pairs
+pooled, Spearman's ρ × 100, the mean over the five years). {sets} sets: the paper's measure (Pearson's r × 100 per
+source, {measure}). model2vec leaves a word it cannot split out of the mean; sentence-transformers averages in the
+`<unk>` vector. Sentences per second: raw text, tokenisation included, {speed['sentences']:,} sentences on
+{speed['threads']} CPU thread(s), this model and {MINILM.split('/')[-1]} timed one after the other in the same job
+({speed_ratio:,.0f}× its speed there); published models publish no speed on comparable hardware.{missing}
 
 | encoder | MTEB STS12–16 (ρ) | {sets} sets (r) | sentences/s | |
 |---|---:|---:|---:|---|
@@ -116,12 +123,6 @@ from sentence_transformers import SentenceTransformer
 model = SentenceTransformer("data/static_model")     # sentence-transformers (StaticEmbedding), no extra code
 embeddings = model.encode(["A man is playing a guitar."])
 ```
-
-Both read the folder with a lower-cased WordPiece tokenizer over the model's vocabulary, close to the pipeline's
-Treebank tokenisation, with which the scores above were computed, but not the same on every sentence (contractions,
-quotes, some abbreviations), so loaded this way the model scores somewhat lower; `benchmarks/mteb_sts.py --exports`
-in the pipeline's repository measures by how much. model2vec leaves unknown words out of the mean;
-sentence-transformers averages in the `<unk>` vector.
 
 ## How it was made
 

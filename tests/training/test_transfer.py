@@ -357,6 +357,7 @@ def _cli_params(ws, tmp: Path) -> Path:
                                      "learning_rate": 0.01, "batch_size": 16}}
     config["evaluation"].update({"sets": ["sts12.MSRvid"], "selection": ["sts16.headlines"]})
     config["word_vectors"]["distilled_rows"] = []  # they name the experiments replaced above
+    config["word_vectors"]["extended_distilled_rows"] = []
     config["word_vectors"]["sentence_distilled_rows"] = []
     path = tmp / "params.yaml"
     path.write_text(yaml.safe_dump(config))

@@ -39,7 +39,7 @@ def rule_blocks() -> dict[str, str]:
 
 def test_every_rule_has_a_log_a_benchmark_and_the_conda_environment():
     rules = rule_blocks()
-    assert set(rules) == set(STAGES) and len(rules) == 33
+    assert set(rules) == set(STAGES) and len(rules) == 34
     for name, block in rules.items():
         for directive in (f'log:\n        stage_log("{name}")', f'benchmark:\n        stage_benchmark("{name}")',
                           "conda:\n        ENV\n"):

@@ -140,12 +140,17 @@ def add_commands(sub, load_config) -> None:
     _threads(p)
     p = stage("static-model", "the sentence-distilled vectors as a static model with its model card")
     _paths(p, vectors="the sentence-distilled vectors' folder (with training.json and targets.json)",
-           distilled="the distilled vectors' folder (its coverage.json)",
-           encoders="the encoder comparison (compare_encoders' JSON)",
+           distilled="the distilled vectors' folder (its coverage.json)", eval=EVAL,
            published_scores="the published MTEB STS scores put beside ours (CSV)",
-           out_dir="the export folder (replaced if it holds an earlier export)")
-    p = stage("compare-encoders", "all-MiniLM-L6-v2 on the same sets, and encoding speed beside Table 4's models")
-    _paths(p, data_dir=DATA, out="the comparison (JSON)",
+           out_dir="the export folder (replaced if it holds an earlier export)",
+           scores="the export's scores as model2vec and sentence-transformers load it, and its speed (JSON)")
+    _threads(p)
+    p = stage("reference-scores", "all-MiniLM-L6-v2 on the same sets with the same scorer, and its encoding speed")
+    _paths(p, eval=EVAL, out="its scores and speed (JSON)")
+    _threads(p)
+    p = stage("compare-encoders", "Table 4's models beside all-MiniLM-L6-v2: scores and encoding speed")
+    _paths(p, data_dir=DATA, reference="all-MiniLM-L6-v2's scores and speed (reference-scores' JSON)",
+           out="the comparison (JSON)",
            published="the published MTEB STS scores put beside ours (CSV; none without it)")
     _threads(p)
 

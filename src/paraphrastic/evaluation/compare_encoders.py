@@ -114,11 +114,48 @@ def _split(results: dict[str, dict]) -> dict:
             "mteb": {name: r for name, r in results.items() if name in MTEB_TASKS}}
 
 
-def compare(config: dict, data_dir, out_path, *, threads: int | None = None, published_path=None) -> dict:
-    """MiniLM's scores and speed, and the scores and speed of Table 4's models (each row's STS-2016-selected model,
-    first seed; and their twins on the distilled and sentence-distilled vectors) and of the untrained averaged
-    vectors, on the CPU; each also on MTEB's STS tasks (those whose every pair the profile evaluates on), beside
-    the published scores read from ``published_path`` (:data:`paraphrastic.pipeline.graph.PUBLISHED_MTEB_STS`).
+def scored_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The evaluation table and, after it, its pairs pooled as MTEB's tasks (the years whose every pair it holds):
+    what every encoder is scored on, each distinct sentence encoded once."""
+    from paraphrastic.evaluation.mteb_sts import whole_years
+
+    return pd.concat([frame, whole_years(frame)], ignore_index=True)
+
+
+def raw_text_entry(encode, frame: pd.DataFrame, selection: list[str]) -> dict:
+    """An encoder of raw text scored as a user calls it (``encode(list[str])``): its scores on our sets
+    (``per_dataset``, ``summary``) and MTEB's tasks (``mteb``), and its speed over every distinct sentence of them,
+    after a warm-up on the first 64."""
+    from paraphrastic.evaluation import similarity
+
+    encode(list(frame["s1"].iloc[:64]))  # warm up
+    results, speed = score_raw_sentences(encode, scored_table(frame))
+    results = _split(results)
+    return {**results, "summary": similarity.summarize(results["per_dataset"], selection), **speed}
+
+
+def reference_scores(config: dict, eval_path, out_path, *, threads: int | None = None) -> dict:
+    """all-MiniLM-L6-v2's scores and speed on the CPU (:func:`raw_text_entry`), which the encoder comparison and the
+    static model's card put beside ours: measured once, in a stage of its own."""
+    from paraphrastic.data.corpus import read_table
+    from paraphrastic.provenance import write_result
+
+    if threads:
+        torch.set_num_threads(threads)
+    encoder = MiniLM(batch_size=config["reference_encoder"]["batch_size"])
+    entry = raw_text_entry(encoder.encode, read_table(eval_path), config["evaluation"]["selection"])
+    result = {"threads": torch.get_num_threads(), "device": "cpu", "model": MINILM, **entry}
+    write_result(Path(out_path), result, stage="reference_scores")
+    return result
+
+
+def compare(config: dict, data_dir, out_path, *, reference_path, threads: int | None = None,
+            published_path=None) -> dict:
+    """The scores and speed of Table 4's models (each row's STS-2016-selected model, first seed; and their twins on
+    the distilled and sentence-distilled vectors) and of the untrained averaged vectors, on the CPU, beside MiniLM's
+    (``reference_path``: :func:`reference_scores`' result); each also on MTEB's STS tasks (those whose every pair the
+    profile evaluates on), beside the published scores read from ``published_path``
+    (:data:`paraphrastic.pipeline.graph.PUBLISHED_MTEB_STS`).
 
     Every encoder runs on the CPU with the same thread count: the comparison a user without a GPU makes. Speed
     is every distinct raw sentence of the sets encoded as a user's ``encode`` call does it (tokenisation included,
@@ -128,20 +165,23 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None, pub
     from paraphrastic.data.corpus import read_table
     from paraphrastic.data.vocab import load_vectors
     from paraphrastic.evaluation import similarity
-    from paraphrastic.evaluation.mteb_sts import published, whole_years
+    from paraphrastic.evaluation.mteb_sts import published
     from paraphrastic.evaluation.selection import model_dir
     from paraphrastic.models.encoders import build_model
     from paraphrastic.models.files import load_model
-    from paraphrastic.provenance import write_result
+    from paraphrastic.provenance import read_result, write_result
 
     if threads:
         torch.set_num_threads(threads)
-    settings, batch_size = config["reference_encoder"], config["evaluation"]["batch_size"]
+    reference = read_result(reference_path)
+    if reference["threads"] != torch.get_num_threads():
+        raise PipelineError(f"{reference_path}: MiniLM was timed on {reference['threads']} thread(s), this comparison "
+                            f"runs on {torch.get_num_threads()}: rerun reference_scores with the same threads")
+    batch_size = config["evaluation"]["batch_size"]
     data_dir = Path(data_dir)
     frame = read_table(DataLayout(data_dir).eval_table)
     raw = list(dict.fromkeys(list(frame["s1"]) + list(frame["s2"])))
-    # MTEB's tasks pool our sets' pairs: the same sentences, scored once more as a year each
-    scored = pd.concat([frame, whole_years(frame)], ignore_index=True)
+    scored = scored_table(frame)
     sentences = [list(s) for s in dict.fromkeys(tuple(t) for t in list(frame["tokens1"]) + list(frame["tokens2"]))]
 
     def measured(model, vocab) -> dict:
@@ -163,14 +203,8 @@ def compare(config: dict, data_dir, out_path, *, threads: int | None = None, pub
         folder = data_dir / name
         vocab, matrix = load_vectors(folder)
         untrained[source] = measured(build_model("avg", torch.from_numpy(matrix)), vocab)
-    encoder = MiniLM(batch_size=settings["batch_size"])
-    encoder.encode(list(frame["s1"].iloc[:64]))  # warm up
-    results, speed = score_raw_sentences(encoder.encode, scored)
-    results = _split(results)
     result = {"threads": torch.get_num_threads(), "device": "cpu",
-              "reference": {"model": MINILM, **results,
-                            "summary": similarity.summarize(results["per_dataset"], config["evaluation"]["selection"]),
-                            **speed},
+              "reference": {key: value for key, value in reference.items() if key not in ("threads", "device")},
               "ours": ours, "untrained": untrained,
               "published": published(published_path) if published_path else {}}
     write_result(Path(out_path), result, stage="compare_encoders")
