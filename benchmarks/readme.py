@@ -24,6 +24,8 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
 - ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the
   last whole offline run (docs/offline/, which benchmarks/offline_run.py copies from a run: its metrics.json and
   timings.json) beside the paper's Table 4 (``paper_tables`` in params.yaml);
+- ``default run cost``: the last whole run's measured jobs (benchmarks/results/time_profile.json) regrouped by
+  today's params.yaml: what the default run keeps, what ``extended`` adds;
 - ``offline run settings``: the settings today's params.yaml has changed since that run read its own (its copy in
   docs/offline/params.yaml); the headline says the same under its table;
 - ``report: HEADING``: the section of that run's report (docs/offline/report.md) whose heading starts with
@@ -180,6 +182,41 @@ def changed_settings() -> str:
                         for section, names in sections.items()) + ".")
 
 
+def default_run_cost() -> str:
+    """The last whole run's measured jobs (benchmarks/results/time_profile.json) regrouped by today's params.yaml:
+    the CPU seconds of those today's default run still runs, and of those it leaves to ``extended``."""
+    from paraphrastic.configuration import params
+    from paraphrastic.configuration.jobs import JobTables
+
+    profile = json.loads((RESULTS / "time_profile.json").read_text())
+    config = params.load(HERE.parent / "params.yaml")
+    default, extended = JobTables.of(dict(config, extended=False)), JobTables.of(dict(config, extended=True))
+    added = {"train": set(extended.jobs) - set(default.jobs),
+             **{rule: {rule} for rule in ("stanza_models_compared", "parse_compared")}}
+    left, kept = {}, []
+    for job in profile["jobs"]:
+        for part, (rule, names) in {"the recurrent twins": ("train", added["train"]),
+                                    "the parser comparison": (job["rule"], added.get(job["rule"]) or set())}.items():
+            if job["rule"] == rule and job["job"] in names:
+                left.setdefault(part, []).append(job)
+                break
+        else:
+            kept.append(job)
+    cpu = sum(job["cpu_seconds"] for job in profile["jobs"])
+    kept_cpu = sum(job["cpu_seconds"] for job in kept)
+    longest = sorted(kept, key=lambda job: -job["cpu_seconds"])[:3]
+    parts = "; ".join(f"{part}, {len(jobs)} job{'s' * (len(jobs) != 1)} and "
+                      f"{sum(job['cpu_seconds'] for job in jobs):,.0f} CPU-s" for part, jobs in left.items())
+    return (f"Of the {len(profile['jobs'])} jobs and {cpu:,.0f} CPU-s of the last whole run ([Where the time "
+            "goes](#where-the-time-goes)), today's default "
+            f"run keeps {len(kept)} jobs and {kept_cpu:,.0f} CPU-s, {kept_cpu / 2 / 3600:.1f} h "
+            f"on 2 cores with both busy; `extended: true` adds the rest: {parts}. Its longest kept jobs by CPU "
+            "seconds: " + ", ".join(f"{job['rule']} `{job['job']}` {job['cpu_seconds']:,.0f} s" for job in longest)
+            + ". A projection from that run's measured jobs, not a run: the stages added since (reference_scores, "
+            "gates_compared) and changed since (the Stanza trainers side by side, one thread each) are measured, "
+            "with the critical path, by the next whole run.\n")
+
+
 def offline_run_settings() -> str:
     commit = json.loads((OFFLINE / "run.json").read_text())["commit"]
     return (changed_settings() or f"The offline run at commit {commit} read today's params.yaml: its numbers are "
@@ -245,7 +282,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "sentence distillation ablation": sentence_distillation_ablation,
           "quick look": lambda: (RESULTS / "quick_look.md").read_text(),
           "distill sweep": distill_sweep, "offline run settings": offline_run_settings,
-          "static encoders": static_encoders, "headline": headline}
+          "static encoders": static_encoders, "headline": headline, "default run cost": default_run_cost}
 
 
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:

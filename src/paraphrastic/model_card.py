@@ -62,7 +62,8 @@ def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher:
                "2016 (a smaller config), so MTEB's pooled tasks were not scored.")
     per_task = ""
     if ours_mteb is not None:
-        per_task = ("\n\n| task | this model (model2vec) | " + MINILM.split("/")[-1] + " (published) |\n|---|---:|---:|\n"
+        per_task = ("\n\n| task | this model (model2vec) | " + MINILM.split("/")[-1]
+                    + " (published) |\n|---|---:|---:|\n"
                     + "\n".join(f"| {task} | {ours['mteb'][task]['spearman']:.1f} | "
                                 f"{_cell(minilm.get(task, {}).get('spearman'))} |" for task in MTEB_TASKS))
     steps = ["from the distilled vectors with their Zipf weights divided out (each word's weight learned)"

@@ -45,7 +45,8 @@ def test_a_paraphrase_pair_with_an_evaluation_sentence_on_either_side_is_left_ou
 
 @pytest.fixture(scope="module")
 def tiny_teacher(tmp_path_factory):
-    """A 1-layer BERT over a few pieces, which sentence-transformers loads with mean pooling: all-MiniLM-L6-v2's stand-in."""
+    """A 1-layer BERT over a few pieces, which sentence-transformers loads with mean pooling: all-MiniLM-L6-v2's
+    stand-in."""
     transformers = pytest.importorskip("transformers")
     torch = pytest.importorskip("torch")
     folder = tmp_path_factory.mktemp("teacher")

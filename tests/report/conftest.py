@@ -186,7 +186,8 @@ def gate_files(data: Path, config: dict) -> None:
     write(data / "stanza_compared/scores.json", compared)
     # the parser comparison (with `extended`, which the tiny config sets)
     write(data / "gates/compared.json",
-          {"agreement": {"pos": {"top_overlap": 3, "bottom_overlap": 3, "k": 10, "shared_labels": 12, "spearman": 0.375},
+          {"agreement": {"pos": {"top_overlap": 3, "bottom_overlap": 3, "k": 10, "shared_labels": 12,
+                                 "spearman": 0.375},
                          "label": {"top_overlap": 1, "bottom_overlap": 2, "k": 10, "shared_labels": 8,
                                    "spearman": 0.125}},
            "with_analysis_parser": {"words": 2000, "xpos": 90.0, "sd_label": 80.0, "head": 75.0,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 
 import pytest
@@ -108,13 +109,17 @@ def test_the_first_word_vectors_of_a_file_keep_its_header(tmp_path):
 
 
 def test_a_failing_stanza_command_names_its_log_and_the_next_ones_do_not_run(tmp_path):
-    """The trainers share one process: a failure names the trainer that failed, with the last lines of its log."""
-    commands = [("stanza.models.lemmatizer", ["--mode", "train", "--dict_only", "--train_file", str(tmp_path / "none"),
-                                              "--eval_file", str(tmp_path / "none"), "--shorthand", "en_ewt"],
-                 tmp_path / "lemmatizer.log"),
-                ("stanza.models.parser", ["--help"], tmp_path / "parser.log")]
+    """The trainers of a group share one process: a failure names the trainer that failed, with the last lines of its
+    log, and the group's next ones do not run."""
+    commands = [stanza_models.Trainer(
+                    "stanza.models.lemmatizer", ["--mode", "train", "--dict_only", "--train_file",
+                                                 str(tmp_path / "none"), "--eval_file", str(tmp_path / "none"),
+                                                 "--shorthand", "en_ewt"], tmp_path / "lemmatizer.log",
+                    done=tmp_path / "lemmatizer.json"),
+                stanza_models.Trainer("stanza.models.parser", ["--help"], tmp_path / "parser.log")]
     with pytest.raises(PipelineError, match=r"python -m stanza.models.lemmatizer failed .*lemmatizer.log"):
-        stanza_models.run_stanza(commands, threads=1)
+        stanza_models.run_stanza([commands], threads=1)
+    assert not (tmp_path / "lemmatizer.json").exists()  # not done: a rerun trains it
     assert (tmp_path / "lemmatizer.log").read_text().startswith("$ python -m stanza.models.lemmatizer --mode train")
     assert not (tmp_path / "parser.log").exists()
 
@@ -122,7 +127,8 @@ def test_a_failing_stanza_command_names_its_log_and_the_next_ones_do_not_run(tmp
 def test_trainers_that_fail_before_the_first_starts_say_so(tmp_path, monkeypatch):
     monkeypatch.setattr(stanza_models.sys, "executable", "/bin/false")  # exits 1 before any trainer
     with pytest.raises(PipelineError, match=r"failed before the first one started \(exit 1\)"):
-        stanza_models.run_stanza([("stanza.models.parser", ["--help"], tmp_path / "parser.log")], threads=1)
+        stanza_models.run_stanza([[stanza_models.Trainer("stanza.models.parser", ["--help"], tmp_path / "parser.log")]],
+                                 threads=1)
 
 
 @pytest.mark.integration
@@ -175,3 +181,95 @@ def test_models_trained_with_a_transformer_and_word_vectors_carry_both_and_load_
     (moved / stanza_models.TRANSFORMER).unlink()  # without the record Stanza looks for "minilm" on disk
     with pytest.raises(PipelineError, match="cannot load Stanza models"):
         stanza_models.load_pipeline(moved)
+
+
+def _stopped_at(monkeypatch, cls, step: int):
+    """``cls.update`` raises KeyboardInterrupt (Ctrl-C; SIGTERM's default is no kinder) when asked for ``step``."""
+    update, calls = cls.update, []
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == step:
+            raise KeyboardInterrupt
+        return update(self, *args, **kwargs)
+    monkeypatch.setattr(cls, "update", counted)
+    return calls
+
+
+@pytest.fixture
+def stanza_work(tmp_path, mirror):
+    """The tiny treebank slice, and the trainers as train_models runs them (7 steps, a dev evaluation and so a
+    checkpoint every 2), in a folder of the test's."""
+    def trainers(name: str):
+        work = tmp_path / name
+        (work / "logs").mkdir(parents=True)
+        train = stanza_models.write_conllu(stanza_models.conllu_sentences(
+            mirror / "ud-english-ewt/en_ewt-ud-train.conllu.gz", 40), work / "train.conllu")
+        dev = stanza_models.write_conllu(stanza_models.conllu_sentences(
+            mirror / "ud-english-ewt/en_ewt-ud-dev.conllu", 12), work / "dev.conllu")
+        budget = {**TINY, "tagger_steps": 7, "parser_steps": 7, "tagger_batch_size": 10, "parser_batch_size": 150}
+        return stanza_models.stanza_trainers(train, dev, work, budget, ["--no_pretrain"])
+    return trainers
+
+
+def _weights(path) -> dict:
+    return torch.load(path, map_location="cpu", weights_only=True)["model"]
+
+
+@pytest.mark.parametrize("which", ["tagger", "parser"])
+def test_a_stanza_trainer_stopped_mid_way_resumes_to_the_uninterrupted_model(stanza_work, monkeypatch, which):
+    """Stopped at step 5, the trainer resumes from its checkpoint of step 4 (the data's order within the pass, the
+    random generators, the optimiser) and ends with the model, and the last checkpoint, of a run never stopped."""
+    from stanza.models.depparse.trainer import GraphTrainer
+    from stanza.models.pos.trainer import Trainer as TaggerTrainer
+
+    from paraphrastic.training import stanza_trainers
+
+    index = {"tagger": 0, "parser": 2}[which]
+    train = {"tagger": stanza_trainers.train_tagger, "parser": stanza_trainers.train_parser}[which]
+    whole = stanza_work("whole")[index]
+    train(whole.args, whole.resume)
+    stopped = stanza_work("stopped")[index]
+    with monkeypatch.context() as patched:
+        _stopped_at(patched, TaggerTrainer if which == "tagger" else GraphTrainer, 5)
+        with pytest.raises(KeyboardInterrupt):
+            train(stopped.args, stopped.resume)
+    kept = torch.load(stopped.resume / stanza_trainers.CHECKPOINT, map_location="cpu", weights_only=True)
+    assert (kept["state"]["global_step"] if which == "tagger" else kept["global_step"]) == 4
+    calls = _stopped_at(monkeypatch, TaggerTrainer if which == "tagger" else GraphTrainer, 99)
+    train(stopped.args, stopped.resume)
+    assert len(calls) == 3  # steps 5 to 7 only
+    for name in ("model.pt", stanza_trainers.CHECKPOINT):
+        ours, theirs = _weights(stopped.resume / name), _weights(whole.resume / name)
+        assert ours.keys() == theirs.keys() and all(torch.equal(ours[k], theirs[k]) for k in ours), name
+
+
+def test_the_learning_curve_keeps_the_points_before_a_stop_and_replaces_those_evaluated_again():
+    curve = stanza_models.LearningCurve()
+    curve.points = [{"step": 2, "seconds": 10.0, "dev_score": 50.0}, {"step": 4, "seconds": 20.0, "dev_score": 60.0}]
+    assert curve.feed("step 4: train_loss = 1.0, dev_score = 0.6100", 25.0)  # after the checkpoint of step 2
+    assert curve.points == [{"step": 2, "seconds": 10.0, "dev_score": 50.0},
+                            {"step": 4, "seconds": 25.0, "dev_score": 61.0}]
+
+
+def test_groups_run_side_by_side_a_failure_stops_the_others_and_done_trainers_are_not_run_again(tmp_path,
+                                                                                                 monkeypatch):
+    """The tagger's group beside the parser's: one failing stops the other (which resumes later); a trainer with its
+    `done` record is skipped, its curve read from the record."""
+    import time
+
+    (tmp_path / "slow_trainer.py").write_text("import time\n\ndef main(args):\n    print('step 1', flush=True)\n"
+                                              "    time.sleep(120)\n")
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}:{os.environ.get('PYTHONPATH', '')}")
+    slow = stanza_models.Trainer("slow_trainer", [], tmp_path / "slow.log")
+    failing = stanza_models.Trainer("stanza.models.parser", ["--no-such-option"], tmp_path / "parser.log")
+    started = time.time()
+    with pytest.raises(PipelineError, match=r"python -m stanza.models.parser failed .*parser.log"):
+        stanza_models.run_stanza([[slow], [failing]], threads=2)
+    assert time.time() - started < 60 and "step 1" in (tmp_path / "slow.log").read_text()
+    done = tmp_path / "done.json"
+    done.write_text(json.dumps({"curve": [{"step": 2, "seconds": 1.0, "dev_score": 50.0}]}))
+    skipped = stanza_models.Trainer("stanza.models.parser", ["--no-such-option"], tmp_path / "skipped.log", done=done)
+    assert stanza_models.run_stanza([[skipped]], threads=2) == {
+        "stanza.models.parser": [{"step": 2, "seconds": 1.0, "dev_score": 50.0}]}
+    assert not (tmp_path / "skipped.log").exists()

@@ -18,7 +18,8 @@ rule stanza_models:
         ENV
     params:
         **stage_params("stanza_models"),
-    threads: stage_threads("stanza_models")
+    # the tagger beside the parser, each on gates.stanza.threads
+    threads: 2 * params.stanza_settings(config)["threads"]
     resources:
         mem_mb=8000,
         runtime=240,
@@ -41,7 +42,7 @@ rule stanza_models_compared:
         ENV
     params:
         **stage_params("stanza_models_compared"),
-    threads: stage_threads("stanza_models_compared")
+    threads: 2 * params.stanza_settings(config, compared=True)["threads"]
     resources:
         mem_mb=8000,
         runtime=240,

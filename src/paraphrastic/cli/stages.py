@@ -158,8 +158,8 @@ def add_commands(sub, load_config) -> None:
     p = stage("stanza-models", "train (or take pretrained) the Stanza tagger, lemmatizer and parser")
     p.add_argument("--compared", action="store_true",
                    help="the parser comparison's models: gates.stanza with gates.stanza_compared's settings over it")
-    _paths(p, raw=RAW, out_dir="where the models and their dev scores go")
-    _threads(p)
+    _paths(p, raw=RAW, out_dir="where the models and their dev scores go",
+           checkpoints="the training's folder (a rerun resumes from it)")
     p = stage("gate-sentences", "the Wikipedia sentences the gate analysis parses")
     _paths(p, raw=RAW, corpus="the tokenised tables",
            out="the sample", stats="what qualified")

@@ -125,6 +125,12 @@ def eval_sets(config: dict) -> list[datasets.EvalSet]:
     return [s for s in datasets.EVAL_SETS if s.id in ids]
 
 
+def stanza_settings(config: dict, compared: bool = False) -> dict:
+    """``gates.stanza``, or for the parser comparison's models ``gates.stanza_compared``'s settings over it."""
+    settings = dict(config["gates"]["stanza"])
+    return {**settings, **config["gates"]["stanza_compared"]} if compared else settings
+
+
 def selection_ids(config: dict) -> list[str]:
     """The model-selection sets ("test" selection: the five STS 2016 sets)."""
     return [s.id for s in datasets.resolve(config["evaluation"]["selection"])]

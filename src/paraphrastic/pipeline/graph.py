@@ -131,8 +131,8 @@ def _supervised_stage(name: str, foreach: str, *, universal: bool = False) -> St
                  foreach=foreach, checkpoints=(checkpoints,), run_settings="supervised_runs.{run}")
 
 
-# The parser comparison's stages run once with `extended` and not at all without (configuration.jobs.parser_comparisons):
-# DVC's foreach over a table of one job or none
+# The parser comparison's stages run once with `extended` and not at all without
+# (configuration.jobs.parser_comparisons): DVC's foreach over a table of one job or none
 _COMPARISON = "parser_comparisons"
 _GATE_PARAMS = ("gates.min_count", "gates.min_pair_count", "gates.batch_size", "gates.bootstrap", "gates.seed")
 
@@ -141,13 +141,14 @@ def _stanza_stage(*, compared: bool) -> Stage:
     """The Stanza models of the gate analysis, or (``compared``) those of the parser comparison."""
     suffix = "_compared" if compared else ""
     folder = str(_DATA.stanza(compared))
+    checkpoints = f"data/checkpoints/stanza{suffix}"  # the trainers resume from it (Stage.checkpoints)
     return Stage(f"stanza_models{suffix}",
                  f"stanza-models {'--compared ' if compared else ''}--raw data/raw --out-dir {folder} "
-                 "--threads {threads}",
+                 f"--checkpoints {checkpoints}",
                  deps=("data/raw",),
                  outs={"resources": Output(f"{folder}/resources"), "scores": Output(f"{folder}/scores.json")},
                  params=("data_profile", "profiles", "gates.stanza", *(("gates.stanza_compared",) if compared else ())),
-                 threads="gates.stanza.threads", foreach=_COMPARISON if compared else None)
+                 foreach=_COMPARISON if compared else None, checkpoints=(checkpoints,))
 
 
 def _parse_stage(*, compared: bool) -> Stage:

@@ -17,6 +17,7 @@ with the assembled pipeline and recorded.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -25,11 +26,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from paraphrastic.atomic import write_json
+from paraphrastic.atomic import sha256_file, write_json
 from paraphrastic.data.readers import iter_lines
 from paraphrastic.errors import MalformedLine, PipelineError
 from paraphrastic.phases import phase
@@ -95,7 +97,8 @@ class LearningCurve:
         self._names: list[str] | None = None
         self._scores: dict[str, float] = {}
 
-    def feed(self, line: str, seconds: float) -> None:
+    def feed(self, line: str, seconds: float) -> bool:
+        """Read one line; True where it completed a point."""
         line = line.rstrip("\n")
         if names := SCORE_NAMES.search(line):
             self._names = names[1].lower().split("\t")
@@ -105,55 +108,125 @@ class LearningCurve:
                 self._scores = {name: float(v) for name, v in zip(self._names, numbers, strict=True)}
             self._names = None
         elif found := DEV_SCORE.search(line):
-            self.points.append({"step": int(found[1]), "seconds": round(seconds, 1),
+            step = int(found[1])
+            # a resumed trainer evaluates again at the steps after its checkpoint: the later point replaces the earlier
+            self.points = [point for point in self.points if point["step"] < step]
+            self.points.append({"step": step, "seconds": round(seconds, 1),
                                 "dev_score": 100 * float(found[3]), **self._scores})
             self._scores = {}
+            return True
+        return False
 
 
-def run_stanza(commands: list[tuple[str, list[str], Path]], threads: int, cwd: Path | None = None) -> list[list[dict]]:
-    """Stanza's training entry points (``(module, args, log)``: ``python -m module args``), one after another in
-    one process (:mod:`paraphrastic.training.stanza_trainers`), each one's output in its ``log``; returns the dev
-    scores each logged (:class:`LearningCurve`), each with the seconds since that command started (read as the lines
-    arrive). Paths in ``args`` must be absolute where ``cwd`` is given."""
+CURVE = "curve.json"  # in a resumable trainer's folder: the dev scores it logged before a stop
+
+
+@dataclass(frozen=True)
+class Trainer:
+    """One of Stanza's training entry points (``python -m module args``), its log, and the folder it checkpoints in
+    where it resumes (:mod:`paraphrastic.training.stanza_trainers`); ``done``: its record once it has finished (its
+    learning curve), so that a rerun does not train it again."""
+    module: str
+    args: list[str]
+    log: Path
+    resume: Path | None = None
+    done: Path | None = None
+
+
+def _run_group(group: list[Trainer], threads: int, cwd: Path | None, curves: dict, failures: list,
+               processes: list) -> None:
+    """The trainers of ``group`` one after another in one process (they share its imports), each one's output in its
+    log, each dev evaluation in ``curves`` (its learning curve, the seconds since it started, continued across a
+    resumption); a failure is appended to ``failures``."""
     from paraphrastic.training.stanza_trainers import BEGIN
 
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
-    logs = {module: log for module, _, log in commands}
-    curves = {module: LearningCurve() for module in logs}
-    module, handle, started, before = None, None, time.time(), []  # before: output ahead of the first trainer
+    by_module = {t.module: t for t in group}
+    trainer, handle, started, before = None, None, time.time(), []  # before: output ahead of the first trainer
 
     def finish() -> None:
-        if module is not None:
+        if trainer is not None:
             handle.close()
-            print(f"{module}: {time.time() - started:.0f} s")
+            print(f"{trainer.module}: {time.time() - started:.0f} s")
 
     with tempfile.TemporaryDirectory() as scratch:
         plan = Path(scratch) / "plan.json"
-        plan.write_text(json.dumps([{"module": m, "args": args} for m, args, _ in commands]), encoding="utf-8")
+        plan.write_text(json.dumps([{"module": t.module, "args": t.args, "resume": t.resume and str(t.resume)}
+                                    for t in group]), encoding="utf-8")
         with subprocess.Popen([sys.executable, "-m", "paraphrastic.training.stanza_trainers", str(plan)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd, text=True,
                               errors="replace") as proc:
+            processes.append(proc)
+            offset = 0.0
             for line in proc.stdout:
                 if line.startswith(BEGIN):
                     finish()
-                    module, started = line[len(BEGIN):].strip(), time.time()
-                    handle = open(logs[module], "a", encoding="utf-8", buffering=1)  # line-buffered: `tail -f`
-                    args = next(a for m, a, _ in commands if m == module)
-                    handle.write(f"$ python -m {module} {' '.join(args)}\n")
+                    trainer = by_module[line[len(BEGIN):].strip()]
+                    started = time.time()
+                    handle = open(trainer.log, "a", encoding="utf-8", buffering=1)  # line-buffered: `tail -f`
+                    handle.write(f"$ python -m {trainer.module} {' '.join(trainer.args)}\n")
+                    points = curves[trainer.module].points
+                    offset = points[-1]["seconds"] if points else 0.0  # resumed: the seconds before the stop
                 elif handle is None:
                     before.append(line)
                 else:
                     handle.write(line)
-                    curves[module].feed(line, time.time() - started)
-        finish()
-    if proc.returncode != 0 and module is None:
-        raise PipelineError(f"Stanza's trainers failed before the first one started (exit {proc.returncode}):\n"
-                            f"{''.join(before[-15:])}")
-    if proc.returncode != 0:
-        tail = "".join(logs[module].read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:])
-        raise PipelineError(f"python -m {module} failed (exit {proc.returncode}); last lines of {logs[module]}:\n"
-                            f"{tail}")
-    return [curves[m].points for m, _, _ in commands]
+                    curve = curves[trainer.module]
+                    if curve.feed(line, offset + time.time() - started) and trainer.resume is not None:
+                        write_json(trainer.resume / CURVE, curve.points)  # kept for a resumed trainer
+            finish()
+    if proc.returncode != 0 and trainer is None:
+        failures.append(f"Stanza's trainers failed before the first one started (exit {proc.returncode}):\n"
+                        f"{''.join(before[-15:])}")
+    elif proc.returncode != 0:
+        tail = "".join(trainer.log.read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:])
+        failures.append(f"python -m {trainer.module} failed (exit {proc.returncode}); last lines of {trainer.log}:\n"
+                        f"{tail}")
+    else:
+        for done in group:
+            if done.done is not None:
+                write_json(done.done, {"curve": curves[done.module].points})
+
+
+def run_stanza(groups: list[list[Trainer]], threads: int, cwd: Path | None = None) -> dict[str, list[dict]]:
+    """Stanza's trainers (:class:`Trainer`): each group's one after another in a process of its own
+    (:mod:`paraphrastic.training.stanza_trainers`), the groups side by side, each on ``threads`` torch threads (part
+    of what a trainer computes: the same trainer on other threads ends with other weights); a trainer whose ``done``
+    record exists is not run again. Returns the dev scores each logged
+    (:class:`LearningCurve`, the points a stopped run recorded first), by module. Paths in a trainer's ``args`` must
+    be absolute where ``cwd`` is given. A failure stops the other groups (each resumes from its checkpoint) and names
+    the failed trainer's log."""
+    import threading
+
+    curves = {t.module: LearningCurve() for group in groups for t in group}
+    for trainer in (t for group in groups for t in group):
+        if trainer.done is not None and trainer.done.is_file():
+            curves[trainer.module].points = json.loads(trainer.done.read_text(encoding="utf-8"))["curve"]
+        elif trainer.resume is not None and (trainer.resume / CURVE).is_file():
+            curves[trainer.module].points = json.loads((trainer.resume / CURVE).read_text(encoding="utf-8"))
+    pending = [[t for t in group if t.done is None or not t.done.is_file()] for group in groups]
+    pending = [group for group in pending if group]
+    failures: list[str] = []
+    processes: list[subprocess.Popen] = []
+    workers = [threading.Thread(target=_run_group, args=(group, threads, cwd, curves, failures, processes))
+               for group in pending]
+    for worker in workers:
+        worker.start()
+    try:
+        while any(worker.is_alive() for worker in workers):
+            for worker in workers:
+                worker.join(timeout=1.0)
+            if failures:
+                for proc in processes:
+                    if proc.poll() is None:
+                        proc.terminate()
+    finally:  # Ctrl-C or SIGTERM here: the trainers stop too, and resume from their checkpoints
+        for proc in processes:
+            if proc.poll() is None:
+                proc.terminate()
+    if failures:
+        raise PipelineError(failures[0])
+    return {module: curve.points for module, curve in curves.items()}
 
 
 def first_word_vectors(source: Path, count: int, out: Path) -> Path:
@@ -173,51 +246,77 @@ def train_models(train: Path, dev: Path, work: Path, budget: dict, *, threads: i
                  word_vectors: Path | None = None,
                  transformer: Path | None = None) -> tuple[dict[str, Path], dict[str, list[dict]]]:
     """Tagger, dictionary lemmatizer and parser, each trained on gold EWT and selected on gold dev, from
-    ``word_vectors`` (a text vector file, made into Stanza's pretrain file ``pretrain``) or without any, and with
-    the features of ``transformer`` (a local folder, frozen) where given. Returns the model files and the
-    tagger's and parser's learning curves (:func:`run_stanza`). Paths must be absolute."""
+    ``word_vectors`` (a text vector file, made into Stanza's pretrain file ``pretrain`` first, which both models then
+    read) or without any, and with the features of ``transformer`` (a local folder, frozen) where given. The tagger
+    trains beside the lemmatizer and the parser (which trains on gold tags, so waits for no tagger), each on
+    ``threads`` threads; the tagger and the parser checkpoint with each dev evaluation and a rerun in the same
+    ``work`` resumes them. Returns the model files and the tagger's and parser's learning curves (:func:`run_stanza`).
+    Paths must be absolute."""
     models = {name: work / name for name in ("pos", "lemma", "depparse")}
     logs = work / "logs"
     for path in [*models.values(), logs]:
         path.mkdir(parents=True, exist_ok=True)
-    common = ["--train_file", str(train), "--eval_file", str(dev), "--shorthand", "en_ewt", "--cpu"]
-    interval = str(budget["eval_interval"])
     pretrain = None if word_vectors is None else work / "pretrain.pt"
     if pretrain is None:
         vectors = ["--no_pretrain"]
-    else:  # the tagger reads the text file and writes the pretrain file, which the parser then reads
+    else:  # written here, before either model reads it: the two train side by side
         vectors = ["--wordvec_pretrain_file", str(pretrain)]
         if budget.get("pretrain_max_vocab"):  # Stanza would read every line of the file to keep the first ones
             word_vectors = first_word_vectors(word_vectors, budget["pretrain_max_vocab"], work / "word_vectors.txt")
             vectors += ["--pretrain_max_vocab", str(budget["pretrain_max_vocab"])]
         vectors += ["--wordvec_file", str(word_vectors)]
+        if not pretrain.is_file():
+            write_pretrain(word_vectors, pretrain, budget.get("pretrain_max_vocab"))
     cwd = None
     if transformer is not None:  # frozen: Stanza fine-tunes it only with --bert_finetune
         # Stanza saves the name it is given in the models and picks its code path from substrings of that name
         # ('bart', 'xlnet', ...), so it gets the folder's own name, relative to the folder's parent: the
         # folders above (a home directory, a virtual environment) neither end up in the models nor decide
         cwd, vectors = transformer.parent, [*vectors, "--bert_model", transformer.name]
-    tagger, _, parser = run_stanza([
-        ("stanza.models.tagger", [
-            "--mode", "train", *common, "--lang", "en", *vectors, "--share_hid", "--char_hidden_dim", "100",
-            "--batch_size", str(budget["tagger_batch_size"]), "--max_steps", str(budget["tagger_steps"]),
-            "--eval_interval", interval, "--fix_eval_interval", "--log_step", interval,
-            "--save_dir", str(models["pos"]), "--save_name", "model.pt"], logs / "tagger.log"),
-        ("stanza.models.lemmatizer", [
-            "--mode", "train", "--dict_only", *common,
-            "--save_dir", str(models["lemma"]), "--save_name", "model.pt"], logs / "lemmatizer.log"),
-        # --no_checkpoint: otherwise Stanza writes a resumable checkpoint beside the model and silently
-        # resumes from it on the next run with the same save name
-        ("stanza.models.parser", [
-            "--mode", "train", *common, "--lang", "en", *vectors, "--char_hidden_dim", "100",
-            "--hidden_dim", "200", "--deep_biaff_hidden_dim", "200", "--batch_size", str(budget["parser_batch_size"]),
-            "--max_steps", str(budget["parser_steps"]), "--eval_interval", interval, "--log_step", interval,
-            "--no_checkpoint", "--save_dir", str(models["depparse"]), "--save_name", "model.pt"],
-         logs / "parser.log")], threads, cwd)
+    tagger, lemmatizer, parser = stanza_trainers(train, dev, work, budget, vectors)
+    curves = run_stanza([[tagger], [lemmatizer, parser]], threads, cwd)
     files = {name: path / "model.pt" for name, path in models.items()}
     if pretrain is not None:
         files["pretrain"] = pretrain
-    return files, {"tagger": tagger, "parser": parser}
+    return files, {"tagger": curves[tagger.module], "parser": curves[parser.module]}
+
+
+def stanza_trainers(train: Path, dev: Path, work: Path, budget: dict,
+                    vectors: list[str]) -> tuple[Trainer, Trainer, Trainer]:
+    """The tagger, the lemmatizer and the parser as :func:`train_models` runs them, each in its folder of ``work``;
+    ``vectors``: the options naming their word vectors and transformer."""
+    models = {name: work / name for name in ("pos", "lemma", "depparse")}
+    logs = work / "logs"
+    common = ["--train_file", str(train), "--eval_file", str(dev), "--shorthand", "en_ewt", "--cpu"]
+    interval = str(budget["eval_interval"])
+    tagger = Trainer("stanza.models.tagger", [
+        "--mode", "train", *common, "--lang", "en", *vectors, "--share_hid", "--char_hidden_dim", "100",
+        "--batch_size", str(budget["tagger_batch_size"]), "--max_steps", str(budget["tagger_steps"]),
+        "--eval_interval", interval, "--fix_eval_interval", "--log_step", interval,
+        "--save_dir", str(models["pos"]), "--save_name", "model.pt"], logs / "tagger.log",
+        resume=models["pos"], done=models["pos"] / "done.json")
+    lemmatizer = Trainer("stanza.models.lemmatizer", [
+        "--mode", "train", "--dict_only", *common,
+        "--save_dir", str(models["lemma"]), "--save_name", "model.pt"], logs / "lemmatizer.log",
+        done=models["lemma"] / "done.json")
+    parser = Trainer("stanza.models.parser", [
+        "--mode", "train", *common, "--lang", "en", *vectors, "--char_hidden_dim", "100",
+        "--hidden_dim", "200", "--deep_biaff_hidden_dim", "200", "--batch_size", str(budget["parser_batch_size"]),
+        "--max_steps", str(budget["parser_steps"]), "--eval_interval", interval, "--log_step", interval,
+        "--save_dir", str(models["depparse"]), "--save_name", "model.pt"], logs / "parser.log",
+        resume=models["depparse"], done=models["depparse"] / "done.json")
+    return tagger, lemmatizer, parser
+
+
+def write_pretrain(word_vectors: Path, out: Path, max_vocab: int | None) -> None:
+    """Stanza's pretrain file of a text vector file, as its tagger writes it on first use (its Pretrain class), written
+    whole or not at all."""
+    from stanza.models.common.pretrain import Pretrain
+
+    partial = out.with_name(f".{out.name}.partial")
+    partial.unlink(missing_ok=True)
+    Pretrain(str(partial), str(word_vectors), max_vocab or 250000).load()
+    os.replace(partial, out)
 
 
 def assemble_resources(models: dict[str, Path], out: Path) -> Path:
@@ -336,18 +435,33 @@ def dev_scores(pipeline, dev_blocks: list[str]) -> dict:
             "las": 100 * float((heads & (predicted_rel.to_numpy() == truth["deprel"].to_numpy())).mean())}
 
 
+def _work_folder(work: Path, identity: dict) -> None:
+    """``work`` for the training ``identity`` describes: kept where an earlier run of the same training left it (its
+    trainers resume), emptied where it holds another's (other settings, files, Stanza)."""
+    stamp = work / "training.json"
+    if stamp.is_file() and json.loads(stamp.read_text(encoding="utf-8")) == identity:
+        print(f"resuming the training in {work}")
+        return
+    shutil.rmtree(work, ignore_errors=True)  # the stage's own scratch, never a user's file
+    work.mkdir(parents=True)
+    write_json(stamp, identity)
+
+
 def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, threads: int = 1,
-          word_vectors: Path | None = None, transformer: Path | None = None, stage: str = "stanza_models") -> dict:
+          word_vectors: Path | None = None, transformer: Path | None = None, stage: str = "stanza_models",
+          checkpoints: Path | None = None) -> dict:
     """``out_dir``/resources (a stanza_resources folder; training logs in its training-logs/) and
     ``out_dir``/scores.json (where the models came from, their dev scores, the learning curves of those trained
     here; the result of ``stage``). ``word_vectors``: the text vector file models trained here start from
     (``None``: none); ``transformer``: the local transformer folder whose features they also read (``None``:
-    none)."""
+    none). ``checkpoints`` (default ``out_dir``/work): the training's folder, which a stopped run resumes from and
+    a finished one removes."""
+    import stanza
+
     out_dir = Path(out_dir).resolve()  # absolute: Stanza's training runs in the transformer's folder
     resources = out_dir / "resources"
-    work = out_dir / "work"
-    for stale in (resources, work):
-        shutil.rmtree(stale, ignore_errors=True)
+    work = (out_dir / "work") if checkpoints is None else Path(checkpoints).resolve()
+    shutil.rmtree(resources, ignore_errors=True)
     started = time.time()
     dev_blocks = conllu_sentences(dev_file, settings.get("dev_sentences"))
     if settings.get("pretrained"):
@@ -363,11 +477,20 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
         stanza.download("en", model_dir=str(resources), processors=PROCESSORS)
         origin = {"source": "downloaded", "stanza_version": stanza.__version__}
     else:
-        work.mkdir(parents=True)
         train_blocks = conllu_sentences(train_file, settings.get("train_sentences"))
+        budget = {k: settings.get(k) for k in ("tagger_steps", "parser_steps", "eval_interval", "tagger_batch_size",
+                                               "parser_batch_size", "pretrain_max_vocab")}
+        _work_folder(work, {"budget": budget, "stanza": stanza.__version__, "threads": threads,
+                            "train": hashlib.sha256("".join(train_blocks).encode()).hexdigest(),
+                            "dev": hashlib.sha256("".join(dev_blocks).encode()).hexdigest(),
+                            "word_vectors": None if word_vectors is None else sha256_file(word_vectors),
+                            "transformer": None if transformer is None else str(transformer)})
         train = write_conllu(train_blocks, work / "train.conllu")
         dev = write_conllu(dev_blocks, work / "dev.conllu")
-        copy = None if transformer is None else copy_transformer(Path(transformer), work / "transformer")
+        copy = None
+        if transformer is not None:
+            shutil.rmtree(work / "transformer", ignore_errors=True)  # copied again: cheap beside the training
+            copy = copy_transformer(Path(transformer), work / "transformer")
         with phase("training"):  # Stanza's own processes: its start-up, its dev evaluations and its saves included
             models, curves = train_models(train, dev, work, settings, threads=threads, transformer=copy,
                                           word_vectors=None if word_vectors is None else Path(word_vectors).resolve())
@@ -380,12 +503,8 @@ def build(settings: dict, *, train_file: Path, dev_file: Path, out_dir: Path, th
                   "word_vectors": None if word_vectors is None else Path(word_vectors).name,
                   # as params name it (all-MiniLM-L6-v2 or a folder); resources/transformer.json has its path
                   "transformer": None if transformer is None else settings.get("transformer") or str(transformer),
-                  "budget": {k: settings.get(k) for k in ("tagger_steps", "parser_steps", "eval_interval",
-                                                          "tagger_batch_size", "parser_batch_size",
-                                                          "pretrain_max_vocab")},
-                  "curves": curves, "threads": threads}
+                  "budget": budget, "curves": curves, "threads": threads}
         shutil.rmtree(work)
-    import stanza
 
     with phase("loading"):
         pipeline = load_pipeline(resources)

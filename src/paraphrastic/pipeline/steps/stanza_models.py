@@ -6,19 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paraphrastic.configuration.params import profile
+from paraphrastic.configuration.params import profile, stanza_settings
 from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.transformer_folders import transformer_folder
 from paraphrastic.training.stanza import build
 
 
-def stanza_settings(config: dict, compared: bool = False) -> dict:
-    """``gates.stanza``, or for the parser comparison's models ``gates.stanza_compared``'s settings over it."""
-    settings = dict(config["gates"]["stanza"])
-    return {**settings, **config["gates"]["stanza_compared"]} if compared else settings
-
-
-def run(config: dict, *, raw, out_dir, compared=False, threads=None) -> None:
+def run(config: dict, *, raw, out_dir, checkpoints=None, compared=False) -> None:
     verify_raw(raw)  # what fetch verified, unchanged
     prof, settings = profile(config), stanza_settings(config, compared)
     raw = Path(raw)
@@ -28,8 +22,8 @@ def run(config: dict, *, raw, out_dir, compared=False, threads=None) -> None:
         section = "stanza_compared" if compared and "transformer" in config["gates"]["stanza_compared"] else "stanza"
         transformer = transformer_folder(settings["transformer"], where=f"gates.{section}.transformer")
     summary = build(settings, train_file=raw / prof["treebank"]["train"], dev_file=raw / prof["treebank"]["dev"],
-                    out_dir=Path(out_dir), threads=threads or 1, word_vectors=vectors, transformer=transformer,
-                    stage="stanza_models_compared" if compared else "stanza_models")
+                    out_dir=Path(out_dir), threads=settings["threads"], word_vectors=vectors, transformer=transformer,
+                    stage="stanza_models_compared" if compared else "stanza_models", checkpoints=checkpoints)
     dev = summary["dev"]
     print(f"Stanza models ({summary['source']}): dev UPOS {dev['upos']:.1f}, XPOS {dev['xpos']:.1f}, "
           f"LAS {dev['las']:.1f} on {dev['sentences']} sentences")
