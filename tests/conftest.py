@@ -208,3 +208,19 @@ def pytest_collection_modifyitems(session, config, items):
     if hasattr(config, "workerinput"):  # a worker's collection: the order the controller hands out files in
         rank = {path: place for place, path in enumerate(LONGEST_FIRST)}
         items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
+def tiny_bert(folder: Path, pieces: list[str], *, hidden: int, intermediate: int, positions: int) -> Path:
+    """A 1-layer BERT over ``pieces`` (seeded), saved with its WordPiece tokenizer: all-MiniLM-L6-v2's stand-in
+    (sentence-transformers loads the folder with mean pooling)."""
+    transformers = pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    # the vocabulary as a dict: transformers 5 ignores vocab_file= (every word would be [UNK])
+    tokenizer = transformers.BertTokenizerFast(vocab={piece: i for i, piece in enumerate(pieces)}, do_lower_case=True)
+    torch.manual_seed(0)
+    config = transformers.BertConfig(vocab_size=len(pieces), hidden_size=hidden, num_hidden_layers=1,
+                                     num_attention_heads=2, intermediate_size=intermediate,
+                                     max_position_embeddings=positions)
+    transformers.BertModel(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

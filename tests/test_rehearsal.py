@@ -66,7 +66,7 @@ def test_paper_profile_rehearsal_at_small_scale(tmp_path, mirror):
         assert with_gpu[rule]["gpu_hours_measured"] == pytest.approx(rows[rule]["cpu_hours"])
     assert with_gpu["prepare_train"]["gpu_hours_measured"] is None
     text = cluster_plan.markdown(list(with_gpu.values()), result, as_gpu)
-    assert f"| 2,202 | {rows['train']['cpu_hours']:,.0f} |" in text and "on cuda: a stand-in" in text
+    assert f"| 1,986 | {rows['train']['cpu_hours']:,.0f} |" in text and "on cuda: a stand-in" in text
     assert f"| ({rows['train_universal']['cpu_hours']:,.0f}) |" in text
     on_cpu = tmp_path / "rehearsal_cpu.json"
     on_cpu.write_text(json.dumps(result))

@@ -17,6 +17,7 @@ from paraphrastic.data.readers import TextPair
 from paraphrastic.errors import PipelineError
 from paraphrastic.pipeline.steps import distill as distill_step
 from paraphrastic.training.sentence_distillation import without_zipf_weights
+from tests.conftest import tiny_bert
 
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("model2vec")
@@ -28,15 +29,9 @@ WORDS = ["the", "dog", "dogs", "cat", "running", "man", "play", "n't", "zebra", 
 
 @pytest.fixture(scope="module")
 def teacher(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("teacher")
-    # the vocabulary as a dict: transformers 5 ignores vocab_file= (every word would be [UNK])
-    tokenizer = transformers.BertTokenizerFast(vocab={piece: i for i, piece in enumerate(PIECES)}, do_lower_case=True)
+    folder = tiny_bert(tmp_path_factory.mktemp("teacher"), PIECES, hidden=24, intermediate=32, positions=32)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
     assert tokenizer.tokenize("dogs running") == ["dog", "##s", "run", "##ning"]
-    torch.manual_seed(0)
-    config = transformers.BertConfig(vocab_size=len(PIECES), hidden_size=24, num_hidden_layers=1,
-                                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=32)
-    transformers.BertModel(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
     return folder
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from paraphrastic.data.sentence_targets import training_pairs, unlabelled_texts
 from paraphrastic.errors import PipelineError
+from tests.conftest import tiny_bert
 
 
 def test_each_distinct_text_once_with_its_first_source_and_no_evaluation_sentence():
@@ -45,19 +46,9 @@ def test_a_paraphrase_pair_with_an_evaluation_sentence_on_either_side_is_left_ou
 
 @pytest.fixture(scope="module")
 def tiny_teacher(tmp_path_factory):
-    """A 1-layer BERT over a few pieces, which sentence-transformers loads with mean pooling: all-MiniLM-L6-v2's
-    stand-in."""
-    transformers = pytest.importorskip("transformers")
-    torch = pytest.importorskip("torch")
-    folder = tmp_path_factory.mktemp("teacher")
+    """all-MiniLM-L6-v2's stand-in, over a few pieces."""
     pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"abcdefghijklmnopqrstuvwxyz.", "the", "dog", "cat"]
-    tokenizer = transformers.BertTokenizerFast(vocab={piece: i for i, piece in enumerate(pieces)}, do_lower_case=True)
-    torch.manual_seed(0)
-    config = transformers.BertConfig(vocab_size=len(pieces), hidden_size=16, num_hidden_layers=1,
-                                     num_attention_heads=2, intermediate_size=16, max_position_embeddings=64)
-    transformers.BertModel(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return tiny_bert(tmp_path_factory.mktemp("teacher"), pieces, hidden=16, intermediate=16, positions=64)
 
 
 def test_a_stopped_teacher_job_resumes_from_its_last_chunk_to_the_same_bytes(tiny_teacher, tmp_path, monkeypatch):
