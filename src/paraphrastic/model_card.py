@@ -32,7 +32,7 @@ def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher:
     """The card (markdown with the front matter the Hugging Face hub reads). ``targets`` and ``training``: the
     sentence distillation's targets.json and training.json; ``loaded``: the export scored as a user loads it
     (``model2vec`` and ``sentence_transformers``: summary, mteb) and its speed beside the teacher's (``speed``:
-    :func:`paraphrastic.pipeline.steps.static_model.loaded_scores`); ``published``: model -> task -> scores
+    :func:`paraphrastic.evaluation.compare_encoders.loaded_scores`); ``published``: model -> task -> scores
     (:func:`paraphrastic.evaluation.mteb_sts.published`), all-MiniLM-L6-v2's among them."""
     settings = training["settings"]
     sources = targets["sources"]

