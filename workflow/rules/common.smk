@@ -195,7 +195,7 @@ def _command_params(name):
 
 
 def stage_threads(name):
-    """The job's threads: its stage's threads key (`threads`, or `gates.stanza.threads`) where its command takes
+    """The job's threads: its stage's threads key (`threads` unless the stage names another) where its command takes
     {threads}, else one."""
     stage = STAGES[name]
     return params.param_value(config, stage.threads) if "{threads}" in stage.command else 1

@@ -313,10 +313,10 @@ def write_pretrain(word_vectors: Path, out: Path, max_vocab: int | None) -> None
     whole or not at all."""
     from stanza.models.common.pretrain import Pretrain
 
-    partial = out.with_name(f".{out.name}.partial")
-    partial.unlink(missing_ok=True)
-    Pretrain(str(partial), str(word_vectors), max_vocab or 250000).load()
-    os.replace(partial, out)
+    from paraphrastic.atomic import atomic_path
+
+    with atomic_path(out) as partial:
+        Pretrain(str(partial), str(word_vectors), max_vocab or 250000).load()
 
 
 def assemble_resources(models: dict[str, Path], out: Path) -> Path:

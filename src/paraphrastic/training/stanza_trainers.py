@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from paraphrastic.allocator import keep_freed_memory
+from paraphrastic.atomic import atomic_path
 
 BEGIN = "@@paraphrastic.stanza_trainers: "
 CHECKPOINT = "checkpoint.pt"  # in a resumable trainer's folder
@@ -49,19 +50,16 @@ def set_rng_states(states: dict) -> None:
 
 
 def save_atomically(obj, path: Path) -> None:
-    """torch.save to a temporary beside ``path``, then renamed onto it: a stop mid-write leaves the last whole file."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.partial")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    """torch.save through :func:`~paraphrastic.atomic.atomic_path`: a stop mid-write leaves the last whole file."""
+    with atomic_path(path) as tmp:
+        torch.save(obj, tmp)
 
 
 def _saved_atomically(save):
-    """A trainer's ``save(filename, ...)`` that writes ``filename`` whole or not at all."""
+    """A trainer's ``save(filename, ...)`` that writes ``filename`` whole or not at all (through ``atomic_path``)."""
     def save_whole(self, filename, *args, **kwargs):
-        tmp = Path(filename).with_name(f".{Path(filename).name}.partial")
-        save(self, str(tmp), *args, **kwargs)
-        os.replace(tmp, filename)
+        with atomic_path(filename) as tmp:
+            save(self, str(tmp), *args, **kwargs)
     return save_whole
 
 
