@@ -90,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         teacher_pieces,
         with_special_rows,
     )
+    from paraphrastic.data.static_tokenizer import WordSplitter, build_tokenizer, read_with
     from paraphrastic.data.transformer_folders import transformer_folder
     from paraphrastic.evaluation.similarity import score_sets, summarize
     from paraphrastic.models.encoders import build_model
@@ -98,8 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     config = cfg.load(args.params)
     settings = config["word_vectors"]["distilled"]
     selection = cfg.selection_ids(config)
+    # the text as the distill stage reads it: cut by the static model's tokenizer, which reads the sets' text too
+    kind = config["word_vectors"]["tokenizer"]
+    split = WordSplitter(kind)
     training = [tokens for name in ("simpwiki", "ppdb")
-                for tokens in token_lists(read_table(args.corpus / f"{name}.parquet"))]
+                for tokens in token_lists(split.read(read_table(args.corpus / f"{name}.parquet")))]
     evaluation = read_table(args.corpus / "eval.parquet")
     words = distillation_vocabulary(training)
     teacher = transformer_folder(settings["teacher"], where="word_vectors.distilled.teacher")
@@ -117,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         for dims, sif in itertools.product(args.dims, args.sif):
             vectors = reduce_and_weight(chosen, dims=dims, sif_coefficient=sif)
             vocab, matrix = with_special_rows(kept + pieces, vectors, subwords=True)
-            summary = summarize(score_sets(build_model("avg", torch.from_numpy(matrix)), vocab, evaluation),
-                                selection)
+            table = read_with(evaluation, build_tokenizer(kind, vocab.index))
+            summary = summarize(score_sets(build_model("avg", torch.from_numpy(matrix)), vocab, table), selection)
             rows.append({"words": len(kept), "pieces": len(pieces), "dims": dims, "sif_coefficient": sif,
                          "selection_pearson": summary["selection_pearson"],
                          "transfer_pearson": summary["transfer_pearson"]})

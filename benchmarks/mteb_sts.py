@@ -5,9 +5,10 @@ python benchmarks/mteb_sts.py [--models LABEL=model.pt ...] [--vectors LABEL=DIR
 Scores each year's pooled test pairs (``paraphrastic.evaluation.mteb_sts``: cosine similarity, Spearman × 100, MTEB's
 main score) for all-MiniLM-L6-v2 (installed offline: the calibration, its published scores must be matched within
 0.5), for each model file given, for each folder of word vectors (vocab.txt and embeddings.npy, e.g. data/distilled)
-averaged untrained as avg, and for each folder `paraphrastic export --static` wrote, loaded by
-sentence-transformers and by model2vec with no code of ours (their tokenizer only approximates ours: the rows show
-what that costs). Every measured encoder also gets our 22-set mean Pearson (one correlation per source, the paper's
+averaged untrained as avg (a folder with a tokenizer.json, the distilled ones, reads the sets' text with it, as the
+pipeline scores it), and for each folder `paraphrastic export --static` wrote, loaded by sentence-transformers and
+by model2vec with no code of ours (for a model of the paper's rows their tokenizer only approximates ours: the rows
+show what that costs). Every measured encoder also gets our 22-set mean Pearson (one correlation per source, the paper's
 measure). The published scores of workflow/published/mteb_sts.csv go beside them (figures carried from the public
 MTEB results repository, each with its file there; those models cannot be downloaded here).
 Writes benchmarks/results/mteb_sts.{json,md}.
@@ -152,6 +153,7 @@ def argument_problems(args) -> list[str]:
 
 def run(args) -> int:
     from paraphrastic.data.corpus import read_table
+    from paraphrastic.data.static_tokenizer import load_tokenizer, read_with
     from paraphrastic.data.vocab import load_vectors
     from paraphrastic.evaluation.compare_encoders import MiniLM, score_raw_sentences
     from paraphrastic.evaluation.similarity import score_sets, summarize
@@ -175,10 +177,12 @@ def run(args) -> int:
 
     if not args.no_minilm:
         raw_text("all-MiniLM-L6-v2", MiniLM(batch_size=128).encode)
-    for spec in args.vectors:
+    for spec in args.vectors:  # a folder with a tokenizer.json (the distilled ones) reads the sets' text with it
         label, folder = labelled(spec)
         vocab, matrix = load_vectors(folder)
-        record(label, score_sets(build_model("avg", torch.from_numpy(matrix)), vocab, both))
+        tokenizer = load_tokenizer(folder)
+        record(label, score_sets(build_model("avg", torch.from_numpy(matrix)), vocab,
+                                 both if tokenizer is None else read_with(both, tokenizer)))
     for spec in args.models:
         label, path = labelled(spec)
         model, vocab, _ = load_model(path)

@@ -19,8 +19,8 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
 - ``fidelity effects``, ``authors code``, ``authors steps``, ``authors steps summary``, ``reading`` and ``end to
   end``: benchmarks/results/fidelity_effects.md, authors_code.md, authors_steps.md, authors_steps_summary.md,
   reading.md and end_to_end.md, which benchmarks/authors_code/effects.py, run.py, steps.py, steps_summary.py,
-  reading.py and end_to_end.py write; ``static reading``: benchmarks/results/static_reading.md, which
-  benchmarks/static_reading.py writes;
+  reading.py and end_to_end.py write; ``static tokenizer``: benchmarks/results/static_tokenizer.md, which
+  benchmarks/static_tokenizer.py writes;
 - ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the
   last whole offline run (docs/offline/, which benchmarks/offline_run.py copies from a run: its metrics.json and
   timings.json) beside the paper's Table 4 (``paper_tables`` in params.yaml);
@@ -257,8 +257,9 @@ def sentence_distillation_ablation() -> str:
 
     from paraphrastic.configuration import params
 
-    settings = params.load(HERE.parent / "params.yaml")["word_vectors"]["sentence_distilled"]
-    return ablation.markdown(json.loads((RESULTS / "sentence_distill_ablation.json").read_text()), settings)
+    config = params.load(HERE.parent / "params.yaml")["word_vectors"]
+    return ablation.markdown(json.loads((RESULTS / "sentence_distill_ablation.json").read_text()),
+                             config["sentence_distilled"], config["tokenizer"])
 
 
 BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "test suite": test_suite,
@@ -274,7 +275,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "authors steps summary": lambda: (RESULTS / "authors_steps_summary.md").read_text(),
           "reading": lambda: (RESULTS / "reading.md").read_text(),
           "end to end": lambda: (RESULTS / "end_to_end.md").read_text(),
-          "static reading": lambda: (RESULTS / "static_reading.md").read_text(),
+          "static tokenizer": lambda: (RESULTS / "static_tokenizer.md").read_text(),
           "throughput": lambda: (RESULTS / "results.md").read_text(),
           "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),
           "step profile": lambda: (RESULTS / "step_profile.md").read_text(),

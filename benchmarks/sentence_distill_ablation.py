@@ -113,6 +113,12 @@ VARIANTS: dict[str, tuple[str, dict, list[str] | None]] = {
     "paraphrase-unweighted-start-384": ("paraphrase-unweighted-start from the distill stage's vectors without PCA "
                                         "(`dims: null`: the teacher's 384 dimensions)",
                                         {**PARAPHRASE, "start_weights": "none"}, None),
+    # against the overfitting after the first epochs (the histories): regularising the texts, weighting the pairs
+    "unweighted-start-token-dropout": ("paraphrase-unweighted-start, each word of a training text left out of its "
+                                       "mean with chance 0.1 (`token_dropout`)",
+                                       {**PARAPHRASE, "start_weights": "none", "token_dropout": 0.1}, None),
+    "unweighted-start-paraphrase-3": ("paraphrase-unweighted-start with the margin loss at weight 3",
+                                      {**PARAPHRASE, "start_weights": "none", "paraphrase_weight": 3.0}, None),
 }
 # variants that start from the distill stage's vectors made with other settings (`word_vectors.distilled`), which
 # the benchmark distils into WORK/distilled-<variant> first
@@ -125,16 +131,28 @@ TWINS = {"paraphrase-avg-twin": ("probe-whitened-paraphrase, then avg trained on
 
 
 def load_inputs(data: Path):
+    """What every variant reads: the config, the selection, the distill stage's vocabulary and vectors, the teacher's
+    texts (with their words as the folder's tokenizer reads them, column ``tokens``) and embeddings, the evaluation
+    table read by that tokenizer, and the tokenizer's kind: as the stage reads them."""
     from paraphrastic.configuration.params import selection_ids
     from paraphrastic.data.corpus import read_table
+    from paraphrastic.data.static_tokenizer import load_tokenizer, read_with, shipped_tokens
     from paraphrastic.data.vocab import Vocabulary, load_matrix
+    from paraphrastic.provenance import read_result
 
     config = load(REPO / "params.yaml")
     vocab = Vocabulary.load(data / "distilled" / "vocab.txt")
     start = torch.from_numpy(load_matrix(data / "distilled" / "embeddings.npy"))
+    tokenizer = load_tokenizer(data / "distilled")
+    if tokenizer is None:
+        raise SystemExit(f"{data / 'distilled'}: holds no tokenizer.json (made before the static tokenizer); rerun "
+                         "`snakemake --cores 2 data/distilled/tokenizer.json`")
     texts = read_table(data / "sentence_distilled" / "targets.parquet")
+    texts = texts.assign(tokens=shipped_tokens(tokenizer, texts["text"]))
     teacher = load_matrix(data / "sentence_distilled" / "targets.npy")
-    return config, selection_ids(config), vocab, start, texts, teacher, read_table(data / "corpus" / "eval.parquet")
+    table = read_with(read_table(data / "corpus" / "eval.parquet"), tokenizer)
+    kind = read_result(data / "distilled" / "coverage.json")["tokenizer"]
+    return config, selection_ids(config), vocab, start, texts, teacher, table, tokenizer, kind
 
 
 def scores(vectors: torch.Tensor, vocab, table: pd.DataFrame, selection: list[str]) -> dict:
@@ -155,7 +173,7 @@ def measure(name: str, inputs, data: Path, work: Path, threads: int, seed: int =
     """One variant trained with ``seed`` (the seed of its texts' held-out split, initialisation and order)."""
     from paraphrastic.training.sentence_distillation import post_process
 
-    config, selection, vocab, start, texts, teacher, table = inputs
+    config, selection, vocab, start, texts, teacher, table, tokenizer, kind = inputs
     started = time.time()
     if name in UNTRAINED:
         torch.set_num_threads(threads)
@@ -164,7 +182,7 @@ def measure(name: str, inputs, data: Path, work: Path, threads: int, seed: int =
         order = np.random.default_rng([TOKENLEARN.seed, 0]).permutation(len(ids))
         vectors = start if name == "untrained" else post_process(
             start.float(), [ids[i] for i in order[held:]], whiten=True, output_dims=None)
-        return {"name": name, "what": UNTRAINED[name], **scores(vectors, vocab, table, selection),
+        return {"name": name, "what": UNTRAINED[name], "tokenizer": kind, **scores(vectors, vocab, table, selection),
                 "seconds": time.time() - started}
     if name in TWINS:
         what, base = TWINS[name]
@@ -172,14 +190,15 @@ def measure(name: str, inputs, data: Path, work: Path, threads: int, seed: int =
         twin = train_twin(torch.from_numpy(result["vectors"]), inputs, data, work / "checkpoints" / stem(name, seed),
                           threads, seed)
         measured = scores(twin["vectors"], vocab, table, selection)
-        return {"name": name, "seed": seed, "what": what, "settings": asdict(settings), "sources": None, "twin": True,
+        return {"name": name, "seed": seed, "what": what, "tokenizer": kind, "settings": asdict(settings),
+                "sources": None, "twin": True,
                 "texts": result["texts"], **measured, "selected_epoch": twin["selected_epoch"],
                 "twin_run": twin["run"], "seconds": time.time() - started}
     result, settings = distil(name, inputs, data, work, threads, seed)
     measured = scores(torch.from_numpy(result["vectors"]), vocab, table, selection)
     best = result["selected"]
     assert abs(measured["sts16"] - best["selection_pearson"]) < 1e-6, (name, measured["sts16"], best)
-    return {"name": name, "seed": seed, "what": VARIANTS[name][0], "settings": asdict(settings),
+    return {"name": name, "seed": seed, "what": VARIANTS[name][0], "tokenizer": kind, "settings": asdict(settings),
             "sources": VARIANTS[name][2],
             "texts": result["texts"], **measured, "selected_epoch": best["epoch"],
             "history": [{k: row[k] for k in ("epoch", "loss", "held_out_loss", "selection_pearson", "transfer_pearson",
@@ -194,7 +213,7 @@ def distil(name: str, inputs, data: Path, work: Path, threads: int, seed: int):
     from paraphrastic.pipeline.steps.distill_sentences import starting_vectors
     from paraphrastic.training.sentence_distillation import train
 
-    config, selection, vocab, _, texts, teacher, table = inputs
+    config, selection, vocab, _, texts, teacher, table, tokenizer, kind = inputs
     _, changes, sources = VARIANTS[name]
     settings = replace(TOKENLEARN, **changes, seed=seed)
     distilled = data / "distilled"
@@ -208,9 +227,10 @@ def distil(name: str, inputs, data: Path, work: Path, threads: int, seed: int):
     if settings.paraphrase_weight:  # as the stage reads them
         from paraphrastic.data.corpus import read_table
         from paraphrastic.data.sentence_targets import sentence_set, training_pairs
+        from paraphrastic.data.static_tokenizer import read_with
 
-        kept, _ = training_pairs(read_table(data / "corpus" / f"{settings.paraphrase_pairs}.parquet"),
-                                 excluded=sentence_set(table))
+        kept, _ = training_pairs(read_with(read_table(data / "corpus" / f"{settings.paraphrase_pairs}.parquet"),
+                                           tokenizer), excluded=sentence_set(table))
         pairs = [(vocab.ids(a), vocab.ids(b)) for a, b in kept]
     result = train(settings, vocab=vocab, embeddings=start, texts=[ids[i] for i in np.flatnonzero(keep)],
                    targets=teacher[keep], eval_frame=table, selection=selection, inputs=[], pairs=pairs,
@@ -239,7 +259,7 @@ def train_twin(vectors: torch.Tensor, inputs, data: Path, work: Path, threads: i
     from paraphrastic.models.files import load_model
     from paraphrastic.training.transfer import train
 
-    config, selection, vocab, _, _, _, table = inputs
+    config, selection, vocab, _, _, _, table, _, _ = inputs
     row = f"{config['word_vectors']['sentence_distilled_rows'][0]}-sentence_distilled"
     runs, rows = grids.expand(config)
     folder = work / "vectors"
@@ -299,32 +319,51 @@ def _against_targets(rows: list[dict]) -> str:
             f"{sts22 - TARGET_22:+.2f}.")
 
 
-def markdown(result: dict, settings: dict) -> str:
-    """The table: a row per variant (the mean ± sample sd of its seeds where it has several), the one STS 2016
+EARLIER = "treebank"  # the text's reading of a row measured before the static tokenizer (it records none)
+
+
+def _table(rows_of: dict[str, list[dict]], settings: dict | None) -> list[str]:
+    """A row per variant (the mean ± sample sd of its seeds where it has several); with ``settings``, the one STS 2016
     picks in bold and the one ``settings`` (params.yaml's ``word_vectors.sentence_distilled``) names in italics."""
-    by_name: dict[str, list[dict]] = {}
-    for row in result["rows"]:
-        by_name.setdefault(row["name"], []).append(row)
-    best = max(by_name, key=lambda name: statistics.mean(row["sts16"] for row in by_name[name]))
-    lines = ["Sentence-level distillation, one change at a time from Tokenlearn's recipe (the stage as it was), then "
-             "the combinations named: each variant's epoch selected on STS 2016 as the stage selects, its kept "
-             "vectors averaged (avg, untrained after distillation). STS 2016 and the 22-set mean: Pearson × 100 (one "
-             "correlation per source); MTEB: the mean Spearman × 100 over its pooled STS12–STS16. "
-             f"{result['texts']:,} unlabelled texts, 5% held out; on CPU, {result['threads']} torch thread(s) a "
-             "variant; a variant with several seeds: the mean ± sample sd over them. **Bold**: the best STS 2016 (the "
-             "selection); *italic*: the settings params.yaml names.", "",
-             "| variant | what changes | dims | seeds | epoch | STS 2016 | 22 sets | MTEB STS12–16 | s |",
+    best = max(rows_of, key=lambda name: statistics.mean(row["sts16"] for row in rows_of[name])) if settings else None
+    lines = ["| variant | what changes | dims | seeds | epoch | STS 2016 | 22 sets | MTEB STS12–16 | s |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for name, rows in by_name.items():
+    for name, rows in rows_of.items():
         epochs = ", ".join(str(row["selected_epoch"]) for row in rows) if "selected_epoch" in rows[0] else "–"
         label = f"**{name}**" if name == best else name
-        label = f"*{label}*" if configured(rows[0], settings) else label
+        label = f"*{label}*" if settings and configured(rows[0], settings) else label
         lines.append(f"| {label} | {rows[0]['what']} | {rows[0]['dims']} | {len(rows)} | {epochs} | "
                      f"{_spread(rows, 'sts16')} | {_spread(rows, 'sts22')} | {_spread(rows, 'mteb')} | "
                      f"{statistics.mean(row['seconds'] for row in rows):.0f} |")
-    chosen = next((rows for rows in by_name.values() if configured(rows[0], settings)), None)
+    return lines
+
+
+def markdown(result: dict, settings: dict, tokenizer: str) -> str:
+    """The table of the variants measured with ``tokenizer`` (params.yaml's ``word_vectors.tokenizer``): the export's
+    scores as model2vec loads it. Rows measured otherwise (before the static tokenizer, on the Treebank tokens) follow
+    in a table of their own, for the record."""
+    groups: dict[str, dict[str, list[dict]]] = {}
+    for row in result["rows"]:
+        groups.setdefault(row.get("tokenizer", EARLIER), {}).setdefault(row["name"], []).append(row)
+    current = groups.pop(tokenizer, {})
+    lines = ["Sentence-level distillation, one change at a time from Tokenlearn's recipe (the stage as it was), then "
+             "the combinations named: each variant's epoch selected on STS 2016 as the stage selects, its kept "
+             "vectors averaged (avg, untrained after distillation), every text read by the tokenizer the static model "
+             f"ships (`word_vectors.tokenizer: {tokenizer}`), so its scores are the export's as model2vec and "
+             "sentence-transformers load it. STS 2016 and the 22-set mean: Pearson × 100 (one "
+             "correlation per source); MTEB: the mean Spearman × 100 over its pooled STS12–STS16. "
+             f"{result['texts']:,} unlabelled texts, 5% held out; on CPU, {result['threads']} torch thread(s) a "
+             "variant; a variant with several seeds: the mean ± sample sd over them. **Bold**: the best STS 2016 (the "
+             "selection); *italic*: the settings params.yaml names.", ""]
+    lines += _table(current, settings) if current else ["(none measured yet)"]
+    chosen = next((rows for rows in current.values() if configured(rows[0], settings)), None)
     if chosen is not None:
         lines += ["", _against_targets(chosen)]
+    for reading, rows_of in groups.items():
+        lines += ["", f"Measured before the static tokenizer, on the {'Treebank' if reading == EARLIER else reading} "
+                      "tokens: the vectors' scores under the project's reading of the sets, not the export's as "
+                      "loaded, which scored lower (docs/fidelity.md, \"The static model's tokenizer\"); kept for the "
+                      "record of what each change did.", "", *_table(rows_of, None)]
     return "\n".join(lines) + f"\n\nMeasured at {result['commit']} by `benchmarks/sentence_distill_ablation.py`.\n"
 
 
@@ -339,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", nargs="*", type=int, default=[1], help="train each variant with these seeds "
                         "(default: %(default)s)")
     parser.add_argument("--table", action="store_true", help="only assemble the table from WORK's results")
+    parser.add_argument("--earlier", type=Path, help="a result written before (benchmarks/results/"
+                        "sentence_distill_ablation.json): its rows not in WORK are tabled too, apart where they were "
+                        "measured on other tokens")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "sentence_distill_ablation",
                         help="writes OUT.json and OUT.md (default: %(default)s)")
     args = parser.parse_args(argv)
@@ -366,9 +408,15 @@ def main(argv: list[str] | None = None) -> int:
         # except the first unweighted start's, which the benchmark marked as such
         if "settings" in row:
             row["settings"].setdefault("start_weights", "none" if row.pop("start", None) == "unweighted" else "zipf")
+    if args.earlier:
+        made = {(row["name"], row.get("seed", 1), row.get("tokenizer")) for row in rows}
+        rows += [row for row in json.loads(args.earlier.read_text())["rows"]
+                 if (row["name"], row.get("seed", 1), row.get("tokenizer")) not in made]
     texts = next((row["texts"] for row in rows if row.get("sources") is None and "texts" in row), 0)
     result = {"commit": commit(), "threads": args.threads, "texts": texts, "rows": rows}
-    publish(args.out, result, markdown(result, load(REPO / "params.yaml")["word_vectors"]["sentence_distilled"]))
+    config = load(REPO / "params.yaml")
+    publish(args.out, result, markdown(result, config["word_vectors"]["sentence_distilled"],
+                                       config["word_vectors"]["tokenizer"]))
     return 0
 
 

@@ -177,13 +177,16 @@ def test_the_sentence_distillation_table_gives_seed_spreads_marks_the_pick_and_t
     def row(name, seed, sts16, loss="squared_error"):
         return {"name": name, "seed": seed, "what": name, "settings": {"loss": loss, "epochs": 8, "seed": seed},
                 "sources": None, "dims": 4, "selected_epoch": 2, "sts16": sts16, "sts22": 70.0 + seed,
-                "mteb": 73.0 + seed / 10, "seconds": 10.0}
+                "mteb": 73.0 + seed / 10, "seconds": 10.0, "tokenizer": "treebank_like"}
 
+    earlier = {key: value for key, value in row("chosen", 1, 79.0, "cosine").items() if key != "tokenizer"}
     result = {"commit": "abc", "threads": 1, "texts": 100,
               "rows": [row("base", 1, 75.0), row("chosen", 1, 76.0, "cosine"), row("chosen", 2, 75.0, "cosine"),
                        {**row("twin", 1, 74.0, "cosine"), "twin": True},
-                       row("paraphrase-unweighted-start-384", 1, 74.5, "cosine")]}
-    table = ablation.markdown(result, settings)
+                       row("paraphrase-unweighted-start-384", 1, 74.5, "cosine"), earlier]}
+    table = ablation.markdown(result, settings, "treebank_like")
+    current, before = table.split("Measured before the static tokenizer, on the Treebank tokens")
+    assert "| chosen | chosen | 4 | 1 | 2 | 79.00 |" in before and "79.00" not in current  # apart, and not the pick
     assert "| base | base | 4 | 1 | 2 | 75.00 | 71.00 | 73.10 | 10 |" in table
     assert "| twin | twin |" in table  # trained further from the default's vectors: not the default itself
     assert "| paraphrase-unweighted-start-384 |" in table  # the same settings from other starting vectors
@@ -226,27 +229,35 @@ def test_mteb_sts_checks_every_argument_before_any_work(tmp_path, capsys, monkey
     assert not list(tmp_path.glob("out*"))
 
 
-def test_the_static_readings_table_gives_each_vector_folders_scores_under_both_readings(tmp_path, monkeypatch):
-    """static_reading.py --table: per vector folder, each reading's STS 2016 and 22-set means and the differences
-    (authors − ours), from the scores each reading's folder holds; a reading not made is named."""
+def test_the_static_tokenizers_table_puts_the_projects_score_beside_each_librarys_as_loaded(tmp_path, monkeypatch):
+    """static_tokenizer.py --table: per tokenizer, the project's STS 2016 and 22-set means, each library's 22-set and
+    MTEB means as loaded, and the largest per-set difference between a library's score and the project's; a
+    tokenizer not made is named."""
     monkeypatch.syspath_prepend(str(BENCHMARKS))
-    static_reading = importlib.import_module("static_reading")
+    static_tokenizer = importlib.import_module("static_tokenizer")
+    from paraphrastic.evaluation.mteb_sts import MTEB_TASKS
     from paraphrastic.provenance import data_folder, write_result
 
-    for reading, shift in (("ours", 0.0), ("authors", 0.25)):
-        out = tmp_path / "work" / reading
+    for k, tokenizer in enumerate(static_tokenizer.TOKENIZERS):
+        out = tmp_path / "work" / tokenizer
         (out / "results").mkdir(parents=True)
-        (out / static_reading.MADE_AT).write_text("abc\n")
-        for k, folder in enumerate(static_reading.FOLDERS):
-            with data_folder(out):
-                write_result(static_reading.scores_of(out, folder),
-                             {"summary": {"selection_pearson": 60.0 + k + shift, "transfer_pearson": 50.0 + k - shift}},
-                             stage=f"baseline_{folder}")
-    result = tmp_path / "static_reading"
-    assert static_reading.main(["--table", "--work", str(tmp_path / "work"), "--out", str(result)]) == 0
+        (out / static_tokenizer.MADE_AT).write_text("abc\n")
+        sets = {"sts12.MSRvid": {"pearson": 60.0 + k}, "sts16.headlines": {"pearson": 70.0 + k}}
+        library = {"summary": {"transfer_pearson": 65.0 + k}, "per_dataset": sets,
+                   "mteb": {task: {"spearman": 72.0 + k} for task in MTEB_TASKS}}
+        shifted = {**library, "per_dataset": {**sets, "sts12.MSRvid": {"pearson": 60.02 + k}}}
+        with data_folder(out):
+            write_result(static_tokenizer.baseline_of(out), {"summary": {"selection_pearson": 70.0 + k,
+                                                                         "transfer_pearson": 65.0 + k},
+                                                             "datasets": sets}, stage="baseline_sentence_distilled")
+            write_result(static_tokenizer.loaded_of(out), {"model2vec": library, "sentence_transformers": shifted},
+                         stage="static_model")
+    result = tmp_path / "static_tokenizer"
+    assert static_tokenizer.main(["--table", "--work", str(tmp_path / "work"), "--out", str(result)]) == 0
     table = result.with_suffix(".md").read_text()
-    assert "| sentence_distilled: " in table and "| 61.00 | 51.00 | 61.25 | 50.75 | +0.25 | -0.25 |" in table
+    first = static_tokenizer.TOKENIZERS[0]
+    assert f"| {first} | 70.00 | 65.00 | 65.00 | 72.00 | 65.00 | 72.00 | 0.0200 |" in table
     assert "Made at abc, tabled at" in table
-    (tmp_path / "work" / "ours" / "results" / "baseline_distilled.json").unlink()
-    with pytest.raises(SystemExit, match="baseline_distilled.json: not made"):
-        static_reading.main(["--table", "--work", str(tmp_path / "work"), "--out", str(result)])
+    (tmp_path / "work" / first / "results" / "static_model.json").unlink()
+    with pytest.raises(SystemExit, match="static_model.json: not made"):
+        static_tokenizer.main(["--table", "--work", str(tmp_path / "work"), "--out", str(result)])

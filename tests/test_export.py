@@ -219,6 +219,57 @@ def test_a_vocabulary_with_wordpieces_exports_its_split_of_unknown_words(workspa
     assert np.abs(StaticModel.from_pretrained(str(static)).encode(sentences) - ours).max() < 1e-5
 
 
+def test_a_model_file_that_records_its_tokenizer_is_read_with_it_by_every_reader(workspace):
+    """A static model's file records the tokenizer it was trained and scored with: paraphrastic.load, the module
+    export and the static export (sentence-transformers and model2vec) all read text with it, contractions and
+    possessives included, where the Treebank approximation would split them otherwise; the static export's README is
+    the project's card, which says it was not scored."""
+    from model2vec import StaticModel
+
+    from paraphrastic.data.static_tokenizer import build_tokenizer
+
+    vocab = Vocabulary([*SPECIAL, WORDPIECES, "the", "woman", "does", "do", "n't", "'s", "run", "dog", ".", "!", "##s"])
+    torch.manual_seed(0)
+    matrix = torch.randn(len(vocab), 6)
+    matrix[1] = 0  # <unk> at zero, as the static model keeps it: model2vec's dropping it then changes no cosine
+    options = {"tags": "none"}
+    path = workspace["root"] / "static.pt"
+    save_model(path, build_model("avg", matrix, **options), "avg", options, vocab,
+               {"tokenizer": build_tokenizer("treebank_like", vocab.index).to_str()})
+    encoder = paraphrastic.load(path, device="cpu")
+    sentences = ["The woman doesn't run!", "the dog's runs", "Woman, don't."]
+    assert encoder.tokens(sentences[0]) == ["the", "woman", "does", "n't", "run", "!"]
+    ours = encoder.encode(sentences)
+    assert_same_vectors(export(path, workspace["root"] / "module"), path)
+    static = export(path, workspace["root"] / "static", static=True)
+    assert np.abs(SentenceTransformer(str(static), device="cpu").encode(sentences) - ours).max() < 1e-5
+    m2v = StaticModel.from_pretrained(str(static)).encode(sentences)
+    cosine = (m2v * ours).sum(1) / np.linalg.norm(m2v, axis=1) / np.linalg.norm(ours, axis=1)
+    assert np.allclose(cosine, 1, atol=1e-5)  # "," is unknown: dropped by model2vec, a zero row for us
+    card = (static / "README.md").read_text()
+    assert card.startswith("---\nlibrary_name: model2vec") and "Not measured when it was exported" in card
+    assert "static.pt" in card and "its own tokenizer" not in card
+
+
+def test_export_static_with_eval_writes_the_scores_of_the_export_as_loaded_on_its_card(workspace, monkeypatch,
+                                                                                      capsys):
+    from paraphrastic.evaluation import compare_encoders
+
+    monkeypatch.setattr(compare_encoders, "SPEED_SECONDS", 0.0)
+    model, vocab = tiny_model(workspace, "avg")
+    options = {"tags": "none"}
+    path = workspace["root"] / "avg.pt"
+    save_model(path, build_model("avg", model.embedding.weight.detach().clone(), **options), "avg", options, vocab,
+               {"settings": {"model": "avg", "name": "toy"}})
+    folder = workspace["root"] / "scored"
+    assert cli.main(["export", str(path), str(folder), "--eval", str(workspace["eval"])]) == 1
+    assert "give --static too" in capsys.readouterr().err and not folder.exists()
+    assert cli.main(["export", "--static", str(path), str(folder), "--eval", str(workspace["eval"])]) == 0
+    card = (folder / "README.md").read_text()
+    assert "| this model, as model2vec loads it | – | " in card and "approximates the Treebank tokenizer" in card
+    assert "(an `avg` model: model avg, name toy)" in card and "Not measured" not in card
+
+
 @pytest.mark.fault("pipeline artifacts")
 @pytest.mark.parametrize("change", ["weights edited", "tokenizer missing", "card swapped", "digests deleted"])
 def test_verify_checks_the_static_models_files_against_the_digests_its_export_holds(workspace, change):

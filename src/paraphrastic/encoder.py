@@ -2,10 +2,12 @@
 
 Raw text goes through the same tokenizer the STS evaluation uses (NLTK Punkt + Treebank, lower-cased)
 and the model's own vocabulary, so ``paraphrastic.load(path).similarity_pairwise(a, b)`` reproduces the
-pipeline's cosine scores. ``encode``, ``similarity`` and ``similarity_pairwise`` take sentence-transformers'
-arguments and return its types, so an :class:`Encoder` stands in for a ``SentenceTransformer``
-(:mod:`paraphrastic.export` writes a folder that sentence-transformers itself loads). Both transfer models
-(``train``) and supervised ones (``train-supervised``, whose sentence encoder is used) load.
+pipeline's cosine scores; a model file that records a tokenizer of its own (a static model's,
+:mod:`paraphrastic.data.static_tokenizer`) is read with that one. ``encode``, ``similarity`` and
+``similarity_pairwise`` take sentence-transformers' arguments and return its types, so an :class:`Encoder` stands
+in for a ``SentenceTransformer`` (:mod:`paraphrastic.export` writes a folder that sentence-transformers itself
+loads). Both transfer models (``train``) and supervised ones (``train-supervised``, whose sentence encoder is used)
+load.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from paraphrastic.data.static_tokenizer import recorded_tokenizer, shipped_tokens
 from paraphrastic.data.tokenize import tokenize
 from paraphrastic.data.vocab import UNK, UNK_ID, Vocabulary, add_tags
 from paraphrastic.errors import PipelineError
@@ -32,8 +35,9 @@ class Encoder:
     """
 
     def __init__(self, model: torch.nn.Module, vocab: Vocabulary, *, device="cpu", batch_size: int = 256,
-                 source: str = ""):
+                 source: str = "", tokenizer=None):
         self.model, self.vocab, self.device, self.batch_size, self.source = model, vocab, device, batch_size, source
+        self.tokenizer = tokenizer  # a static model's tokenizers.Tokenizer, or None: the Treebank tokenizer
         self.model.eval()
 
     @classmethod
@@ -52,7 +56,8 @@ class Encoder:
             model = scorer.encoder
         else:
             model, vocab = model_of(path, payload, model_from_payload)
-        return cls(model.to(device), vocab, device=device, batch_size=batch_size, source=str(path))
+        return cls(model.to(device), vocab, device=device, batch_size=batch_size, source=str(path),
+                   tokenizer=recorded_tokenizer(path, payload, vocab))
 
     @property
     def dim(self) -> int:
@@ -61,6 +66,8 @@ class Encoder:
     def tokens(self, sentence: str) -> list[str]:
         if not isinstance(sentence, str):
             raise TypeError(f"sentences must be str, got {type(sentence).__name__}")
+        if self.tokenizer is not None:
+            return shipped_tokens(self.tokenizer, [sentence])[0] or [UNK]
         return tokenize(sentence) or [UNK]
 
     def encode(self, sentences, prompt_name: str | None = None, prompt: str | None = None,

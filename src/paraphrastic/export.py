@@ -21,14 +21,17 @@ sentence-transformers 6 imports a module class from outside its own package only
 own before passing that flag, so it trusts the installed paraphrastic package, never the folder's contents;
 ``SentenceTransformer(DIR, trust_remote_code=True)`` works too.
 
-``--static`` (avg models only) writes sentence-transformers' own ``StaticEmbedding`` instead: it loads with a
-plain ``SentenceTransformer(DIR)``, no flag and no paraphrastic installed, and model2vec's
-``StaticModel.from_pretrained(DIR)`` reads the same folder (model2vec knows sentence-transformers' layout), at
-the cost of a tokenizer that is only close to ours (a lower-cased ``WordLevel`` over the model's vocabulary with
-BERT's pre-tokenizer; ``WordPiece`` where the vocabulary holds a teacher's pieces, splitting a word it lacks as
-we do); an empty sentence is a zero vector there. The BERT pre-tokenizer splits 74.7% of the STS
-2012-2016 sentences as we do (measured above); the others get other vectors. model2vec also drops unknown words
-from the mean, where we and sentence-transformers average in the ``<unk>`` vector.
+``--static`` (avg models only) writes sentence-transformers' own ``StaticEmbedding`` instead: it loads with a plain
+``SentenceTransformer(DIR)``, no flag and no paraphrastic installed, and model2vec's
+``StaticModel.from_pretrained(DIR)`` reads the same folder (model2vec knows sentence-transformers' layout); its
+README.md is the project's model card (:mod:`paraphrastic.model_card`; :func:`export_scored` puts the export's
+scores as loaded on it). A model file that records its tokenizer (the static model's,
+:mod:`paraphrastic.data.static_tokenizer`) ships that one, so both libraries read text exactly as it was trained and
+scored. Any other avg model gets :func:`treebank_approximation`, only close to ours (a lower-cased ``WordLevel``
+over the model's vocabulary with BERT's pre-tokenizer; ``WordPiece`` where the vocabulary holds a teacher's pieces,
+splitting a word it lacks as we do); an empty sentence is a zero vector there. The BERT pre-tokenizer splits 74.7%
+of the STS 2012-2016 sentences as we do (measured above); the others get other vectors. model2vec also drops unknown
+words from the mean, where we and sentence-transformers average in the ``<unk>`` vector.
 
 The folder is written beside DIR and renamed into place: a failed export leaves DIR as it was. An existing
 DIR must be empty or an earlier export (which is replaced); any other folder is an error, never deleted.
@@ -80,6 +83,7 @@ class ParaphrasticModule(torch.nn.Module):
         self.vocab = encoder.vocab
         self.config = dict(config or {})
         self._tokens = encoder.tokens
+        self._tokenizer = encoder.tokenizer
 
     @classmethod
     def load(cls, model_name_or_path: str, subfolder: str = "", **kwargs) -> ParaphrasticModule:
@@ -122,8 +126,10 @@ class ParaphrasticModule(torch.nn.Module):
     def save(self, output_path: str, *args, safe_serialization: bool = True, **kwargs) -> None:
         """The encoder as a transfer model.pt and this module's config (torch's own format: a model.pt is
         what every paraphrastic tool reads, with ``weights_only=True``)."""
+        recorded = {} if self._tokenizer is None else {"tokenizer": self._tokenizer.to_str()}
         write_encoder(Path(output_path) / MODEL_FILE, self.encoder, self.config.get("model"),
-                      self.config.get("options", {}), self.vocab, {"exported_from": self.config.get("source")})
+                      self.config.get("options", {}), self.vocab,
+                      {"exported_from": self.config.get("source"), **recorded})
         write_json(Path(output_path) / CONFIG_FILE, self.config)
 
 
@@ -156,21 +162,15 @@ def is_export(folder: Path) -> bool:
                                      or (names <= STATIC_FILES and types == [STATIC_TYPE]))
 
 
-def write_static(encoder, folder: Path) -> None:
-    """An avg encoder as sentence-transformers' ``StaticEmbedding``: its word vectors under a tokenizer close to
-    ours (see the module docstring), saved by sentence-transformers itself."""
-    from sentence_transformers import SentenceTransformer
+def treebank_approximation(vocab):
+    """A ``tokenizers.Tokenizer`` close to the Treebank tokenizer a model of the paper's rows reads with (see the
+    module docstring): lower case, BERT's pre-tokenizer, then the vocabulary as ``WordLevel``, or ``WordPiece`` where
+    it holds a teacher's pieces (splitting a word it lacks as Vocabulary.ids does)."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
-
-    try:  # sentence-transformers 6 moved it (the old path still works, with a warning)
-        from sentence_transformers.sentence_transformer.modules import StaticEmbedding
-    except ImportError:
-        from sentence_transformers.models import StaticEmbedding
 
     from paraphrastic.data.vocab import CONTINUATION, MAX_WORDPIECE_CHARS, UNK
 
-    vocab = encoder.vocab
-    if vocab.has_wordpieces:  # the tokenizers library's WordPiece splits a word it lacks as Vocabulary.ids does
+    if vocab.has_wordpieces:
         model = models.WordPiece(vocab=dict(vocab.index), unk_token=UNK, continuing_subword_prefix=CONTINUATION,
                                  max_input_chars_per_word=MAX_WORDPIECE_CHARS)
     else:
@@ -178,6 +178,21 @@ def write_static(encoder, folder: Path) -> None:
     tokenizer = Tokenizer(model)
     tokenizer.normalizer = normalizers.Lowercase()
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    return tokenizer
+
+
+def write_static(encoder, folder: Path) -> None:
+    """An avg encoder as sentence-transformers' ``StaticEmbedding``, saved by sentence-transformers itself: its word
+    vectors under the tokenizer its model file records (a static model's: the export then reads text exactly as the
+    project scored it), or else under :func:`treebank_approximation`."""
+    from sentence_transformers import SentenceTransformer
+
+    try:  # sentence-transformers 6 moved it (the old path still works, with a warning)
+        from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    except ImportError:
+        from sentence_transformers.models import StaticEmbedding
+
+    tokenizer = encoder.tokenizer if encoder.tokenizer is not None else treebank_approximation(encoder.vocab)
     weights = encoder.model.embedding.weight.detach().cpu().numpy()
     SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_weights=weights)], device="cpu").save(
         str(folder))
@@ -185,9 +200,10 @@ def write_static(encoder, folder: Path) -> None:
 
 def export(model_path, folder, *, static: bool = False, card: str | None = None) -> Path:
     """Write ``folder``: modules.json, config_sentence_transformers.json, the module's config and the encoder's
-    model.pt; with ``static``, an avg model as sentence-transformers' ``StaticEmbedding`` (with ``card``, its
-    README.md is that model card instead of sentence-transformers' generic one). Errors are one
-    :class:`PipelineError` naming the file or folder; nothing is written then."""
+    model.pt; with ``static``, an avg model as sentence-transformers' ``StaticEmbedding`` with the project's model
+    card as its README.md: ``card``, or else :func:`paraphrastic.model_card.exported_model_card` without scores
+    (:func:`export_scored` measures them). Errors are one :class:`PipelineError` naming the file or folder; nothing
+    is written then."""
     from paraphrastic.encoder import Encoder
     from paraphrastic.models.files import read_model_file
     from paraphrastic.version import __version__
@@ -204,6 +220,7 @@ def export(model_path, folder, *, static: bool = False, card: str | None = None)
     payload = read_model_file(model_path)
     config = {"model_file": MODEL_FILE, "model": payload["model"], "options": payload.get("options", {}),
               "supervised": isinstance(payload.get("head"), dict), "source": model_path.name,
+              "tokenizer": "the model's own" if encoder.tokenizer is not None else "treebank_approximation",
               "source_sha256": sha256_file(model_path), "dim": encoder.dim, "paraphrastic_version": __version__,
               "format": "static" if static else "module"}
     if static and (config["model"] not in STATIC_MODELS or config["options"].get("tags", "none") != "none"):
@@ -222,8 +239,13 @@ def export(model_path, folder, *, static: bool = False, card: str | None = None)
     try:
         if static:
             write_static(encoder, staging)
-            if card is not None:
-                write_text(staging / "README.md", card)
+            if card is None:
+                from paraphrastic.model_card import exported_model_card
+
+                card = exported_model_card(name=folder.name, folder=str(folder), source=str(model_path),
+                                           payload=payload, dims=encoder.dim, rows=len(encoder.vocab), loaded=None,
+                                           published={})
+            write_text(staging / "README.md", card)
             # sentence-transformers' files, which carry no record of their own: `verify` checks them against these
             config["files"] = {p.name: sha256_file(p) for p in sorted(staging.iterdir()) if p.is_file()}
             write_json(staging / CONFIG_FILE, config)  # marks the folder as an export (replaceable)
@@ -246,6 +268,22 @@ def export(model_path, folder, *, static: bool = False, card: str | None = None)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
     return folder
+
+
+def export_scored(model_path, folder, *, frame, selection: list[str], threads: int, card_of,
+                  teacher_batch_size: int = 64) -> tuple[Path, dict]:
+    """A static export whose card gives its scores as a user loads it: the model exported to a scratch folder, scored
+    there as model2vec and sentence-transformers load it (:func:`paraphrastic.evaluation.compare_encoders.loaded_scores`
+    on the evaluation table ``frame``), then exported to ``folder`` with the card ``card_of(scores)``: the same files,
+    but for the card. Returns the folder and the scores."""
+    from paraphrastic.evaluation.compare_encoders import loaded_scores
+
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{folder.name}.", suffix=".scored", dir=folder.parent) as scratch:
+        measured = loaded_scores(export(model_path, Path(scratch) / "export", static=True), frame, selection, threads,
+                                 teacher_batch_size)
+    return export(model_path, folder, static=True, card=card_of(measured)), measured
 
 
 def read_export_config(folder: Path) -> tuple[Path, dict]:

@@ -27,23 +27,20 @@ def _mteb(scores: dict) -> float | None:
     return mean_over_tasks(scores or {})
 
 
-def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher: str, targets: dict,
-                      training: dict, loaded: dict, published: dict[str, dict]) -> str:
-    """The card (markdown with the front matter the Hugging Face hub reads). ``targets`` and ``training``: the
-    sentence distillation's targets.json and training.json; ``loaded``: the export scored as a user loads it
-    (``model2vec`` and ``sentence_transformers``: summary, mteb) and its speed beside the teacher's (``speed``:
-    :func:`paraphrastic.evaluation.compare_encoders.loaded_scores`); ``published``: model -> task -> scores
-    (:func:`paraphrastic.evaluation.mteb_sts.published`), all-MiniLM-L6-v2's among them."""
-    settings = training["settings"]
-    sources = targets["sources"]
-    used = [source for source in sources if sources[source]["texts"]]
+def _scores(loaded: dict | None, published: dict[str, dict], *, teacher: str | None, tokenizer: str) -> str:
+    """The card's "Scores" section: the export as model2vec and sentence-transformers load it (``loaded``, None where
+    it was not scored), its speed beside all-MiniLM-L6-v2's, and the published models' scores."""
+    from paraphrastic.data.static_tokenizer import DESCRIPTIONS
+
+    if loaded is None:
+        return ("## Scores\n\nNot measured when it was exported. `paraphrastic export --static MODEL FOLDER --eval "
+                "data/corpus/eval.parquet` scores the export as model2vec and sentence-transformers load it, and "
+                "writes those scores here beside the published models'.\n")
     ours, other = loaded["model2vec"], loaded["sentence_transformers"]
     ours_mteb, other_mteb = _mteb(ours.get("mteb")), _mteb(other.get("mteb"))
     speed = loaded["speed"]
     minilm = published.get(MINILM, {})
-    # the speed is timed beside all-MiniLM-L6-v2's; it is the teacher only where the config says so
-    is_teacher = MINILM.endswith(f"/{teacher}")
-    base_model = f"base_model: {MINILM}\n" if is_teacher else ""
+    is_teacher = teacher is not None and MINILM.endswith(f"/{teacher}")
     rows = [f"| this model, as model2vec loads it | {_cell(ours_mteb)} | {ours['summary']['transfer_pearson']:.1f} | "
             f"{speed['sentences_per_second']['model2vec']:,.0f} | measured in this run |",
             f"| this model, as sentence-transformers loads it | {_cell(other_mteb)} | "
@@ -66,6 +63,97 @@ def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher:
                     + " (published) |\n|---|---:|---:|\n"
                     + "\n".join(f"| {task} | {ours['mteb'][task]['spearman']:.1f} | "
                                 f"{_cell(minilm.get(task, {}).get('spearman'))} |" for task in MTEB_TASKS))
+    speed_ratio = speed["sentences_per_second"]["model2vec"] / speed["sentences_per_second"]["teacher"]
+    reading = (f"its own tokenizer, the one the vectors were trained and chosen with ({DESCRIPTIONS[tokenizer]}; then "
+               "the model's words, and a word it lacks as the teacher's WordPiece pieces)" if tokenizer in DESCRIPTIONS
+               else "its tokenizer, which approximates the Treebank tokenizer the model was trained with (lower case, "
+                    "BERT's pre-tokenizer, the model's words): text the two split otherwise gets other vectors than "
+                    "in training")
+    unknown = ", which is zero here, so the two give the same cosines" if tokenizer in DESCRIPTIONS else ""
+    return f"""## Scores
+
+Scored as this folder loads, raw text through {reading}: cosine similarity of the mean vectors. MTEB STS12–16:
+MTEB's protocol (each year's test pairs pooled, Spearman's ρ × 100, the mean over the five years). {sets} sets: the
+paper's measure (Pearson's r × 100 per source, {measure}). A word with no piece either is `<unk>`: model2vec
+leaves it out of the mean and sentence-transformers averages in its vector{unknown}. Sentences per second: raw
+text, tokenisation included, {speed['sentences']:,} sentences on {speed['threads']} CPU thread(s), this model and
+{MINILM.split('/')[-1]} timed one after the other in the same job ({speed_ratio:,.0f}× its speed there); published
+models publish no speed on comparable hardware.{missing}
+
+| encoder | MTEB STS12–16 (ρ) | {sets} sets (r) | sentences/s | |
+|---|---:|---:|---:|---|
+{chr(10).join(rows)}{per_task}
+"""
+
+
+def _use(folder: str) -> str:
+    return f"""## Use
+
+```python
+from model2vec import StaticModel
+model = StaticModel.from_pretrained("{folder}")  # model2vec: this folder
+embeddings = model.encode(["A man is playing a guitar."])
+
+from sentence_transformers import SentenceTransformer
+model = SentenceTransformer("{folder}")     # sentence-transformers (StaticEmbedding), no extra code
+embeddings = model.encode(["A man is playing a guitar."])
+```
+"""
+
+
+def _front_matter(licence: str, base_model: str) -> str:
+    return f"""---
+library_name: model2vec
+tags: [static-embeddings, sentence-similarity, sentence-transformers, model2vec, paraphrastic]
+license: {licence}
+{base_model}language: [en]
+---
+"""
+
+
+def exported_model_card(*, name: str, folder: str, source: str, payload: dict, dims: int, rows: int,
+                        loaded: dict | None, published: dict[str, dict]) -> str:
+    """The card `paraphrastic export --static` writes for a model file (``payload``: what it holds, its settings and
+    tokenizer among them): what it is, its scores as loaded where ``loaded`` has them
+    (:func:`paraphrastic.evaluation.compare_encoders.loaded_scores`), how to load it."""
+    settings = payload.get("settings") or {}
+    tokenizer = "own" if payload.get("tokenizer") is not None else None
+    made = ", ".join(f"{key} {value}" for key, value in settings.items() if isinstance(value, (str, int, float)))
+    reading = ("It reads text with the tokenizer it was trained and scored with, which its model file records."
+               if tokenizer else
+               "Its tokenizer approximates the Treebank tokenizer the model was trained with (lower case, BERT's "
+               "pre-tokenizer, the model's words): text the two split otherwise (contractions, quotes) gets other "
+               "vectors than in training; `paraphrastic export` without `--static` keeps the exact one.")
+    return f"""{_front_matter("other", "")}
+# {name}
+
+A static English sentence encoder: {rows:,} rows of {dims} dimensions; a sentence is the mean of its words' vectors.
+Exported by the `paraphrastic` pipeline (a reproduction of Wieting & Gimpel, ACL 2017, and its family) from the
+model file `{source}` (an `{payload.get('model', 'avg')}` model{f': {made}' if made else ''}), which wrote this card.
+{reading}
+
+{_scores(loaded, published, teacher=None, tokenizer=tokenizer or "treebank_approximation")}
+{_use(folder)}
+## Licence
+
+The vectors derive from the word vectors and training text of the model's run, under their own licences (the data
+mirror's SOURCE.md files name them). The pipeline's code is MIT.
+"""
+
+
+def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher: str, targets: dict,
+                      training: dict, loaded: dict, published: dict[str, dict], tokenizer: str) -> str:
+    """The card (markdown with the front matter the Hugging Face hub reads). ``targets`` and ``training``: the
+    sentence distillation's targets.json and training.json; ``loaded``: the export scored as a user loads it
+    (``model2vec`` and ``sentence_transformers``: summary, mteb) and its speed beside the teacher's (``speed``:
+    :func:`paraphrastic.evaluation.compare_encoders.loaded_scores`); ``published``: model -> task -> scores
+    (:func:`paraphrastic.evaluation.mteb_sts.published`), all-MiniLM-L6-v2's among them; ``tokenizer``: the kind the
+    export ships (``word_vectors.tokenizer``)."""
+    settings = training["settings"]
+    sources = targets["sources"]
+    used = [source for source in sources if sources[source]["texts"]]
+    is_teacher = MINILM.endswith(f"/{teacher}")
+    base_model = f"base_model: {MINILM}\n" if is_teacher else ""
     steps = ["from the distilled vectors with their Zipf weights divided out (each word's weight learned)"
              if settings.get("start_weights") == "none" else "from the distilled vectors with their Zipf weights",
              f"{settings['loss'].replace('_', ' ')} loss to the teacher's "
@@ -79,15 +167,8 @@ def static_model_card(*, name: str, dims: int, words: int, pieces: int, teacher:
     if settings.get("paraphrase_weight"):
         steps.append(f"with the margin loss on {settings['paraphrase_pairs']} paraphrase pairs at weight "
                      f"{settings['paraphrase_weight']:g}")
-    speed_ratio = speed["sentences_per_second"]["model2vec"] / speed["sentences_per_second"]["teacher"]
     text_lines = "\n".join(f"   - {sources[source]['texts']:,} texts: {SOURCES.get(source, source)}" for source in used)
-    return f"""---
-library_name: model2vec
-tags: [static-embeddings, sentence-similarity, sentence-transformers, model2vec, paraphrastic]
-license: cc-by-sa-4.0
-{base_model}language: [en]
----
-
+    return f"""{_front_matter("cc-by-sa-4.0", base_model)}
 # {name}
 
 A static English sentence encoder: {words:,} words and {pieces:,} of the teacher's WordPiece pieces, each a
@@ -96,35 +177,11 @@ pieces). It was distilled from the teacher, {teacher}, and then trained at the s
 teacher's embeddings of unlabelled text, by the `paraphrastic` pipeline (a reproduction of Wieting & Gimpel,
 ACL 2017, and its family), which wrote this card from the run's own files.
 
-## Scores
-
-Scored as this folder loads, raw text through its own tokenizer (lower-case, BERT's pre-tokenizer, the model's
-WordPiece vocabulary): cosine similarity of the mean vectors. MTEB STS12–16: MTEB's protocol (each year's test pairs
-pooled, Spearman's ρ × 100, the mean over the five years). {sets} sets: the paper's measure (Pearson's r × 100 per
-source, {measure}). model2vec leaves a word it cannot split out of the mean; sentence-transformers averages in the
-`<unk>` vector. Sentences per second: raw text, tokenisation included, {speed['sentences']:,} sentences on
-{speed['threads']} CPU thread(s), this model and {MINILM.split('/')[-1]} timed one after the other in the same job
-({speed_ratio:,.0f}× its speed there); published models publish no speed on comparable hardware.{missing}
-
-| encoder | MTEB STS12–16 (ρ) | {sets} sets (r) | sentences/s | |
-|---|---:|---:|---:|---|
-{chr(10).join(rows)}{per_task}
-
+{_scores(loaded, published, teacher=teacher, tokenizer=tokenizer)}
 No evaluation set chose anything here but STS 2016 (the epoch kept, as the paper selects), and the vocabulary takes
 no word that only the evaluation sets have; no training text is an evaluation sentence.
 
-## Use
-
-```python
-from model2vec import StaticModel
-model = StaticModel.from_pretrained("data/static_model")  # model2vec: this folder
-embeddings = model.encode(["A man is playing a guitar."])
-
-from sentence_transformers import SentenceTransformer
-model = SentenceTransformer("data/static_model")     # sentence-transformers (StaticEmbedding), no extra code
-embeddings = model.encode(["A man is playing a guitar."])
-```
-
+{_use("data/static_model")}
 ## How it was made
 
 1. Word vectors distilled from the teacher (model2vec's method): the teacher's output for each word of the training
@@ -141,4 +198,3 @@ The vectors derive from the teacher, {teacher}{f' ({TEACHER_LICENSE})' if is_tea
 CC BY-SA (Wikipedia, the EWT treebank) and CC BY 3.0 (PPDB): they are given under CC BY-SA 4.0, with attribution to
 those sources. The pipeline's code is MIT.
 """
-

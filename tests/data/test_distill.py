@@ -109,9 +109,9 @@ def test_more_dimensions_than_words_is_an_error(teacher):
         distill_vectors(WORDS, teacher, dims=16, sif_coefficient=None)
 
 
-def stage_config(distilled: dict, reading: str = "ours") -> dict:
+def stage_config(distilled: dict, tokenizer: str = "treebank_like") -> dict:
     """The config keys the distill stage reads."""
-    return {"device": "cpu", "word_vectors": {"reading": reading, "distilled": distilled}}
+    return {"device": "cpu", "word_vectors": {"tokenizer": tokenizer, "distilled": distilled}}
 
 
 def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
@@ -156,11 +156,13 @@ def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
     assert evaluation["token_coverage"] == evaluation["token_coverage_with_pieces"] == 0.75
 
 
-def test_the_stage_reads_the_training_text_as_word_vectors_reading_says(teacher, tmp_path):
-    """Whatever reading (data.reading) wrote the training tables, the distilled words are the text read as
-    word_vectors.reading says: ours (brackets) by default, the authors' (-lrb-) if asked."""
+def test_the_stages_words_are_the_text_as_the_shipped_tokenizer_cuts_it(teacher, tmp_path):
+    """Whatever tokens the training tables hold, the distilled words are their text cut by word_vectors.tokenizer
+    (PTB's escapes undone either way), and the folder's tokenizer.json reads text into exactly those rows."""
+    from paraphrastic.data.static_tokenizer import load_tokenizer, shipped_tokens
+
     corpus = tmp_path / "corpus"
-    pairs = [TextPair("The -LRB- dog -RRB-", "a dog", "s:1")]
+    pairs = [TextPair("The -LRB- dog -RRB- does n't bark", "a dog's bone", "s:1")]
     for name in ("simpwiki", "ppdb"):
         write_table(build_train_table(pairs, max_pairs=None, seed=0, reading="authors"), TRAIN_SCHEMA,
                     corpus / f"{name}.parquet")
@@ -169,11 +171,15 @@ def test_the_stage_reads_the_training_text_as_word_vectors_reading_says(teacher,
     write_table(evaluation, EVAL_SCHEMA, corpus / "eval.parquet")
     settings = {"teacher": str(teacher), "dims": None, "sif_coefficient": None, "max_words": None,
                 "evaluation_words": False, "subwords": False}
-    for reading, words in (("ours", ["(", ")"]), ("authors", ["-lrb-", "-rrb-"])):
-        distill_step.run(stage_config(settings, reading),
-                         corpus=corpus, out_dir=tmp_path / reading, threads=1)
-        found = set(vocabulary.Vocabulary.load(tmp_path / reading / "vocab.txt").words)
-        assert set(words) <= found and not {"(", ")", "-lrb-", "-rrb-"} - set(words) & found, reading
+    for tokenizer, words, absent in (("treebank_like", {"(", ")", "n't", "'s"}, {"-lrb-", "'", "t"}),
+                                     ("bert", {"(", ")", "n", "'", "t", "s"}, {"-lrb-", "n't", "'s"})):
+        distill_step.run(stage_config(settings, tokenizer), corpus=corpus, out_dir=tmp_path / tokenizer, threads=1)
+        vocab = vocabulary.Vocabulary.load(tmp_path / tokenizer / "vocab.txt")
+        assert words <= set(vocab.words) and not absent & set(vocab.words), tokenizer
+        shipped = load_tokenizer(tmp_path / tokenizer)
+        assert shipped.get_vocab() == vocab.index
+        assert shipped_tokens(shipped, ["A dog's bone"]) == [["a", "dog", "'s", "bone"] if tokenizer == "treebank_like"
+                                                            else ["a", "dog", "'", "s", "bone"]]
 
 
 @pytest.mark.parametrize("subwords", [False, True])

@@ -59,3 +59,24 @@ def test_minilm_loads_offline_and_ranks_a_paraphrase_above_an_unrelated_sentence
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.3
+
+
+def test_raw_text_speed_reads_with_the_static_tokenizer_where_the_vectors_have_one(monkeypatch):
+    """The untrained distilled vectors are timed (and scored) reading text as the static model's export does: the
+    words the encoder is handed are the tokenizer's, contractions split as treebank_like splits them."""
+    import torch
+
+    from paraphrastic.data.static_tokenizer import build_tokenizer
+    from paraphrastic.data.vocab import SPECIAL, WORDPIECES, Vocabulary
+    from paraphrastic.evaluation import compare_encoders, similarity
+    from paraphrastic.models.encoders import build_model
+
+    vocab = Vocabulary([*SPECIAL, WORDPIECES, "dogs", "do", "n't", "bark", "."])
+    handed = []
+    original = similarity.encode
+    monkeypatch.setattr(similarity, "encode", lambda model, v, tokens, **kw: handed.extend(tokens) or original(
+        model, v, tokens, **kw))
+    model = build_model("avg", torch.randn(len(vocab), 4))
+    speed = compare_encoders.raw_text_speed(model, vocab, ["Dogs don't bark."], 8,
+                                            build_tokenizer("treebank_like", vocab.index))
+    assert speed["sentences"] == 1 and ["dogs", "do", "n't", "bark", "."] in handed

@@ -8,7 +8,7 @@ import torch
 
 from paraphrastic.data.batching import pad
 from paraphrastic.data.corpus import read_table
-from paraphrastic.data.vocab import Vocabulary, load_matrix
+from paraphrastic.data.vocab import UNK_ID, Vocabulary, load_matrix
 from paraphrastic.training.sentence_distillation import (
     SentenceDistillationSettings,
     WeightedWordMean,
@@ -47,13 +47,23 @@ def test_pca_targets_keep_the_variance_they_say():
 def test_the_folded_map_gives_each_sentence_exactly_its_mapped_mean():
     torch.manual_seed(0)
     model = WeightedWordMean(torch.randn(6, 3), out_dim=5)
-    tokens, mask = torch.tensor([[1, 2, 3], [4, 5, 0]]), torch.tensor([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])
+    tokens, mask = torch.tensor([[2, 3, 4], [4, 5, 0]]), torch.tensor([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])
     folded = kept_vectors(model, SentenceDistillationSettings(map="folded"), fit_texts=[])
     assert folded.shape == (6, 5)
     with torch.no_grad():
-        assert torch.allclose(sentence_means(folded, [[1, 2, 3], [4, 5]]).float(), model(tokens, mask), atol=1e-6)
-    assert torch.equal(kept_vectors(model, SentenceDistillationSettings(map="dropped"), fit_texts=[]),
-                       model.vectors())
+        assert torch.allclose(sentence_means(folded, [[2, 3, 4], [4, 5]]).float(), model(tokens, mask), atol=1e-6)
+    dropped = kept_vectors(model, SentenceDistillationSettings(map="dropped"), fit_texts=[])
+    assert torch.equal(dropped[UNK_ID + 1:], model.vectors()[UNK_ID + 1:])
+
+
+@pytest.mark.parametrize("settings", [{}, {"map": "folded"}, {"post_processing": "whiten", "sif_after": 0.1}])
+def test_the_unknown_words_row_is_kept_at_zero_whatever_the_steps_after_training(settings):
+    """model2vec drops <unk> from a sentence's mean where sentence-transformers and avg average in its row: a zero row
+    keeps all three on the same cosines, whatever map, weighting or whitening is folded into the others."""
+    torch.manual_seed(0)
+    model = WeightedWordMean(torch.randn(6, 3), out_dim=3)
+    kept = kept_vectors(model, SentenceDistillationSettings(**settings), fit_texts=[[2, 3], [4, 5], [2, 5], [3, 4]])
+    assert not kept[UNK_ID].any() and kept[UNK_ID + 1:].abs().sum(1).min() > 0
 
 
 def test_whitening_fit_on_the_texts_leaves_their_sentence_vectors_centred_and_uncorrelated():
@@ -71,18 +81,19 @@ def test_whitening_fit_on_the_texts_leaves_their_sentence_vectors_centred_and_un
 
 
 def test_sif_after_training_weights_each_word_by_its_smoothed_frequency_in_the_training_texts():
-    texts = [[1, 1, 2], [1, 3]]  # counts 0, 3, 1, 1, 0 plus one each: 10 in all
+    texts = [[2, 2, 3], [2, 4]]  # counts 0, 0, 3, 1, 1 plus one each: 10 in all
     weights = sif_weights(5, texts, 0.1)
-    expected = torch.tensor([0.1 / (0.1 + c / 10) for c in (1, 4, 2, 2, 1)], dtype=torch.float64)
+    expected = torch.tensor([0.1 / (0.1 + c / 10) for c in (1, 1, 4, 2, 2)], dtype=torch.float64)
     assert torch.allclose(weights, expected)
-    assert weights[1] < weights[2] == weights[3] < weights[0] == weights[4]  # the frequent word counts least
+    assert weights[2] < weights[3] == weights[4] < weights[0] == weights[1]  # the frequent word counts least
     torch.manual_seed(0)
     model = WeightedWordMean(torch.randn(5, 3), out_dim=3)
     weighted = kept_vectors(model, SentenceDistillationSettings(sif_after=0.1), fit_texts=texts)
-    assert torch.allclose(weighted, model.vectors() * expected.float().unsqueeze(1))
+    words = [0, 2, 3, 4]  # every row but <unk>'s, which stays zero
+    assert torch.allclose(weighted[words], (model.vectors() * expected.float().unsqueeze(1))[words])
     # whitening comes after the weights: fit on the weighted vectors' sentence means
     both = kept_vectors(model, SentenceDistillationSettings(sif_after=0.1, post_processing="whiten"), fit_texts=texts)
-    assert torch.allclose(both, post_process(weighted, texts, whiten=True, output_dims=None))
+    assert torch.allclose(both[words], post_process(weighted, texts, whiten=True, output_dims=None)[words])
 
 
 def test_a_setting_outside_its_choices_is_an_error_naming_the_key():

@@ -126,12 +126,43 @@ def similarity(args) -> None:
 
 
 def export(args) -> None:
+    from paraphrastic.errors import PipelineError
     from paraphrastic.export import export as write_export
 
-    folder = write_export(args.model, args.folder, static=args.static)
+    if args.eval and not args.static:
+        raise PipelineError("paraphrastic export --eval: scores a static export; give --static too")
+    if args.eval:
+        folder = _scored_static_export(args)
+    else:
+        folder = write_export(args.model, args.folder, static=args.static)
     how = ("SentenceTransformer(folder)" if args.static else "paraphrastic.export.load_sentence_transformer, or "
            "SentenceTransformer(folder, trust_remote_code=True)")
     print(f"{args.model} -> {folder} (load with {how})", file=sys.stderr)
+
+
+def _scored_static_export(args):
+    """``export --static --eval``: the export scored as model2vec and sentence-transformers load it, its card giving
+    those scores (and the published models' with ``--published``); STS 2016's sets are the selection's."""
+    from paraphrastic.data.corpus import read_table
+    from paraphrastic.evaluation.mteb_sts import published
+    from paraphrastic.export import export_scored
+    from paraphrastic.model_card import exported_model_card
+    from paraphrastic.models.files import read_model_file
+
+    frame = read_table(args.eval)
+    payload = read_model_file(args.model)
+    others = published(args.published) if args.published else {}
+    selection = sorted(frame.loc[frame["group"] == "STS 2016", "dataset"].unique())
+    rows, dims = payload["state_dict"]["embedding.weight"].shape
+    folder, measured = export_scored(
+        args.model, args.folder, frame=frame, selection=selection, threads=args.threads,
+        card_of=lambda loaded: exported_model_card(name=Path(args.folder).name, folder=args.folder, source=args.model,
+                                                   payload=payload, dims=int(dims), rows=int(rows), loaded=loaded,
+                                                   published=others))
+    m2v = measured["model2vec"]["summary"]
+    print(f"as model2vec loads it: {m2v['transfer_sets']}-set r {m2v['transfer_pearson']:.2f} (README.md: its card)",
+          file=sys.stderr)
+    return folder
 
 
 def add_commands(sub) -> None:
@@ -164,5 +195,11 @@ def add_commands(sub) -> None:
     p.add_argument("folder", help="the folder to write: new, empty or an earlier export (which is replaced)")
     p.add_argument("--static", action="store_true",
                    help="avg models only: sentence-transformers' StaticEmbedding, which loads without paraphrastic "
-                        "or trust_remote_code, with a tokenizer close to ours but not the same")
+                        "or trust_remote_code, with the project's model card; its tokenizer is the model file's "
+                        "own where it records one (the static model's), else one close to ours but not the same")
+    p.add_argument("--eval", help="with --static: an evaluation table (data/corpus/eval.parquet) the export is scored "
+                                  "on as model2vec and sentence-transformers load it, for its card")
+    p.add_argument("--published", help="with --eval: published MTEB STS scores to put beside it "
+                                       "(workflow/published/mteb_sts.csv)")
+    p.add_argument("--threads", type=int, default=1, help="CPU threads for the scoring and timing (default: 1)")
     p.set_defaults(func=export)

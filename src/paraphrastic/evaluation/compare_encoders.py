@@ -90,16 +90,19 @@ def table4_models(config: dict, data_dir) -> list[tuple[str, str, str, int, int 
     return chosen
 
 
-def raw_text_speed(model, vocab, sentences: list[str], batch_size: int) -> dict:
+def raw_text_speed(model, vocab, sentences: list[str], batch_size: int, tokenizer=None) -> dict:
     """Sentences per second from raw text, after a warm-up on the first 64. The steps are ``Encoder.encode``'s (our
-    Treebank tokenisation, an empty sentence as one unknown word, then the model), repeated here because the public
-    API (paraphrastic.encoder) sits above this layer."""
+    Treebank tokenisation, or the static model's ``tokenizer`` where the vectors have one; an empty sentence as one
+    unknown word; then the model), repeated here because the public API (paraphrastic.encoder) sits above this
+    layer."""
+    from paraphrastic.data.static_tokenizer import shipped_tokens
     from paraphrastic.data.tokenize import tokenize
     from paraphrastic.data.vocab import UNK
     from paraphrastic.evaluation.similarity import encode
 
     def embed(texts):
-        return encode(model, vocab, [tokenize(t) or [UNK] for t in texts], batch_size=batch_size)
+        tokens = shipped_tokens(tokenizer, texts) if tokenizer is not None else [tokenize(t) for t in texts]
+        return encode(model, vocab, [t or [UNK] for t in tokens], batch_size=batch_size)
 
     embed(sentences[:64])
     start = time.perf_counter()
@@ -205,6 +208,7 @@ def compare(config: dict, data_dir, out_path, *, reference_path, threads: int | 
     """
     from paraphrastic.configuration.jobs import VECTOR_FOLDERS
     from paraphrastic.data.corpus import read_table
+    from paraphrastic.data.static_tokenizer import load_tokenizer, read_with
     from paraphrastic.data.vocab import load_vectors
     from paraphrastic.evaluation import similarity
     from paraphrastic.evaluation.mteb_sts import published
@@ -226,14 +230,20 @@ def compare(config: dict, data_dir, out_path, *, reference_path, threads: int | 
     scored = scored_table(frame)
     sentences = [list(s) for s in dict.fromkeys(tuple(t) for t in list(frame["tokens1"]) + list(frame["tokens2"]))]
 
-    def measured(model, vocab) -> dict:
-        similarity.encode(model, vocab, sentences[:64])  # warm up
+    def measured(model, vocab, tokenizer=None) -> dict:
+        """Scores and speeds; with ``tokenizer`` (the distilled vectors'), every text read by it, as the static model
+        reads it."""
+        table, tokens = scored, sentences
+        if tokenizer is not None:
+            table = read_with(scored, tokenizer)
+            tokens = [list(t) for t in dict.fromkeys(tuple(t) for t in list(table["tokens1"]) + list(table["tokens2"]))]
+        similarity.encode(model, vocab, tokens[:64])  # warm up
         start = time.perf_counter()
-        similarity.encode(model, vocab, sentences, batch_size=batch_size)
-        tokenized = len(sentences) / max(time.perf_counter() - start, 1e-9)
-        results = _split(similarity.score_sets(model, vocab, scored, batch_size=batch_size))
+        similarity.encode(model, vocab, tokens, batch_size=batch_size)
+        tokenized = len(tokens) / max(time.perf_counter() - start, 1e-9)
+        results = _split(similarity.score_sets(model, vocab, table, batch_size=batch_size))
         return {**results, "summary": similarity.summarize(results["per_dataset"], config["evaluation"]["selection"]),
-                **raw_text_speed(model, vocab, raw, batch_size),
+                **raw_text_speed(model, vocab, raw, batch_size, tokenizer),
                 "tokenized_sentences_per_second": tokenized}
 
     ours = {}
@@ -244,7 +254,7 @@ def compare(config: dict, data_dir, out_path, *, reference_path, threads: int | 
     for source, name in VECTOR_FOLDERS.items():  # the averaged initial vectors: GloVe's (or PARAGRAM's), distilled
         folder = data_dir / name
         vocab, matrix = load_vectors(folder)
-        untrained[source] = measured(build_model("avg", torch.from_numpy(matrix)), vocab)
+        untrained[source] = measured(build_model("avg", torch.from_numpy(matrix)), vocab, load_tokenizer(folder))
     result = {"threads": torch.get_num_threads(), "device": "cpu",
               "reference": {key: value for key, value in reference.items() if key not in ("threads", "device")},
               "ours": ours, "untrained": untrained,

@@ -194,12 +194,17 @@ def time_scoring(model, vocab: Vocabulary, frame: pd.DataFrame, batch_size: int,
 
 
 def write_scores(model, vocab: Vocabulary, *, eval_path, out, name: str, meta: dict, selection: list[str],
-                 batch_size: int, device, stage: str) -> dict:
+                 batch_size: int, device, stage: str, tokenizer=None) -> dict:
     """Score ``model`` on every set of the evaluation table and write the results file (per set, summary,
     and how long scoring took, with its record: :func:`paraphrastic.provenance.write_result`); returns the
-    summary."""
+    summary. With ``tokenizer`` (a static model's, :mod:`paraphrastic.data.static_tokenizer`) the sets' text is read
+    by it instead of the table's tokens."""
+    from paraphrastic.data.static_tokenizer import read_with
+
     started = time.time()
     frame = read_table(eval_path)
+    if tokenizer is not None:
+        frame = read_with(frame, tokenizer)
     results = score_sets(model, vocab, frame, batch_size=batch_size, device=device)
     summary = summarize(results, selection)
     write_result(out, {"run": name, **meta, "seconds": time.time() - started, "summary": summary,

@@ -46,8 +46,10 @@ _PWIM = str(_DATA.pwim)
 # repository with each figure's file there (those models cannot be downloaded here): compare_encoders reads them
 PUBLISHED_MTEB_STS = "workflow/published/mteb_sts.csv"
 _VOCAB = (f"{_VOCAB_DIR}/vocab.txt", f"{_VOCAB_DIR}/embeddings.npy")
-_DISTILLED = (f"{_DISTILLED_DIR}/vocab.txt", f"{_DISTILLED_DIR}/embeddings.npy")
-_SENTENCE_DISTILLED = (f"{_SENTENCE_DISTILLED_DIR}/vocab.txt", f"{_SENTENCE_DISTILLED_DIR}/embeddings.npy")
+# ... and the static model's tokenizer over their words (word_vectors.tokenizer), which reads every text they score
+_DISTILLED = (f"{_DISTILLED_DIR}/vocab.txt", f"{_DISTILLED_DIR}/embeddings.npy", f"{_DISTILLED_DIR}/tokenizer.json")
+_SENTENCE_DISTILLED = (f"{_SENTENCE_DISTILLED_DIR}/vocab.txt", f"{_SENTENCE_DISTILLED_DIR}/embeddings.npy",
+                       f"{_SENTENCE_DISTILLED_DIR}/tokenizer.json")
 _TARGETS = (f"{_SENTENCE_DISTILLED_DIR}/targets.parquet", f"{_SENTENCE_DISTILLED_DIR}/targets.npy")
 _STATIC_MODEL_DIR = str(_DATA.static_model)
 # What the static export holds (sentence-transformers' own files, its model card and our marker)
@@ -192,8 +194,8 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("distill", f"distill --corpus {_CORPUS} --out-dir {_DISTILLED_DIR} --threads {{threads}}",
           deps=(f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", _EVAL),
           outs={"words": Output(_DISTILLED[0]), "embeddings": Output(_DISTILLED[1]),
-                "coverage": Output(f"{_DISTILLED_DIR}/coverage.json")},
-          params=("word_vectors.distilled", "word_vectors.reading", "device")),
+                "tokenizer": Output(_DISTILLED[2]), "coverage": Output(f"{_DISTILLED_DIR}/coverage.json")},
+          params=("word_vectors.distilled", "word_vectors.tokenizer", "device")),
     # ... and trained towards the teacher's sentence embeddings of the unlabelled text (Tokenlearn's idea).
     Stage("teacher_targets", f"teacher-targets --raw data/raw --corpus {_CORPUS} "
                              f"--treebank {_SIAMESE_CORPUS}/corpus.parquet --out {_TARGETS[0]} "
@@ -204,7 +206,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           outs={"texts": Output(_TARGETS[0]), "embeddings": Output(_TARGETS[1]),
                 "stats": Output(f"{_SENTENCE_DISTILLED_DIR}/targets.json")},
           params=("word_vectors.sentence_distilled.sources", "word_vectors.sentence_distilled.max_per_source",
-                  "word_vectors.distilled.teacher", "word_vectors.reading", "data_profile", "profiles", "device"),
+                  "word_vectors.distilled.teacher", "word_vectors.tokenizer", "data_profile", "profiles", "device"),
           checkpoints=("data/checkpoints/teacher_targets",)),
     Stage("distill_sentences", f"distill-sentences --distilled {_DISTILLED_DIR} --targets {_TARGETS[0]} "
                                f"--target-embeddings {_TARGETS[1]} --eval {_EVAL} --corpus {_CORPUS} "
@@ -213,8 +215,9 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=(*_DISTILLED, f"{_DISTILLED_DIR}/coverage.json", *_TARGETS, _EVAL, f"{_CORPUS}/simpwiki.parquet",
                 f"{_CORPUS}/ppdb.parquet"),
           outs={"words": Output(_SENTENCE_DISTILLED[0]), "embeddings": Output(_SENTENCE_DISTILLED[1]),
+                "tokenizer": Output(_SENTENCE_DISTILLED[2]),
                 "training": Output(f"{_SENTENCE_DISTILLED_DIR}/training.json")},
-          params=("word_vectors.sentence_distilled", "word_vectors.reading", "evaluation.selection", "device"),
+          params=("word_vectors.sentence_distilled", "evaluation.selection", "device"),
           checkpoints=("data/checkpoints/sentence_distilled",)),
     # {vocab_dir}: the job's starting vectors (its run's `word_vectors`), data/vocab or data/distilled.
     Stage("train", f"train --run {{run}} --seed {{seed}} --corpus-dir {_CORPUS} "

@@ -158,7 +158,9 @@ def reference_section(doc: Document, data_dir: Path, out_dir: Path | None = None
              f"speed: every distinct raw sentence of the {len(ref['per_dataset'])} sets ({ref['sentences']:,}) "
              f"through each encoder's `encode`, as a user calls it, on the CPU with {found['threads']} thread(s) "
              "after a warm-up: MiniLM's time includes its WordPiece tokenisation and ours our Treebank "
-             "tokenisation (\"from tokens\" times our model alone, on the pipeline's tokens). MiniLM was trained on "
+             "tokenisation, or for the untrained distilled vectors the static model's tokenizer, which reads their "
+             "sets' text as the static model's export does (\"from tokens\" times our model alone, on the "
+             "pipeline's tokens). MiniLM was trained on "
              "over a billion sentence pairs, among them Simple Wikipedia pairs (text like our SimpWiki training "
              "data), with 384-d outputs from a 6-layer transformer; our models are Table 4's STS-2016-selected "
              "runs (first seed), on the pretrained and, where trained, the distilled word vectors.")

@@ -34,7 +34,7 @@ import torch
 from torch import nn
 
 from paraphrastic.data.batching import pad
-from paraphrastic.data.vocab import SPECIAL
+from paraphrastic.data.vocab import SPECIAL, UNK_ID
 from paraphrastic.evaluation import similarity
 from paraphrastic.losses.margin import margin_loss
 from paraphrastic.models.encoders import build_model
@@ -69,6 +69,7 @@ class SentenceDistillationSettings:
     weight_decay: float = 0.01  # AdamW's (torch's default, Tokenlearn's optimizer)
     paraphrase_weight: float = 0.0  # the margin loss on paraphrase pairs, added at this weight (0: none)
     paraphrase_pairs: str = "simpwiki"  # whose training pairs (data/corpus/<this>.parquet)
+    token_dropout: float = 0.0  # each word of a training text left out of its mean with this probability
     held_out: float = 0.05  # share of the texts whose loss is recorded, never trained on
     seed: int = 1
 
@@ -80,6 +81,8 @@ class SentenceDistillationSettings:
                                     ("paraphrase_pairs", self.paraphrase_pairs, PARAPHRASE_PAIRS)):
             if value not in allowed:
                 raise ValueError(f"word_vectors.sentence_distilled.{key}: {value!r} is not one of {', '.join(allowed)}")
+        if not 0 <= self.token_dropout < 1:
+            raise ValueError(f"word_vectors.sentence_distilled.token_dropout: {self.token_dropout!r} is not in [0, 1)")
 
     @classmethod
     def of(cls, config: dict) -> SentenceDistillationSettings:
@@ -207,10 +210,15 @@ def kept_vectors(model: WeightedWordMean, settings: SentenceDistillationSettings
     if settings.sif_after is not None:
         weights = sif_weights(len(vectors), fit_texts, settings.sif_after)
         vectors = (vectors.double() * weights.to(vectors.device).unsqueeze(1)).float()
-    if settings.post_processing == "none" and settings.output_dims is None:
-        return vectors
-    return post_process(vectors, fit_texts, whiten=settings.post_processing == "whiten",
-                        output_dims=settings.output_dims)
+    if settings.post_processing != "none" or settings.output_dims is not None:
+        vectors = post_process(vectors, fit_texts, whiten=settings.post_processing == "whiten",
+                               output_dims=settings.output_dims)
+    # A word the tokenizer cannot read adds nothing: model2vec leaves <unk> out of a sentence's mean, and a zero row
+    # among the rows a mean averages (sentence-transformers', avg's) shortens it without turning it, so all three
+    # give the same cosines.
+    vectors = vectors.clone()
+    vectors[UNK_ID] = 0
+    return vectors
 
 
 def adamw(parameters: list[nn.Parameter], settings: SentenceDistillationSettings) -> torch.optim.Optimizer:
@@ -252,8 +260,12 @@ def train(settings: SentenceDistillationSettings, *, vocab, embeddings: torch.Te
     run = Run("sentence_distilled", model, optimizer, Path(checkpoint_dir), stamp, settings.seed, settings.epochs,
               settings.batch_size, select_on="selection_pearson")
 
-    def loss_of(items: np.ndarray) -> torch.Tensor:
+    def loss_of(items: np.ndarray, dropout: np.random.Generator | None = None) -> torch.Tensor:
         tokens, mask = pad([texts[i] for i in items], device)
+        if dropout is not None and settings.token_dropout:  # the target stays the whole text's
+            kept = mask * torch.from_numpy(dropout.random(tuple(mask.shape)) >= settings.token_dropout).to(mask)
+            emptied = kept.sum(1) == 0  # a text keeps its words where every one was drawn
+            mask = torch.where(emptied.unsqueeze(1), mask, kept)
         predicted, wanted = model(tokens, mask), goal[torch.as_tensor(items, device=device)]
         if settings.loss == "cosine":
             return (1 - nn.functional.cosine_similarity(predicted, wanted, dim=1)).mean()
@@ -263,7 +275,7 @@ def train(settings: SentenceDistillationSettings, *, vocab, embeddings: torch.Te
         return model(tokens, mask) if settings.map == "folded" else model.mean(tokens, mask)
 
     def batch_loss(batch: np.ndarray, streams) -> torch.Tensor:
-        loss = loss_of(trained[batch])
+        loss = loss_of(trained[batch], streams.scrambler)  # the epoch's stream: a resumed epoch drops the same words
         if settings.paraphrase_weight:
             # drawn from the epoch's negatives stream: a resumed epoch draws the same pairs
             drawn = torch.randperm(len(pairs), generator=streams.negatives)[:PARAPHRASE_BATCH]  # no pair twice

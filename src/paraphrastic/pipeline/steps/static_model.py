@@ -14,9 +14,10 @@ import torch
 
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table
-from paraphrastic.evaluation.compare_encoders import loaded_scores
+from paraphrastic.data.static_tokenizer import TOKENIZER_FILE, load_tokenizer
+from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation.mteb_sts import published
-from paraphrastic.export import export
+from paraphrastic.export import export_scored
 from paraphrastic.model_card import static_model_card
 from paraphrastic.models.encoders import build_model
 from paraphrastic.models.files import save_model
@@ -34,18 +35,22 @@ def run(config: dict, *, vectors, distilled, eval, published_scores, out_dir, sc
     frame = read_table(eval)
     with tempfile.TemporaryDirectory() as scratch:
         model_path = Path(scratch) / "model.pt"
+        # the folder's tokenizer, recorded in the model file: the export ships it, so a user's text is read as the
+        # vectors were trained and scored
+        tokenizer = load_tokenizer(vectors)
+        if tokenizer is None:
+            raise PipelineError(f"{vectors / TOKENIZER_FILE}: no such file; rerun distill_sentences")
         save_model(model_path, build_model("avg", matrix, **options), "avg", options, words,
-                   {"settings": {"model": "avg", "word_vectors": "sentence_distilled"}, "vectors": str(vectors)})
-        # scored as written: the same files as the export below, which differs in its card alone
-        measured = loaded_scores(export(model_path, Path(scratch) / "export", static=True), frame,
-                                 config["evaluation"]["selection"], threads or 1,
-                                 config["reference_encoder"]["batch_size"])
-        card = static_model_card(
-            name=NAME, dims=int(matrix.shape[1]), words=entries, pieces=pieces,
-            teacher=config["word_vectors"]["distilled"]["teacher"], targets=read_result(vectors / "targets.json"),
-            training=read_result(vectors / "training.json"), loaded=measured,
-            published=published(published_scores))
-        folder = export(model_path, Path(out_dir), static=True, card=card)
+                   {"settings": {"model": "avg", "word_vectors": "sentence_distilled"}, "vectors": str(vectors),
+                    "tokenizer": tokenizer.to_str()})
+        folder, measured = export_scored(
+            model_path, out_dir, frame=frame, selection=config["evaluation"]["selection"], threads=threads or 1,
+            teacher_batch_size=config["reference_encoder"]["batch_size"],
+            card_of=lambda measured: static_model_card(
+                name=NAME, dims=int(matrix.shape[1]), words=entries, pieces=pieces,
+                teacher=config["word_vectors"]["distilled"]["teacher"], targets=read_result(vectors / "targets.json"),
+                training=read_result(vectors / "training.json"), loaded=measured,
+                published=published(published_scores), tokenizer=info["tokenizer"]))
     write_result(Path(scores), measured, stage="static_model")
     m2v = measured["model2vec"]["summary"]
     print(f"{NAME}: {len(words):,} rows of {matrix.shape[1]} dimensions -> {folder} (README.md: its model card); "

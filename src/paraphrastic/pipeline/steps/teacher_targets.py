@@ -11,7 +11,7 @@ from pathlib import Path
 from paraphrastic.configuration.params import profile
 from paraphrastic.data import readers
 from paraphrastic.data import vocab as vocabulary
-from paraphrastic.data.corpus import build_train_table, read_as, read_table, write_table
+from paraphrastic.data.corpus import read_table, write_table
 from paraphrastic.data.fetch import verify_raw
 from paraphrastic.data.sentence_targets import (
     TARGETS_SCHEMA,
@@ -20,28 +20,24 @@ from paraphrastic.data.sentence_targets import (
     teacher_embeddings,
     unlabelled_texts,
 )
+from paraphrastic.data.static_tokenizer import WordSplitter
 from paraphrastic.data.transformer_folders import transformer_folder
 from paraphrastic.provenance import write_result
 from paraphrastic.runtime import prepare_job
 
 
-def _sides(frame) -> list[tuple[str, list[str]]]:
-    """A pair table's texts with their tokens: the first sides, then the second (as token_lists)."""
-    return [(text, list(tokens)) for side in ("1", "2")
-            for text, tokens in zip(frame[f"s{side}"], frame[f"tokens{side}"], strict=True)]
+def _sides(frame, split) -> list[tuple[str, list[str]]]:
+    """A pair table's texts with their words (``split``): the first sides, then the second (as token_lists)."""
+    return [(text, split(text)) for side in ("1", "2") for text in frame[f"s{side}"]]
 
 
-def _extra_pairs(config: dict, raw: Path) -> list[tuple[str, list[str]]]:
-    """SimpWiki's extra pairs (the profile's ``extra_pairs``), read as ``word_vectors.reading`` reads the training
-    pairs; each pair's two texts in turn."""
+def _extra_pairs(config: dict, raw: Path, split) -> list[tuple[str, list[str]]]:
+    """SimpWiki's extra pairs (the profile's ``extra_pairs``), kept as the training pairs are, with their words
+    (``split``); each pair's two texts in turn."""
     simpwiki = profile(config)["simpwiki"]
     pairs = [pair for first, second in simpwiki.get("extra_pairs") or []
              for pair in readers.read_aligned_pairs(raw / first, raw / second, fmt=simpwiki["format"])]
-    if not pairs:
-        return []
-    frame = build_train_table(pairs, max_pairs=None, seed=0,  # no sampling: the seed is not read
-                              reading=config["word_vectors"]["reading"])
-    return [text for row in frame.itertuples() for text in ((row.s1, list(row.tokens1)), (row.s2, list(row.tokens2)))]
+    return [(text, split(text)) for pair in pairs for text in (pair.s1, pair.s2)]
 
 
 def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, checkpoints=None, device=None,
@@ -50,18 +46,17 @@ def run(config: dict, *, raw, corpus, treebank, out, embeddings, stats, checkpoi
     device = prepare_job(device or config["device"], threads)
     settings = config["word_vectors"]["sentence_distilled"]
     raw, corpus = Path(raw), Path(corpus)
-    evaluation = read_table(corpus / "eval.parquet")
-    excluded = sentence_set(evaluation)
+    # every text's words as the static model's tokenizer cuts them: an evaluation sentence is one whose words are
+    split = WordSplitter(config["word_vectors"]["tokenizer"])
+    excluded = sentence_set(split.read(read_table(corpus / "eval.parquet")))
 
     def treebank_sentences() -> list[tuple[str, list[str]]]:
-        sentences = read_table(treebank)
-        return [(text, list(tokens)) for text, tokens in zip(sentences["text"], sentences["tokens"], strict=True)]
+        return [(text, split(text)) for text in read_table(treebank)["text"]]
 
     # each source is read only when `sources` names it; their order is the order texts are kept in
-    reading = config["word_vectors"]["reading"]  # the training text's (ours: as the static model tokenises)
-    readers_of = {"simpwiki": lambda: _sides(read_as(read_table(corpus / "simpwiki.parquet"), reading)),
-                  "ppdb": lambda: _sides(read_as(read_table(corpus / "ppdb.parquet"), reading)),
-                  "simpwiki_extra": lambda: _extra_pairs(config, raw),
+    readers_of = {"simpwiki": lambda: _sides(read_table(corpus / "simpwiki.parquet"), split),
+                  "ppdb": lambda: _sides(read_table(corpus / "ppdb.parquet"), split),
+                  "simpwiki_extra": lambda: _extra_pairs(config, raw, split),
                   "treebank": treebank_sentences}
     frame, counts = unlabelled_texts({name: read() for name, read in readers_of.items() if name in settings["sources"]},
                                      excluded=excluded, max_per_source=settings["max_per_source"])
