@@ -360,10 +360,13 @@ def markdown(result: dict, settings: dict, tokenizer: str) -> str:
     if chosen is not None:
         lines += ["", _against_targets(chosen)]
     for reading, rows_of in groups.items():
-        lines += ["", f"Measured before the static tokenizer, on the {'Treebank' if reading == EARLIER else reading} "
-                      "tokens: the vectors' scores under the project's reading of the sets, not the export's as "
-                      "loaded, which scored lower (docs/fidelity.md, \"The static model's tokenizer\"); kept for the "
-                      "record of what each change did.", "", *_table(rows_of, None)]
+        commits = sorted({row.get("measured_at", "unrecorded") for rows in rows_of.values() for row in rows})
+        lines += ["", f"Measured before the static tokenizer (at {', '.join(commits)}), on the "
+                      f"{'Treebank' if reading == EARLIER else reading} tokens: the vectors' scores under the "
+                      "project's reading of the sets, not the export's as loaded, which scored lower "
+                      "(docs/fidelity.md, \"The static model's tokenizer\"); kept for the record of what each change "
+                      "did.", "",
+                  *_table(rows_of, None)]
     return "\n".join(lines) + f"\n\nMeasured at {result['commit']} by `benchmarks/sentence_distill_ablation.py`.\n"
 
 
@@ -410,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
             row["settings"].setdefault("start_weights", "none" if row.pop("start", None) == "unweighted" else "zipf")
     if args.earlier:
         made = {(row["name"], row.get("seed", 1), row.get("tokenizer")) for row in rows}
-        rows += [row for row in json.loads(args.earlier.read_text())["rows"]
+        earlier = json.loads(args.earlier.read_text())
+        rows += [{**row, "measured_at": row.get("measured_at", earlier["commit"])} for row in earlier["rows"]
                  if (row["name"], row.get("seed", 1), row.get("tokenizer")) not in made]
     texts = next((row["texts"] for row in rows if row.get("sources") is None and "texts" in row), 0)
     result = {"commit": commit(), "threads": args.threads, "texts": texts, "rows": rows}

@@ -185,7 +185,7 @@ def test_the_sentence_distillation_table_gives_seed_spreads_marks_the_pick_and_t
                        {**row("twin", 1, 74.0, "cosine"), "twin": True},
                        row("paraphrase-unweighted-start-384", 1, 74.5, "cosine"), earlier]}
     table = ablation.markdown(result, settings, "treebank_like")
-    current, before = table.split("Measured before the static tokenizer, on the Treebank tokens")
+    current, before = table.split("Measured before the static tokenizer")
     assert "| chosen | chosen | 4 | 1 | 2 | 79.00 |" in before and "79.00" not in current  # apart, and not the pick
     assert "| base | base | 4 | 1 | 2 | 75.00 | 71.00 | 73.10 | 10 |" in table
     assert "| twin | twin |" in table  # trained further from the default's vectors: not the default itself
