@@ -234,6 +234,7 @@ def test_snakemake_runs_the_tiny_pipeline_and_writes_the_report(snakemake_run):
     assert distilled["pieces"] > 20_000 and distilled["coverage"]["eval"]["token_coverage_with_pieces"] > 0.99
     twin = json.loads((root / "data/models/lstmavg-simpwiki-distilled/seed1/train.json").read_text())
     assert twin["settings"]["word_vectors"] == "distilled" and twin["settings"]["model"] == "lstmavg"
+    assert twin["training_text"]["table"] == "simpwiki.parquet" and twin["training_text"]["reading"] == "authors"
     _, vocab, _ = load_model(root / "data/models/lstmavg-simpwiki-distilled/seed1/model.pt")
     assert vocab.words == (root / "data/distilled/vocab.txt").read_text().split("\n")[:-1] and vocab.has_wordpieces
     assert "Beyond the paper: word vectors distilled" in report

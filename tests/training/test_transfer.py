@@ -47,6 +47,25 @@ def test_training_lowers_the_loss_and_writes_outputs(workspace, model):
     assert results["sts16.headlines"]["pearson"] == pytest.approx(best["per_dataset"]["sts16.headlines"], abs=1e-4)
 
 
+def test_a_runs_record_names_the_text_it_trained_on(workspace):
+    """train.json and the model file name the training table, its sha256 (from the table's own record) and its reading
+    (data.reading, which prepare_train writes into that record); a table written without one records none."""
+    from paraphrastic.data.corpus import TRAIN_SCHEMA, table_record, write_table
+    from paraphrastic.models.files import read_model_file
+
+    table = workspace["root"] / "simpwiki.parquet"
+    write_table(read_table(workspace["train"]), TRAIN_SCHEMA, table, stage="prepare_train",
+                about={"reading": "authors"})
+    train(settings(epochs=1), train_path=table, vocab_dir=workspace["vocab_dir"], eval_path=workspace["eval"],
+          selection=["sts16.headlines"], out_dir=workspace["root"] / "m", checkpoint_dir=workspace["root"] / "ck",
+          progress=False, threads=1)
+    text = {"table": "simpwiki.parquet", "sha256": table_record(table)["sha256"], "reading": "authors"}
+    assert json.loads((workspace["root"] / "m" / "train.json").read_text())["training_text"] == text
+    assert read_model_file(workspace["root"] / "m" / "model.pt")["training_text"] == text
+    run(workspace, "plain", epochs=1)
+    assert json.loads((workspace["root"] / "plain" / "train.json").read_text())["training_text"]["reading"] is None
+
+
 REGULARISED = {"dropout": 0.2, "word_dropout": 0.1, "scramble": 0.5, "sampling": "mix", "tags": "eos",
                "lambda_c": 1e-4}
 

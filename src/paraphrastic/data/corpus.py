@@ -73,11 +73,13 @@ def _counts(frame: pd.DataFrame) -> tuple[str | None, dict[str, int]]:
     return column, ({} if column is None else {str(k): int(v) for k, v in frame[column].value_counts().items()})
 
 
-def write_table(frame: pd.DataFrame, schema: pa.Schema | None, path, *, stage: str | None = None) -> None:
+def write_table(frame: pd.DataFrame, schema: pa.Schema | None, path, *, stage: str | None = None,
+                about: dict | None = None) -> None:
     """``frame`` as a parquet table of ``schema`` (None: the frame's own columns and types) at ``path``, written
     atomically, its footer holding a record of what it holds (:data:`RECORD_KEY`): ``stage`` (the stage that writes
-    it), its rows (per set or split), the sha256 of its bytes before the footer, and what it is (its role and the
-    config's digest, :mod:`paraphrastic.provenance`)."""
+    it), its rows (per set or split), the sha256 of its bytes before the footer, what it is (its role and the
+    config's digest, :mod:`paraphrastic.provenance`) and ``about`` (under that key: how its stage made it, e.g. the
+    training text's reading), which :func:`table_record` gives a reader of the table."""
     table = (pa.Table.from_pandas(frame, preserve_index=False) if schema is None
              else pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False))
     column, counts = _counts(frame)
@@ -86,7 +88,8 @@ def write_table(frame: pd.DataFrame, schema: pa.Schema | None, path, *, stage: s
         writer = pq.ParquetWriter(sink, table.schema)
         writer.write_table(table)
         record = {"stage": stage, "rows": len(frame), "counted_by": column, "counts": counts,
-                  "bytes": sink.size, "sha256": sink.digest.hexdigest(), **identity(path)}
+                  "bytes": sink.size, "sha256": sink.digest.hexdigest(), **identity(path),
+                  **({"about": about} if about else {})}
         writer.add_key_value_metadata({RECORD_KEY.decode(): json.dumps(record, sort_keys=True)})
         writer.close()
 
@@ -122,6 +125,19 @@ def read_table(path) -> pd.DataFrame:
         raise PipelineError(f"{path}: its content differs from what {record.get('stage') or 'its stage'} wrote (the "
                             f"sha256 of its data): damaged or edited; {rerun}")
     return frame
+
+
+def table_record(path) -> dict:
+    """The record a table's footer holds (:func:`write_table`), read without the table: a job's own record of the
+    data it read (its sha256, and ``about``: how its stage made it). A table without one is an error naming it, as
+    :func:`read_table` would give."""
+    try:
+        kept = (pq.read_metadata(path).metadata or {}).get(RECORD_KEY)
+    except (pa.ArrowException, OSError) as exc:
+        raise PipelineError(f"{path}: not a readable parquet table ({exc}); rerun the stage that writes it") from None
+    if kept is None:
+        raise PipelineError(f"{path}: holds no record of what the pipeline wrote there: rerun the stage that writes it")
+    return json.loads(kept)
 
 
 def token_lists(frame: pd.DataFrame) -> list:

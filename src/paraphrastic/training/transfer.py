@@ -11,7 +11,7 @@ import torch
 
 from paraphrastic.configuration.settings import TransferSettings
 from paraphrastic.data.batching import length_bucketed, pad
-from paraphrastic.data.corpus import read_table
+from paraphrastic.data.corpus import read_table, table_record
 from paraphrastic.data.vocab import add_tags, load_vectors
 from paraphrastic.errors import PipelineError
 from paraphrastic.evaluation import similarity
@@ -149,10 +149,16 @@ def train(settings: TransferSettings, *, train_path, vocab_dir, eval_path, selec
     # "test" model selection (Sec. 4.1.2): the point with the best mean Pearson on STS 2016.
     best = run.restore_best(history, "selection_pearson")
     widen_embedding(model)
-    info = {"run": settings.name, "settings": settings.as_dict(), "selected_epoch": best["epoch"],
+    # the text it trained on: the table, its digest and reading (data.reading), from the table's own record
+    record = table_record(train_path)
+    text = {"table": Path(train_path).name, "sha256": record["sha256"],
+            "reading": record.get("about", {}).get("reading")}
+    info = {"run": settings.name, "settings": settings.as_dict(), "training_text": text,
+            "selected_epoch": best["epoch"],
             "selection_pearson": best["selection_pearson"], "transfer_pearson": best["transfer_pearson"],
             "train_pairs": len(left), "device": str(device), "threads": torch.get_num_threads(),
             "wall_seconds_this_call": time.time() - started,
             "train_seconds_total": float(sum(h["train_seconds"] for h in epoch_ends(history)))}
     return write_run(out_dir, history, info, stage="train", save=lambda path: save_model(
-        path, model, settings.model, options, vocab, {"settings": settings.as_dict(), "epoch": best["epoch"]}))
+        path, model, settings.model, options, vocab, {"settings": settings.as_dict(), "epoch": best["epoch"],
+                                                      "training_text": text}))

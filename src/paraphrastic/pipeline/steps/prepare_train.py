@@ -27,7 +27,8 @@ def run(config: dict, *, raw, out_dir) -> None:
     stats = {}
     for name, pairs in (("simpwiki", simpwiki_pairs), ("ppdb", ppdb_pairs)):
         frame = build_train_table(pairs, max_pairs=cap, seed=seed, reading=config["data"]["reading"])
-        write_table(frame, TRAIN_SCHEMA, out / f"{name}.parquet", stage="prepare_train")
+        write_table(frame, TRAIN_SCHEMA, out / f"{name}.parquet", stage="prepare_train",
+                    about={"reading": config["data"]["reading"]})  # which a training job records as its text's
         stats[name] = token_stats(frame) | {"reading": config["data"]["reading"],
                                             "skipped_lines": skipped[name].as_dict()}
     write_result(out / "train_stats.json", stats, stage="prepare_train")
