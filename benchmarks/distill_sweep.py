@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     words = distillation_vocabulary(training)
     teacher = transformer_folder(settings["teacher"], where="word_vectors.distilled.teacher")
     start = time.perf_counter()
-    entries, outputs = teacher_outputs(words, teacher, subwords=True)
+    entries, outputs = teacher_outputs(words, teacher, subwords=True, reachable=split.reaches)
     teacher_seconds = time.perf_counter() - start
     row_of = {entry: i for i, entry in enumerate(entries)}
     tokenizer = AutoTokenizer.from_pretrained(str(teacher), use_fast=True)
@@ -116,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for size in args.sizes:
         kept = words[:size] if size else words
-        pieces, _ = teacher_pieces(tokenizer, kept)  # a piece that is a less frequent word has that word's output
+        # a piece that is a less frequent word has that word's output
+        pieces, _ = teacher_pieces(tokenizer, kept, split.reaches)
         chosen = outputs[[row_of[entry] for entry in kept + pieces]]
         for dims, sif in itertools.product(args.dims, args.sif):
             vectors = reduce_and_weight(chosen, dims=dims, sif_coefficient=sif)

@@ -156,6 +156,18 @@ def test_the_stage_writes_a_vocabulary_folder_like_vocabs(teacher, tmp_path):
     assert evaluation["token_coverage"] == evaluation["token_coverage_with_pieces"] == 0.75
 
 
+def test_a_piece_the_static_tokenizer_never_reads_is_no_row(teacher):
+    """The static model's vocabulary holds no row its tokenizer cannot reach: ``##'`` never follows a word character
+    inside a word treebank_like cuts (it splits the apostrophe off), so it is left out; ``##s`` stays."""
+    from paraphrastic.data.static_tokenizer import WordSplitter
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(teacher))
+    every, _ = teacher_pieces(tokenizer, WORDS)
+    reached, _ = teacher_pieces(tokenizer, WORDS, WordSplitter("treebank_like").reaches)
+    assert "##'" in every and "##'" not in reached and "##s" in reached
+    assert set(every) - set(reached) == {"##'"}
+
+
 def test_the_stages_words_are_the_text_as_the_shipped_tokenizer_cuts_it(teacher, tmp_path):
     """Whatever tokens the training tables hold, the distilled words are their text cut by word_vectors.tokenizer
     (PTB's escapes undone either way), and the folder's tokenizer.json reads text into exactly those rows."""

@@ -59,12 +59,14 @@ def with_special_rows(entries: list[str], vectors: np.ndarray, *,
     return Vocabulary(special + entries), matrix
 
 
-def teacher_pieces(tokenizer, words: list[str]) -> tuple[list[str], list[int]]:
+def teacher_pieces(tokenizer, words: list[str], reachable=None) -> tuple[list[str], list[int]]:
     """The teacher's WordPiece vocabulary less what ``words`` already has, in the teacher's id order, with the ids:
     whole-word pieces (e.g. ``"zebra"``) and continuation pieces (``"##s"``), never its special or ``[unused]``
-    tokens. A piece that is also one of our words is that word (``[CLS] the [SEP]`` either way), so it is kept
-    once. The teacher must tokenise by WordPiece with ``##`` continuations (as BERT and MiniLM do): that is the
-    split :func:`paraphrastic.data.vocab.wordpiece_ids` repeats."""
+    tokens, nor, with ``reachable`` (a piece -> bool), a piece the tokenizer that reads the vectors' text can never
+    read (the static model's: :meth:`paraphrastic.data.static_tokenizer.WordSplitter.reaches`). A piece that is also
+    one of our words is that word (``[CLS] the [SEP]`` either way), so it is kept once. The teacher must tokenise by
+    WordPiece with ``##`` continuations (as BERT and MiniLM do): that is the split
+    :func:`paraphrastic.data.vocab.wordpiece_ids` repeats."""
     model = tokenizer.backend_tokenizer.model
     if type(model).__name__ != "WordPiece" or model.continuing_subword_prefix != CONTINUATION:
         raise PipelineError(f"word_vectors.distilled.subwords: the teacher's tokenizer is {type(model).__name__}, not "
@@ -72,23 +74,25 @@ def teacher_pieces(tokenizer, words: list[str]) -> tuple[list[str], list[int]]:
     special, known = set(tokenizer.all_special_tokens), {*words, *SPECIAL, WORDPIECES}
     pieces = sorted(((piece, i) for piece, i in tokenizer.get_vocab().items()
                      if piece not in special and piece not in known
-                     and not (piece.startswith("[unused") and piece.endswith("]"))), key=lambda item: item[1])
+                     and not (piece.startswith("[unused") and piece.endswith("]"))
+                     and (reachable is None or reachable(piece))), key=lambda item: item[1])
     return [piece for piece, _ in pieces], [i for _, i in pieces]
 
 
 def distill_vectors(words: list[str], teacher: Path, *, dims: int | None, sif_coefficient: float | None,
-                    device: str = "cpu", subwords: bool = False) -> tuple[list[str], np.ndarray]:
+                    device: str = "cpu", subwords: bool = False, reachable=None) -> tuple[list[str], np.ndarray]:
     """The vocabulary and one float32 row per entry, in its order: ``words`` (most frequent first), then with
     ``subwords`` the teacher's pieces they lack (:func:`teacher_pieces`; model2vec's vocabulary is those pieces).
     A row is the teacher's output for the entry (:func:`teacher_outputs`), reduced and weighted
     (:func:`reduce_and_weight`), the pieces ranked after the words. model2vec shows the progress bar."""
-    entries, outputs = teacher_outputs(words, teacher, device=device, subwords=subwords)
+    entries, outputs = teacher_outputs(words, teacher, device=device, subwords=subwords, reachable=reachable)
     return entries, reduce_and_weight(outputs, dims=dims, sif_coefficient=sif_coefficient)
 
 
-def teacher_outputs(words: list[str], teacher: Path, *, device: str = "cpu",
-                    subwords: bool = False) -> tuple[list[str], np.ndarray]:
-    """The vocabulary (``words``, then with ``subwords`` the teacher's pieces they lack) and the teacher's
+def teacher_outputs(words: list[str], teacher: Path, *, device: str = "cpu", subwords: bool = False,
+                    reachable=None) -> tuple[list[str], np.ndarray]:
+    """The vocabulary (``words``, then with ``subwords`` the teacher's pieces they lack that are ``reachable``:
+    :func:`teacher_pieces`) and the teacher's
     mean-pooled output for each entry alone: a word's ``[CLS] pieces [SEP]``, a piece's ``[CLS] piece [SEP]``."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -100,7 +104,7 @@ def teacher_outputs(words: list[str], teacher: Path, *, device: str = "cpu",
     if not words:
         raise PipelineError("no words to distil (are the corpora empty?)")
     tokenizer = AutoTokenizer.from_pretrained(str(teacher), use_fast=True)
-    pieces, piece_ids = teacher_pieces(tokenizer, words) if subwords else ([], [])
+    pieces, piece_ids = teacher_pieces(tokenizer, words, reachable) if subwords else ([], [])
     with quiet_loading():
         model = AutoModel.from_pretrained(str(teacher))
     # [CLS] pieces [SEP], as model2vec tokenises a word it adds to a vocabulary (model2vec.tokenizer), and

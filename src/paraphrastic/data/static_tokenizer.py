@@ -87,6 +87,16 @@ class WordSplitter:
     def __call__(self, text: str) -> list[str]:
         return [word for word, _ in self.pre_tokenizer.pre_tokenize_str(self.normalizer.normalize_str(text))]
 
+    def reaches(self, piece: str) -> bool:
+        """Whether a teacher's WordPiece ``piece`` is one this tokenizer can read: a whole-word piece is a word it
+        cuts text into, alone or after a word (a clitic: ``'s``); a ``##`` piece's rest can follow a word character
+        inside one. Pieces it never reaches (``km²`` and ``##²`` where ``²`` is cut apart) are no rows of a static
+        model's vocabulary."""
+        if piece.startswith(CONTINUATION):
+            word = "a" + piece[len(CONTINUATION):]
+            return self(word) == [word]
+        return self(piece) == [piece] or self("a" + piece)[-1:] == [piece]
+
     def read(self, frame):
         """A pair table (s1, s2, tokens1, tokens2) with its tokens cut again from its text."""
         return frame.assign(tokens1=[self(text) for text in frame["s1"]], tokens2=[self(text) for text in frame["s2"]])

@@ -34,7 +34,7 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     start = time.perf_counter()
     entries, vectors = distill_vectors(words, teacher, dims=settings["dims"],
                                        sif_coefficient=settings["sif_coefficient"], device=str(device),
-                                       subwords=settings["subwords"])
+                                       subwords=settings["subwords"], reachable=split.reaches)
     seconds = time.perf_counter() - start
     vocab, matrix = with_special_rows(entries, vectors, subwords=settings["subwords"])
     vocabulary.save_vectors(out, vocab, matrix, stage="distill")
