@@ -200,10 +200,10 @@ def write_static(encoder, folder: Path) -> None:
 
 def export(model_path, folder, *, static: bool = False, card: str | None = None) -> Path:
     """Write ``folder``: modules.json, config_sentence_transformers.json, the module's config and the encoder's
-    model.pt; with ``static``, an avg model as sentence-transformers' ``StaticEmbedding`` with the project's model
-    card as its README.md: ``card``, or else :func:`paraphrastic.model_card.exported_model_card` without scores
-    (:func:`export_scored` measures them). Errors are one :class:`PipelineError` naming the file or folder; nothing
-    is written then."""
+    model.pt; with ``static``, an avg model as sentence-transformers' ``StaticEmbedding`` (with ``card``, its
+    README.md is that model card instead of sentence-transformers' generic one: `paraphrastic export --static` and
+    the static_model stage give the project's, :mod:`paraphrastic.model_card`; :func:`export_scored` measures the
+    scores on it). Errors are one :class:`PipelineError` naming the file or folder; nothing is written then."""
     from paraphrastic.encoder import Encoder
     from paraphrastic.models.files import read_model_file
     from paraphrastic.version import __version__
@@ -239,13 +239,8 @@ def export(model_path, folder, *, static: bool = False, card: str | None = None)
     try:
         if static:
             write_static(encoder, staging)
-            if card is None:
-                from paraphrastic.model_card import exported_model_card
-
-                card = exported_model_card(name=folder.name, folder=str(folder), source=str(model_path),
-                                           payload=payload, dims=encoder.dim, rows=len(encoder.vocab), loaded=None,
-                                           published={})
-            write_text(staging / "README.md", card)
+            if card is not None:
+                write_text(staging / "README.md", card)
             # sentence-transformers' files, which carry no record of their own: `verify` checks them against these
             config["files"] = {p.name: sha256_file(p) for p in sorted(staging.iterdir()) if p.is_file()}
             write_json(staging / CONFIG_FILE, config)  # marks the folder as an export (replaceable)

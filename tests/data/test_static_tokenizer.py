@@ -93,3 +93,20 @@ def test_a_teacher_piece_is_reached_where_the_tokenizer_can_read_it(kind, reache
     piece where its rest can follow a word character inside a word."""
     split = WordSplitter(kind)
     assert [piece for piece in reached + unreached if split.reaches(piece)] == reached
+
+
+def test_a_tokenizer_json_its_folder_was_not_written_with_is_an_error_naming_both(tmp_path):
+    """tokenizer.json is the tokenizers library's own JSON, with no room for a record: the folder's record
+    (coverage.json, training.json) holds its sha256, and a file edited or copied from another folder stops the
+    reader."""
+    import json
+
+    from paraphrastic.atomic import sha256_file
+
+    vocab = Vocabulary([*SPECIAL, "a", "b"])
+    save_tokenizer(tmp_path, "treebank_like", vocab.index)
+    (tmp_path / "coverage.json").write_text(json.dumps({"tokenizer_sha256": sha256_file(tmp_path / TOKENIZER_FILE)}))
+    assert load_tokenizer(tmp_path) is not None
+    save_tokenizer(tmp_path, "bert", vocab.index)  # another tokenizer over the same words
+    with pytest.raises(PipelineError, match=r"tokenizer.json: not the tokenizer .*coverage.json was written with"):
+        load_tokenizer(tmp_path)

@@ -133,11 +133,25 @@ def export(args) -> None:
         raise PipelineError("paraphrastic export --eval: scores a static export; give --static too")
     if args.eval:
         folder = _scored_static_export(args)
+    elif args.static:  # the project's card, without scores (--eval measures them)
+        folder = write_export(args.model, args.folder, static=True, card=_card(args, loaded=None, published={}))
     else:
-        folder = write_export(args.model, args.folder, static=args.static)
+        folder = write_export(args.model, args.folder)
     how = ("SentenceTransformer(folder)" if args.static else "paraphrastic.export.load_sentence_transformer, or "
            "SentenceTransformer(folder, trust_remote_code=True)")
     print(f"{args.model} -> {folder} (load with {how})", file=sys.stderr)
+
+
+def _card(args, *, loaded: dict | None, published: dict) -> str:
+    """The project's card for the static export of ``args.model``
+    (:func:`paraphrastic.model_card.exported_model_card`)."""
+    from paraphrastic.model_card import exported_model_card
+    from paraphrastic.models.files import read_model_file
+
+    payload = read_model_file(args.model)
+    rows, dims = payload["state_dict"]["embedding.weight"].shape
+    return exported_model_card(name=Path(args.folder).name, folder=args.folder, source=args.model, payload=payload,
+                               dims=int(dims), rows=int(rows), loaded=loaded, published=published)
 
 
 def _scored_static_export(args):
@@ -146,19 +160,12 @@ def _scored_static_export(args):
     from paraphrastic.data.corpus import read_table
     from paraphrastic.evaluation.mteb_sts import published
     from paraphrastic.export import export_scored
-    from paraphrastic.model_card import exported_model_card
-    from paraphrastic.models.files import read_model_file
 
     frame = read_table(args.eval)
-    payload = read_model_file(args.model)
     others = published(args.published) if args.published else {}
     selection = sorted(frame.loc[frame["group"] == "STS 2016", "dataset"].unique())
-    rows, dims = payload["state_dict"]["embedding.weight"].shape
-    folder, measured = export_scored(
-        args.model, args.folder, frame=frame, selection=selection, threads=args.threads,
-        card_of=lambda loaded: exported_model_card(name=Path(args.folder).name, folder=args.folder, source=args.model,
-                                                   payload=payload, dims=int(dims), rows=int(rows), loaded=loaded,
-                                                   published=others))
+    folder, measured = export_scored(args.model, args.folder, frame=frame, selection=selection, threads=args.threads,
+                                     card_of=lambda loaded: _card(args, loaded=loaded, published=others))
     m2v = measured["model2vec"]["summary"]
     print(f"as model2vec loads it: {m2v['transfer_sets']}-set r {m2v['transfer_pearson']:.2f} (README.md: its card)",
           file=sys.stderr)

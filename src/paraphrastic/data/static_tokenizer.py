@@ -115,6 +115,9 @@ def build_tokenizer(kind: str, index: dict[str, int]):
 
 
 TOKENIZER_FILE = "tokenizer.json"  # beside a vector folder's vocab.txt: the tokenizer its words are read with
+# The folder's record that holds the tokenizer's sha256 (key TOKENIZER_SHA256): distill's, then distill_sentences'
+RECORDS = ("coverage.json", "training.json")
+TOKENIZER_SHA256 = "tokenizer_sha256"
 
 
 def save_tokenizer(folder, kind: str, index: dict[str, int]) -> None:
@@ -126,12 +129,24 @@ def save_tokenizer(folder, kind: str, index: dict[str, int]) -> None:
 
 def load_tokenizer(folder):
     """The tokenizer ``folder``'s words are read with, or None where it has none (the paper's vocabularies, read
-    by the Treebank tokenizer)."""
+    by the Treebank tokenizer). The folder's record (:data:`RECORDS`) holds its sha256: a tokenizer.json edited or
+    copied from another folder is an error naming both files."""
+    import json
+
     from tokenizers import Tokenizer
+
+    from paraphrastic.atomic import sha256_file
 
     path = Path(folder) / TOKENIZER_FILE
     if not path.is_file():
         return None
+    for name in RECORDS:
+        record = Path(folder) / name
+        if record.is_file():
+            expected = json.loads(record.read_text(encoding="utf-8")).get(TOKENIZER_SHA256)
+            if expected is not None and expected != sha256_file(path):
+                raise PipelineError(f"{path}: not the tokenizer {record} was written with (its sha256 differs): "
+                                    "edited or copied from elsewhere; rerun the stage that writes the folder")
     try:
         return Tokenizer.from_str(path.read_text(encoding="utf-8"))
     except Exception as exc:  # the library raises its own exception types for a malformed file

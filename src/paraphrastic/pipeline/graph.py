@@ -194,7 +194,9 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("distill", f"distill --corpus {_CORPUS} --out-dir {_DISTILLED_DIR} --threads {{threads}}",
           deps=(f"{_CORPUS}/simpwiki.parquet", f"{_CORPUS}/ppdb.parquet", _EVAL),
           outs={"words": Output(_DISTILLED[0]), "embeddings": Output(_DISTILLED[1]),
-                "tokenizer": Output(_DISTILLED[2]), "coverage": Output(f"{_DISTILLED_DIR}/coverage.json")},
+                # the tokenizers library's own JSON, bound by the sha256 coverage.json holds of it
+                "tokenizer": Output(_DISTILLED[2], recorded=False),
+                "coverage": Output(f"{_DISTILLED_DIR}/coverage.json")},
           params=("word_vectors.distilled", "word_vectors.tokenizer", "device")),
     # ... and trained towards the teacher's sentence embeddings of the unlabelled text (Tokenlearn's idea).
     Stage("teacher_targets", f"teacher-targets --raw data/raw --corpus {_CORPUS} "
@@ -215,7 +217,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           deps=(*_DISTILLED, f"{_DISTILLED_DIR}/coverage.json", *_TARGETS, _EVAL, f"{_CORPUS}/simpwiki.parquet",
                 f"{_CORPUS}/ppdb.parquet"),
           outs={"words": Output(_SENTENCE_DISTILLED[0]), "embeddings": Output(_SENTENCE_DISTILLED[1]),
-                "tokenizer": Output(_SENTENCE_DISTILLED[2]),
+                "tokenizer": Output(_SENTENCE_DISTILLED[2], recorded=False),  # bound by training.json's sha256
                 "training": Output(f"{_SENTENCE_DISTILLED_DIR}/training.json")},
           params=("word_vectors.sentence_distilled", "evaluation.selection", "device"),
           checkpoints=("data/checkpoints/sentence_distilled",)),

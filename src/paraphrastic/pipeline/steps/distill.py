@@ -9,10 +9,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from paraphrastic.atomic import sha256_file
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table, token_lists
 from paraphrastic.data.distill import distill_vectors, distillation_vocabulary, with_special_rows
-from paraphrastic.data.static_tokenizer import WordSplitter, save_tokenizer
+from paraphrastic.data.static_tokenizer import TOKENIZER_FILE, TOKENIZER_SHA256, WordSplitter, save_tokenizer
 from paraphrastic.data.transformer_folders import transformer_folder
 from paraphrastic.provenance import write_result
 from paraphrastic.runtime import prepare_job
@@ -42,6 +43,7 @@ def run(config: dict, *, corpus, out_dir, device=None, threads=None) -> None:
     report = {"words": len(vocab), "pieces": len(entries) - len(words), "dim": int(matrix.shape[1]),
               "teacher": settings["teacher"], "subwords": settings["subwords"],
               "tokenizer": config["word_vectors"]["tokenizer"],
+              TOKENIZER_SHA256: sha256_file(out / TOKENIZER_FILE),
               "dims": settings["dims"], "sif_coefficient": settings["sif_coefficient"],
               "max_words": settings["max_words"], "evaluation_words": settings["evaluation_words"],
               "seconds": round(seconds, 1), "device": str(device),

@@ -12,12 +12,18 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from paraphrastic.atomic import write_text
+from paraphrastic.atomic import sha256_file, write_text
 from paraphrastic.configuration.params import selection_ids
 from paraphrastic.data import vocab as vocabulary
 from paraphrastic.data.corpus import read_table
 from paraphrastic.data.sentence_targets import sentence_set, training_pairs
-from paraphrastic.data.static_tokenizer import TOKENIZER_FILE, load_tokenizer, read_with, shipped_tokens
+from paraphrastic.data.static_tokenizer import (
+    TOKENIZER_FILE,
+    TOKENIZER_SHA256,
+    load_tokenizer,
+    read_with,
+    shipped_tokens,
+)
 from paraphrastic.errors import PipelineError
 from paraphrastic.provenance import read_result, write_result
 from paraphrastic.training.sentence_distillation import SentenceDistillationSettings, train, without_zipf_weights
@@ -70,6 +76,7 @@ def run(config: dict, *, distilled, targets, target_embeddings, eval, corpus, ou
     best = result["selected"]
     write_result(out / "training.json", stage="distill_sentences", values={
         "settings": asdict(settings), "texts": result["texts"], **paired,
+        TOKENIZER_SHA256: sha256_file(out / TOKENIZER_FILE),
         "held_out_texts": result["held_out_texts"], "target_variance": result["target_variance"],
         "selected_epoch": best["epoch"], "selection_pearson": best["selection_pearson"],
         "transfer_pearson": best["transfer_pearson"],
