@@ -194,6 +194,11 @@ def loaded_scores(folder: Path, frame, selection: list[str], threads: int, teach
                                 "sentences_per_second": speed}}
 
 
+def distinct_sentences(frame: pd.DataFrame) -> list[list[str]]:
+    """Each distinct sentence of a pair table, as its tokens, in the order first met (both sides)."""
+    return [list(s) for s in dict.fromkeys(tuple(t) for t in list(frame["tokens1"]) + list(frame["tokens2"]))]
+
+
 def compare(config: dict, data_dir, out_path, *, reference_path, threads: int | None = None,
             published_path=None) -> dict:
     """The scores and speed of Table 4's models (each row's STS-2016-selected model, first seed; and their twins on
@@ -228,7 +233,7 @@ def compare(config: dict, data_dir, out_path, *, reference_path, threads: int | 
     frame = read_table(DataLayout(data_dir).eval_table)
     raw = list(dict.fromkeys(list(frame["s1"]) + list(frame["s2"])))
     scored = scored_table(frame)
-    sentences = [list(s) for s in dict.fromkeys(tuple(t) for t in list(frame["tokens1"]) + list(frame["tokens2"]))]
+    sentences = distinct_sentences(frame)
 
     def measured(model, vocab, tokenizer=None) -> dict:
         """Scores and speeds; with ``tokenizer`` (the distilled vectors'), every text read by it, as the static model
@@ -236,7 +241,7 @@ def compare(config: dict, data_dir, out_path, *, reference_path, threads: int | 
         table, tokens = scored, sentences
         if tokenizer is not None:
             table = read_with(scored, tokenizer)
-            tokens = [list(t) for t in dict.fromkeys(tuple(t) for t in list(table["tokens1"]) + list(table["tokens2"]))]
+            tokens = distinct_sentences(table)
         similarity.encode(model, vocab, tokens[:64])  # warm up
         start = time.perf_counter()
         similarity.encode(model, vocab, tokens, batch_size=batch_size)
