@@ -35,6 +35,7 @@ from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables  # noqa: E402
 from paraphrastic.configuration.settings import experiment, supervised_experiment  # noqa: E402
 from paraphrastic.data.supervised_splits import build_task_table  # noqa: E402
+from paraphrastic.pipeline.job_resources import RULES  # noqa: E402
 
 LOCAL = {"fetch"}  # the Snakefile's localrules among the measured stages: they run on the submit host
 # A model the rehearsal did not train takes its closest measured kin's speed.
@@ -53,15 +54,18 @@ PROFILES = (REPO / "profiles/default/config.yaml", REPO / "profiles/slurm/config
 
 
 def profile_requests(profiles: tuple[Path, Path]) -> tuple[dict, dict, dict]:
-    """The default resources (the site profile's), the per-rule resources and the group sizes per rule (the
-    workflow profile's), as Snakemake merges them: key by key, the workflow profile last."""
+    """The default resources (the site profile's), the per-rule resources (each rule's own,
+    paraphrastic.pipeline.job_resources.RULES, with a profile's `set-resources` over them resource by resource)
+    and the group sizes per rule (the workflow profile's), as Snakemake merges them: profiles key by key, the
+    workflow profile last."""
     profile = {}
     for path in reversed(profiles):
         profile |= yaml.safe_load(path.read_text())
     groups = dict(entry.split("=") for entry in profile.get("groups", []))
     sizes = {name: int(n) for name, n in (entry.split("=") for entry in profile.get("group-components", []))}
-    return profile["default-resources"], profile.get("set-resources", {}), \
-        {rule: sizes.get(group, 1) for rule, group in groups.items()}
+    overrides = profile.get("set-resources", {})
+    per_rule = {rule: {**RULES.get(rule, {}), **overrides.get(rule, {})} for rule in {*RULES, *overrides}}
+    return profile["default-resources"], per_rule, {rule: sizes.get(group, 1) for rule, group in groups.items()}
 
 
 def speeds(rehearsal: dict) -> tuple[dict, dict, dict]:

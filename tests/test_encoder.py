@@ -182,6 +182,9 @@ def test_embed_and_similarity_subcommands(model_file, workspace, capsys):
     assert np.allclose(printed, encoder.similarity_pairwise(SENTENCES, SENTENCES[::-1]), atol=1e-5)
     (root / "bad.tsv").write_text("one\ttwo\nonly one\n")
     assert cli.main(["similarity", "--model", str(model_file[0]), "--input", str(root / "bad.tsv")]) == 1
+    assert "bad.tsv:2: has 1 tab-separated field; similarity reads two" in capsys.readouterr().err
+    assert cli.main(["similarity", "--model", str(model_file[0]), "--input", str(root / "bad.tsv"), "--columns", "1",
+                     "2"]) == 1  # a column named that a line lacks: read_sentences' error
     assert "bad.tsv:2: has 1 tab-separated fields, no column 2" in capsys.readouterr().err
 
 

@@ -4,6 +4,7 @@ paraphrastic.load gives; and the folder is written without ever deleting anythin
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -155,6 +156,30 @@ def test_an_export_to_a_link_is_written_through_it_and_the_link_stays(workspace)
         assert link.is_symlink() and (scratch / "model.pt").is_file()
     assert sorted(p.name for p in link.iterdir()) == sorted(p.name for p in scratch.iterdir())
     assert not [p.name for p in scratch.parent.iterdir() if p.name.endswith((".partial", ".old"))]
+
+
+@pytest.mark.fault("command inputs")
+def test_an_export_to_standard_output_or_a_pipe_is_one_line_naming_what_was_given(workspace, capsys, tmp_path,
+                                                                                   monkeypatch):
+    """An export is a folder: `-` is refused by that name (no folder named `-` is made), and /dev/stdout into a
+    pipe (here the pipe's own /proc link) is refused as the path given, not an internal temporary name."""
+    model, vocab = tiny_model(workspace, "avg")
+    path = workspace["root"] / "model.pt"
+    save_model(path, model, "avg", options_for("avg"), vocab, {})
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert cli.main(["export", str(path), "-"]) == 1
+    assert "error: -: an export is a folder of several files, which standard output cannot hold" in \
+        capsys.readouterr().err
+    read, write = os.pipe()
+    try:
+        through = f"/proc/self/fd/{write}"
+        with pytest.raises(PipelineError, match=f"^{through}: exists and is not a folder; nothing was written$"):
+            export(path, through)
+    finally:
+        os.close(read)
+        os.close(write)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no folder `-`, nothing left behind
 
 
 # Sentences the static tokenizer splits as Treebank does (no quotes, contractions or abbreviations)

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -49,7 +48,7 @@ def test_paper_profile_rehearsal_at_small_scale(tmp_path, mirror):
     # sentence-distilled ones (the recurrent rows' twins wait for `extended`), and two more seeds of the 108 runs of
     # the gate analysis's GRAN row
     assert jobs == (1758 + 6 + 6 + 2 * 108, 652, 7194)
-    hours = yaml.safe_load(cluster_plan.PROFILES[0].read_text())["set-resources"]["train"]["runtime"] / 60
+    hours = cluster_plan.RULES["train"]["runtime"] / 60
     assert rows["train"]["submissions"] == 1986 and rows["train"]["gpu_hours_reserved"] == 1986 * hours
     assert (rows["train_supervised"]["submissions"], rows["train_universal"]["submissions"]) == (163, 1799)
     assert all(r["cpu_hours"] > 0 and r["peak_mb"] > 0 for r in rows.values())

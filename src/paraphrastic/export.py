@@ -209,10 +209,13 @@ def export(model_path, folder, *, static: bool = False, card: str | None = None)
     from paraphrastic.version import __version__
 
     model_path, folder = Path(model_path), Path(folder)
+    if str(folder) == "-":
+        raise PipelineError("-: an export is a folder of several files, which standard output cannot hold; give the "
+                            "name of a new or empty folder (nothing was written)")
+    if folder.exists() and not folder.is_dir():  # followed as a link is: /dev/stdout into a pipe is that pipe
+        raise PipelineError(f"{folder}: exists and is not a folder; nothing was written")
     if folder.is_symlink():  # written through, as `embed --output` writes through a link: the link stays a link
         folder = Path(os.path.realpath(folder))
-    if folder.exists() and not folder.is_dir():
-        raise PipelineError(f"{folder}: exists and is not a folder; nothing was written")
     if folder.is_dir() and any(folder.iterdir()) and not is_export(folder):
         raise PipelineError(f"{folder}: a folder that is neither empty nor an earlier `paraphrastic export`; "
                             "nothing was written and nothing in it was deleted (give a new or empty folder)")

@@ -172,6 +172,29 @@ def _beside(path: str | os.PathLike, record: dict, name: str):
     return values
 
 
+def recorded_files(path: str | os.PathLike) -> dict[str, str]:
+    """The sha256 of each file beside it that the result at ``path`` records (:func:`write_result`'s ``files``),
+    by its path relative to that folder; the result itself checked as :func:`read_result` checks it."""
+    return dict(_checked(path)[1].get("files") or {})
+
+
+def check_against_record(path: str | os.PathLike, record_name: str) -> bool:
+    """``path`` held to the sha256 that the result ``record_name`` beside it records of it (:func:`write_result`'s
+    ``files``: a job's train.json of its model.pt), so a file changed in place stops the stage that reads it with
+    an error naming the file and the stage that wrote it. True when checked; False where there is no such result
+    or it records no digest of ``path`` (a model of the user's, copied alone)."""
+    path = Path(path)
+    holder = path.with_name(record_name)
+    if not holder.is_file():
+        return False
+    _, record = _checked(holder)
+    digest = (record.get("files") or {}).get(path.name)
+    if digest is None:
+        return False
+    check_files(holder, {path.name: digest}, writer=_writer(record))
+    return True
+
+
 def has_record(path: str | os.PathLike) -> bool:
     """Whether ``path`` is a JSON result with a record (:func:`write_result`), to check with :func:`check_result`."""
     try:

@@ -166,3 +166,57 @@ def test_sentences_without_a_known_word_are_warned_of_once(model, tmp_path, monk
     assert cli.main(["embed", "--model", model, "--input", str(tmp_path / "known.txt"), "--output",
                      str(tmp_path / "w.npy"), "--device", "cpu"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.fault("command inputs")
+def test_similarity_refuses_a_line_of_another_field_count_and_reads_the_columns_named(model, tmp_path, capsys):
+    """`id<TAB>s1<TAB>s2` is never read as a pair of the id and s1: without --columns a line of another count than
+    two is an error naming the line and its count; --columns names the two to read."""
+    (tmp_path / "ids.tsv").write_text("".join(f"{n}\t{a}\t{b}\n" for n, (a, b) in
+                                              enumerate(zip(SENTENCES, SENTENCES[::-1], strict=True))))
+    command = ["similarity", "--model", model, "--input", str(tmp_path / "ids.tsv"), "--device", "cpu"]
+    assert cli.main(command) == 1
+    out, err = capsys.readouterr()
+    assert not out and (f"error: {tmp_path / 'ids.tsv'}:1: has 3 tab-separated fields; similarity reads two "
+                        "(sentence<TAB>sentence): name the two to read with --columns (e.g. --columns 2 3)") in err
+    assert cli.main([*command, "--columns", "2", "3"]) == 0
+    printed = [float(v) for v in capsys.readouterr().out.split()]
+    expected = paraphrastic.load(model, device="cpu").similarity_pairwise(SENTENCES, SENTENCES[::-1])
+    assert np.allclose(printed, expected, atol=1e-5)
+
+
+@pytest.mark.fault("command inputs")
+@pytest.mark.parametrize("command", ["embed", "similarity"])
+def test_an_empty_input_is_an_error_naming_it_and_nothing_is_written(model, tmp_path, capsys, command):
+    (tmp_path / "empty.txt").write_text("")
+    output = tmp_path / "v.npy"
+    args = [command, "--model", model, "--input", str(tmp_path / "empty.txt"), "--device", "cpu"]
+    assert cli.main([*args, "--output", str(output)] if command == "embed" else args) == 1
+    out, err = capsys.readouterr()
+    assert not out and f"error: {tmp_path / 'empty.txt'}: holds no line, so there is no sentence to read" in err
+    assert not output.exists()
+
+
+@pytest.mark.fault("command inputs")
+def test_invisible_format_characters_are_removed_before_lookup_and_counted_in_a_warning(model, tmp_path, capsys):
+    """A zero-width space, a direction mark, a soft hyphen or a byte-order mark inside a word would make it the
+    unknown word: they are removed (as NFC is applied) and one warning counts them."""
+    plain = SENTENCES[0]
+    marked = plain.replace(" ", " \u200b", 1).replace(plain.split()[1], "\u200f" + plain.split()[1], 1) + "\ufeff"
+    (tmp_path / "pairs.tsv").write_text(f"{plain}\t{marked}\n{plain}\t{plain}\n")
+    assert cli.main(["similarity", "--model", model, "--input", str(tmp_path / "pairs.tsv"), "--device",
+                     "cpu"]) == 0
+    out, err = capsys.readouterr()
+    assert [float(v) for v in out.split()] == pytest.approx([1.0, 1.0], abs=1e-6)
+    assert (f"warning: 1 of 4 sentences hold 3 invisible format characters (U+200B ZERO WIDTH SPACE, U+200F "
+            f"RIGHT-TO-LEFT MARK, U+FEFF ZERO WIDTH NO-BREAK SPACE; the first at {tmp_path / 'pairs.tsv'}:1, column "
+            "2), removed before the words are looked up") in err
+
+
+@pytest.mark.fault("filesystem")
+def test_an_output_ending_in_a_slash_names_a_folder_and_is_refused(model, tmp_path, capsys):
+    (tmp_path / "s.txt").write_text("\n".join(SENTENCES) + "\n")
+    assert cli.main(["embed", "--model", model, "--input", str(tmp_path / "s.txt"), "--output",
+                     f"{tmp_path / 'newdir'}/", "--device", "cpu"]) == 1
+    assert "names a folder, and no such folder exists" in capsys.readouterr().err
+    assert not (tmp_path / "newdir").exists()

@@ -35,6 +35,9 @@ def test_shipped_configs_validate(name):
     (("supervised", "sts_sets"), ["sts12.MSRvd"], r"supervised.sts_sets: unknown evaluation set\(s\)"),
     (("seeds",), [-1], "seeds"),
     (("data_profile",), "online", "data_profile"),
+    # a seed numpy's generator would refuse, found before any stage runs rather than by the match stage
+    (("data", "match_seed"), -1, "data/match_seed"),
+    (("pwim", "split_seed"), 2 ** 32, "pwim/split_seed"),
 ])
 def test_bad_config_is_rejected_with_its_path(path, value, message):
     c = copy.deepcopy(config.load(REPO / "params.yaml", SCHEMA))

@@ -85,12 +85,15 @@ def test_a_tokenizer_file_or_record_that_does_not_fit_is_an_error_naming_it(tmp_
 
 
 @pytest.mark.parametrize("kind, reached, unreached", [
-    ("treebank_like", ["zebra", "'s", "n't", "##s", "!", "#"], ["km²", "##²", "##!", "'m'"]),
-    ("bert", ["zebra", "km²", "##s", "##²", "!"], ["'s", "n't", "##!"]),
+    ("treebank_like", ["zebra", "'s", "n't", "##s", "!", "#", "##,", "##.", "##'", "##-", "##/", "##:"],
+     ["km²", "##²", "##!", "'m'", "£1"]),
+    ("bert", ["zebra", "km²", "##s", "##²", "!"], ["'s", "n't", "##!", "##,", "##."]),
 ])
 def test_a_teacher_piece_is_reached_where_the_tokenizer_can_read_it(kind, reached, unreached):
-    """A whole-word piece is reached where the tokenizer cuts it as a word, alone or after one (a clitic); a ``##``
-    piece where its rest can follow a word character inside a word."""
+    """A whole-word piece is reached where the tokenizer cuts it as a word or the start of one, or after one (a
+    clitic); a ``##`` piece where its rest can follow a word character inside a word: at its end or before a letter
+    or digit (treebank_like keeps ``,`` in ``1,500``, ``.`` in ``u.s.a``, ``'`` in ``o'brien``: without those
+    pieces, such a word the vocabulary lacks would be read as the unknown word)."""
     split = WordSplitter(kind)
     assert [piece for piece in reached + unreached if split.reaches(piece)] == reached
 

@@ -30,8 +30,10 @@ REFERENCE_HASHTAG = re.compile(r"(?<!\S)#(?=\w)")
 
 
 def reference_tokenize(text: str) -> list[str]:
-    """The tokenizer as it was before the fast path: NLTK Punkt, then NLTK Treebank on each sentence (of the text in
-    NFC, the one spelling of each character that the pipeline tokenises)."""
+    """The tokenizer as it was before the fast path: NLTK Punkt, then NLTK Treebank on each sentence (of the text
+    without its invisible format characters, Unicode's category Cf, and in NFC, the one spelling of each character:
+    the text the pipeline tokenises)."""
+    text = "".join(char for char in text if unicodedata.category(char) != "Cf")
     text = REFERENCE_HASHTAG.sub("", unicodedata.normalize("NFC", text))
     tokens = [t for sentence in REFERENCE_SENTENCES.tokenize(text) for t in REFERENCE_WORDS.tokenize(sentence)]
     tokens = [t.lower() for t in tokens]

@@ -409,6 +409,35 @@ def test_a_raw_file_edited_by_hand_reruns_its_readers_and_verify_finds_what_time
         os.utime(report, ns=(times.st_atime_ns, times.st_mtime_ns))
 
 
+@pytest.mark.fault("pipeline artifacts")
+def test_a_rerun_refused_at_a_model_changed_in_place_keeps_the_last_good_scores(snakemake_run):
+    """A scored job's model.pt with two vocabulary entries swapped and saved again (its train.json kept): the
+    rerun of `evaluate` stops naming the file and the stage that wrote it, and Snakemake restores the scores it
+    had (the rule's outputs are flagged update()) and says so, instead of leaving no result at all."""
+    import torch
+
+    root, env, _ = snakemake_run
+    job = next(iter(JobTables.of(yaml.safe_load((root / "params.yaml").read_text())).experiment_jobs.values()))
+    model = root / f"data/models/{job['run']}/seed{job['seed']}/model.pt"
+    scores = root / f"data/results/{job['run']}/seed{job['seed']}.json"
+    original, times, kept = model.read_bytes(), model.stat(), scores.read_bytes()
+    try:
+        payload = torch.load(model, weights_only=True)
+        payload["vocab"][5], payload["vocab"][6] = payload["vocab"][6], payload["vocab"][5]
+        torch.save(payload, model)
+        proc = subprocess.run([*SNAKEMAKE, str(scores.relative_to(root))], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=COMMAND_TIMEOUT_S)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0, out[-4000:]
+        assert f"{model.relative_to(root)}: differs from what train wrote beside" in out, out[-4000:]
+        assert f"Restored previous version of {scores.relative_to(root)}" in out, out[-4000:]
+        assert scores.read_bytes() == kept
+    finally:
+        model.write_bytes(original)
+        os.utime(model, ns=(times.st_atime_ns, times.st_mtime_ns))
+    assert "Nothing to be done" in sh([*SNAKEMAKE, "-n"], root, env)
+
+
 def dry_run_with(root: Path, env: dict, section: str, key: str, value) -> str:
     """What `snakemake -n` would run with one setting of params.yaml changed."""
     config = yaml.safe_load((root / "params.yaml").read_text())

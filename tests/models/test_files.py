@@ -213,3 +213,29 @@ def test_a_file_written_before_an_architecture_option_loads_as_the_architecture_
     newer = build_model(name, weights, **{option: value})  # the authors' architecture, as training now chooses
     save_model(tmp_path / "newer.pt", newer, name, {option: value}, vocab, {})
     assert getattr(load_model(tmp_path / "newer.pt")[0], option) == value
+
+
+@pytest.mark.parametrize("loader", list(LOADERS))
+def test_a_jobs_model_changed_in_place_stops_its_reader_naming_the_file_and_the_stage(files, loader, tmp_path):
+    """A job's model.pt is held to the sha256 its train.json records: two vocabulary entries swapped and saved with
+    torch.save, the record kept, is an error for every reader (the evaluate stage's load_model among them), naming
+    the file and the stage that wrote it; the file as written loads."""
+    from paraphrastic.pipeline.steps import evaluate
+    from paraphrastic.provenance import write_result
+
+    job = tmp_path / "models" / "run" / "seed1"
+    job.mkdir(parents=True)
+    path = job / "model.pt"
+    path.write_bytes(files[loader].read_bytes())
+    write_result(job / "train.json", {"name": "run"}, stage="train", files=("model.pt",))
+    LOADERS[loader](path)  # as written
+    payload = torch.load(path, weights_only=True)
+    payload["vocab"][5], payload["vocab"][6] = payload["vocab"][6], payload["vocab"][5]
+    torch.save(payload, path)
+    error = f"{path}: differs from what train wrote beside {job / 'train.json'} (its sha256 there)"
+    with pytest.raises(PipelineError, match=re.escape(error)):
+        LOADERS[loader](path)
+    if loader == "load_model":
+        with pytest.raises(PipelineError, match=re.escape(error)):
+            evaluate.run({"device": "cpu", "evaluation": {"batch_size": 8}}, model=path, eval=tmp_path / "eval.parquet",
+                         out=tmp_path / "out.json")

@@ -32,6 +32,9 @@ def data(tmp_path, monkeypatch):
     (root / "raw" / "FETCHED.json").write_text(json.dumps([record]))
     write_table(pd.DataFrame({"tokens1": [["a"]], "tokens2": [["b"]]}), None, root / "corpus" / "eval.parquet",
                 stage="prepare_eval")
+    for name in ("simpwiki", "ppdb"):  # what the vocabulary was built from
+        write_table(pd.DataFrame({"tokens1": [["a"]], "tokens2": [["b"]]}), None, root / "corpus" / f"{name}.parquet",
+                    stage="prepare_train")
     vocab.save_vectors(root / "vocab", vocab.Vocabulary([*vocab.SPECIAL, "a"]), np.ones((5, 2), np.float32),
                        stage="vocab")
     write_run(root / "models" / "r" / "seed1", [{"epoch": 1, "selection_pearson": 50.0}], {"run": "r"},
@@ -44,11 +47,11 @@ def data(tmp_path, monkeypatch):
 @pytest.mark.fault("pipeline artifacts")
 def test_verify_finds_an_edit_that_kept_the_size_and_set_the_time_back(data, capsys):
     # the run's model.pt, history.csv and history.json, against the digests its train.json holds
-    assert verify(data).checked == {"raw files": 1, "tables": 1, "matrices": 1, "results": 1,
+    assert verify(data).checked == {"raw files": 1, "tables": 3, "matrices": 1, "results": 1,
                                     "files beside a record": 3}
     assert not verify(data).problems
     assert cli.main(["verify"]) == 0
-    assert "data: every file is what its record says (1 raw file, 1 table, 1 matrix, 1 result, 3 files beside a " \
+    assert "data: every file is what its record says (1 raw file, 3 tables, 1 matrix, 1 result, 3 files beside a " \
            "record checked by hash)" in capsys.readouterr().out
     gold = data / "raw" / "sts" / "gold.txt"
     before = gold.stat()
@@ -69,9 +72,11 @@ def test_verify_names_every_table_or_matrix_in_another_place_or_edited(data, tmp
     lines = (data / "vocab" / "vocab.txt").read_text().splitlines()
     (data / "vocab" / "vocab.txt").write_text("\n".join([*lines[:-1], "b"]) + "\n")
     problems = verify(data).problems
-    assert len(problems) == 2
+    assert len(problems) == 4
     assert "simpwiki.parquet: holds what prepare_eval wrote as data/corpus/eval.parquet" in problems[0]
     assert "vocab.txt: not the vocab.txt that vocab wrote with" in problems[1]
+    # and the table moved away is missing where what was built from it is
+    assert all(p.startswith("data/corpus/eval.parquet: missing, though ") for p in problems[2:])
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     os.chdir(elsewhere)  # a data folder read from elsewhere: the roles are relative to it all the same
@@ -85,7 +90,7 @@ def test_verify_names_an_unreadable_fetch_record_rather_than_stopping_with_a_tra
     assert cli.main(["verify"]) == 1
     out, err = capsys.readouterr()
     assert "data/raw/FETCHED.json: not readable (" in out and "rerun fetch" in out
-    assert "error: 1 problem(s) in data (1 table, 1 matrix, 1 result, 3 files beside a record checked by hash)" in err
+    assert "error: 1 problem(s) in data (3 tables, 1 matrix, 1 result, 3 files beside a record checked by hash)" in err
 
 
 @pytest.mark.fault("pipeline artifacts")
@@ -140,3 +145,24 @@ def test_verify_names_a_runs_model_or_curve_that_is_not_the_one_it_trained(data,
     name = "history.csv" if change == "history.csv edited" else "model.pt"
     said = "missing beside" if change == "model missing" else "differs from what train wrote beside"
     assert len(problems) == 1 and f"seed1/{name}: {said}" in problems[0] and "train.json" in problems[0]
+
+
+@pytest.mark.fault("pipeline artifacts")
+def test_verify_names_every_missing_file_a_result_there_was_built_from(data):
+    """Snakemake plans nothing for a missing intermediate whose readers are done: with the evaluation table and a
+    baseline's scores deleted, verify names both, each with what was built from it and the stage that writes it
+    (the report's inputs are those its record lists), beside the other problems it finds."""
+    from paraphrastic.provenance import write_result
+
+    (data / "corpus" / "eval.parquet").unlink()
+    (data / "report").mkdir()
+    write_result(data / "report" / "record.json", {"files": [], "built_from": ["results/baseline.json",
+                                                                               "models/r/seed1/train.json"]},
+                 stage="report")
+    found = verify(data).problems
+    assert ("data/corpus/eval.parquet: missing, though data/models/r/seed1/model.pt (train's output, built from it) "
+            "is there; rerun prepare_eval (snakemake --forcerun prepare_eval, or dvc repro --force prepare_eval)"
+            in found), found
+    assert ("data/results/baseline.json: missing, though the report (data/report/record.json) was built from it; "
+            "rerun baseline (snakemake --forcerun baseline, or dvc repro --force baseline)") in found, found
+    assert not [p for p in found if "train.json: missing" in p]  # what is there is not named

@@ -111,3 +111,28 @@ def test_the_report_refuses_a_run_or_count_edited_by_hand(results, tmp_path, nam
     with pytest.raises(PipelineError, match=f"{path.name}: (its values )?differ"):
         build_report(config, data_dir=folder, out_dir=tmp_path / "report")
     assert not (tmp_path / "report" / "metrics.json").exists()
+
+
+@pytest.mark.fault("filesystem")
+def test_the_report_never_replaces_a_file_of_the_users_but_replaces_its_own(results, tmp_path):
+    """`paraphrastic report --out-dir DIR` into a folder holding the user's own report.md stops before writing
+    anything, naming the file (as `export` refuses a folder that is not an earlier export); a report written there
+    before, unchanged since, is replaced; one edited by hand since is the user's."""
+    from paraphrastic.pipeline.steps import report
+
+    config, folder = results
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "report.md").write_text("my notes\n")
+    with pytest.raises(PipelineError, match=r"holds report.md, which the report would replace .* \(no record.json "
+                                            r"of an earlier report beside them\); nothing was written"):
+        report.run(config, data_dir=folder, out_dir=out)
+    assert sorted(p.name for p in out.iterdir()) == ["report.md"] and (out / "report.md").read_text() == "my notes\n"
+    (out / "report.md").unlink()
+    report.run(config, data_dir=folder, out_dir=out)
+    report.run(config, data_dir=folder, out_dir=out)  # its own earlier report, as it wrote it: replaced
+    with (out / "report.md").open("a") as handle:
+        handle.write("my edit\n")
+    with pytest.raises(PipelineError, match=r"holds report.md, which .* \(they differ from what .*record.json records"):
+        report.run(config, data_dir=folder, out_dir=out)
+    assert (out / "report.md").read_text().endswith("my edit\n")

@@ -31,7 +31,7 @@ def rule_blocks() -> dict[str, str]:
     parts = re.split(r"^rule (\w+):\n", text, flags=re.M)
     written = dict(zip(parts[1::2], parts[2::2], strict=True))
     made = (REPO / "workflow/rules/stages.smk").read_text()
-    names = re.findall(r'^    "(\w+)": \{', made.split("GRAPH_RULES = {", 1)[1].split("\n}\n", 1)[0], flags=re.M)
+    names = re.findall(r'^    "(\w+)",$', made.split("GRAPH_RULES = (", 1)[1].split("\n)\n", 1)[0], flags=re.M)
     loop = made.split("    rule:\n", 1)[1]
     assert not set(names) & set(written), set(names) & set(written)
     return written | {name: loop.replace("stage_name", f'"{name}"').replace("\n    ", "\n") for name in names}

@@ -18,6 +18,7 @@ from paraphrastic.configuration import settings as run_settings  # noqa: E402
 from paraphrastic.configuration.grids import TWIN_VECTORS, distilled_twin  # noqa: E402
 from paraphrastic.configuration.check import check as check_params  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables, vocab_dir  # noqa: E402
+from paraphrastic.pipeline import job_resources  # noqa: E402
 from paraphrastic.pipeline.graph import STAGES, code_digest  # noqa: E402
 from paraphrastic.pipeline.steps.fetch import required_raw_files  # noqa: E402
 from paraphrastic.data.fetch import missing_mirror  # noqa: E402
@@ -53,6 +54,29 @@ ENV = "../envs/paraphrastic.yaml"
 # Every job's settings and every row a key names are checked before any job starts; a cluster job's own parse
 # skips it (its workflow checked it, and it would cost seconds per job).
 TABLES = JobTables.of(config) if workflow.remote_exec else check_params(config)
+
+
+def _plain(values):
+    """Resources as Snakemake holds them (Resource objects or plain values) -> name -> value; one Snakemake
+    evaluates per job (an expression such as tmpdir's) -> None, which is not checked."""
+    def plain(value):
+        if hasattr(value, "is_evaluable"):
+            return None if value.is_evaluable() else value.value
+        return value
+
+    return {name: plain(value) for name, value in (values or {}).items()}
+
+
+# What `--set-resources` and `--default-resources` (command line or profiles) give, checked before any job is
+# submitted: a value SLURM would refuse stops here, naming the rule and the resource.
+if not workflow.remote_exec:
+    _given = {f"set-resources {rule}": _plain(values)
+              for rule, values in workflow.resource_settings.overwrite_resources.items()}
+    _given["default-resources"] = _plain(workflow.resource_settings.default_resources)
+    _problems = job_resources.problems(_given)
+    if _problems:
+        raise WorkflowError("job resources that a cluster would refuse (nothing was submitted):\n  "
+                            + "\n  ".join(_problems))
 GATE_JOBS = TABLES.row_jobs(config["gates"]["gran_row"], where="gates.gran_row")  # the analysed GRAN row's jobs
 ERROR_JOBS = TABLES.row_jobs(*config["error_analysis"]["rows"].values(), where="error_analysis.rows")  # Table 7
 # Table 4's rows and their twins on the distilled and sentence-distilled vectors, timed beside MiniLM
@@ -128,20 +152,29 @@ def stage_inputs(name):
 
 
 def stage_outputs(name, reports=None):
-    """The stage's named outputs. Those named in `reports` also go into `snakemake --report`, with their report()
-    arguments: a caption is a file name in workflow/report/."""
+    """The stage's named outputs, each flagged update(): Snakemake then neither deletes the last one before the
+    job runs nor keeps a failed job's, but restores it and says so ("Restored previous version of ..."), so a
+    rerun that stops at a bad input (a model changed in place, a foreign file) loses no good result. The stages
+    write every output whole or not at all (a temporary renamed into place), so nothing is ever half-updated. Those
+    named in `reports` also go into `snakemake --report`, with their report() arguments: a caption is a file name
+    in workflow/report/."""
     reports = reports or {}
     if unknown := set(reports) - set(STAGES[name].outs):
         raise WorkflowError(f"stage {name} has no output {', '.join(sorted(unknown))} to put in the report")
 
     def output(key, path):
         if key not in reports:
-            return path
+            return update(path)
         kwargs = dict(reports[key])
         kwargs["caption"] = f"../report/{kwargs['caption']}"  # relative to workflow/rules/, like ENV
-        return report(path, **kwargs)
+        return update(report(path, **kwargs))
 
     return {key: output(key, out.path) for key, out in STAGES[name].outs.items()}
+
+
+def stage_output_paths(name):
+    """The stage's outputs as another rule's inputs: their paths alone."""
+    return [out.path for out in STAGES[name].outs.values()]
 
 
 # A job's run settings, by the workflow/runs.yaml table its stage depends on (Stage.run_settings).

@@ -21,8 +21,7 @@ rule stanza_models:
     # the tagger beside the parser, each on gates.stanza.threads
     threads: 2 * params.stanza_settings(config)["threads"]
     resources:
-        mem_mb=8000,
-        runtime=240,
+        **job_resources.RULES["stanza_models"],
     shell:
         stage_shell("stanza_models")
 
@@ -44,8 +43,7 @@ rule stanza_models_compared:
         **stage_params("stanza_models_compared"),
     threads: 2 * params.stanza_settings(config, compared=True)["threads"]
     resources:
-        mem_mb=8000,
-        runtime=240,
+        **job_resources.RULES["stanza_models_compared"],
     shell:
         stage_shell("stanza_models_compared")
 

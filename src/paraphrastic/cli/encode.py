@@ -8,6 +8,7 @@ import io
 import os
 import stat
 import sys
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -22,7 +23,7 @@ STANDARD_OUTPUT = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 def embed(args) -> None:
     import numpy as np
 
-    from paraphrastic.encoder import load, read_sentences
+    from paraphrastic.encoder import load, read_lines, read_sentences
     from paraphrastic.errors import PipelineError
 
     refuse_overwriting_inputs(args.output, input=args.input, model=args.model)
@@ -30,9 +31,15 @@ def embed(args) -> None:
     if Path(args.output).is_dir():  # before any work: an existing folder is an error, never replaced
         raise PipelineError(f"--output {args.output}: is a directory; give a file name to write (nothing was "
                             "written)")
+    if str(args.output).endswith(os.sep) and str(args.output) not in STANDARD_OUTPUT:
+        raise PipelineError(f"--output {args.output}: ends in {os.sep}, so it names a folder, and no such folder "
+                            "exists; give a file name to write (nothing was written)")
     encoder = load(args.model, device=args.device)
-    sentences = read_sentences(args.input, args.column)
+    lines = read_lines(args.input)
+    refuse_no_lines(lines, args.input)
+    sentences = read_sentences(args.input, args.column, lines=lines)
     vectors, unknown = encoder.encode_noting_unknown(sentences)
+    warn_of_format_characters(sentences, args.input)
     warn_of_unknown_sentences(unknown, sentences, args.input)
     array = io.BytesIO()  # numpy writes a real file through its position, which a pipe does not have
     np.save(array, vectors)
@@ -40,6 +47,20 @@ def embed(args) -> None:
         handle.write(array.getbuffer())
     where = "standard output" if args.output in STANDARD_OUTPUT else args.output
     print(f"{len(vectors)} sentences -> {where} ({vectors.shape[1]}-d, {encoder.source})", file=sys.stderr)
+
+
+def refuse_no_lines(lines: list[str], source) -> None:
+    """An input with no line at all is an error naming it (an empty file is more often a mistake upstream than a
+    request for nothing); a blank line is a sentence (the unknown word, warned about) that keeps rows aligned."""
+    from paraphrastic.errors import PipelineError
+
+    if not lines:
+        raise PipelineError(f"{_source_name(source)}: holds no line, so there is no sentence to read (nothing was "
+                            "written)")
+
+
+def _source_name(source) -> str:
+    return "<stdin>" if str(source) == "-" else str(source)
 
 
 def refuse_a_folder(path) -> None:
@@ -98,6 +119,13 @@ def refuse_overwriting_inputs(output, **inputs) -> None:
                                 "another output")
 
 
+def _where(position: int, source, columns: int | None) -> str:
+    """``FILE:LINE`` (and the column) of the sentence at ``position`` of a file's sentences; ``columns``: they are
+    a TSV's first column then its second, each this long."""
+    line, column = (position % columns + 1, position // columns + 1) if columns else (position + 1, None)
+    return f"{_source_name(source)}:{line}" + (f", column {column}" if column else "")
+
+
 def warn_of_unknown_sentences(unknown: list[int], sentences: list[str], source, *, columns: int | None = None) -> None:
     """One warning on standard error when some sentences (at the positions ``unknown``) hold no word the model
     knows: they are embedded alike (the unknown word's vector), so two of them score 1.0 and mean nothing.
@@ -105,11 +133,27 @@ def warn_of_unknown_sentences(unknown: list[int], sentences: list[str], source, 
     if not unknown:
         return
     first = unknown[0]
-    line, column = (first % columns + 1, first // columns + 1) if columns else (first + 1, None)
-    where = f"{'<stdin>' if str(source) == '-' else source}:{line}" + (f", column {column}" if column else "")
-    print(f"warning: {len(unknown)} of {len(sentences)} sentences hold no word the model knows (the first, {where}: "
-          f"{sentences[first]!r}); each is embedded as the unknown word alone, so any two of them score 1.0",
-          file=sys.stderr)
+    print(f"warning: {len(unknown)} of {len(sentences)} sentences hold no word the model knows (the first, "
+          f"{_where(first, source, columns)}: {sentences[first]!r}); each is embedded as the unknown word alone, so "
+          "any two of them score 1.0", file=sys.stderr)
+
+
+def warn_of_format_characters(sentences: list[str], source, *, columns: int | None = None) -> None:
+    """One warning on standard error when some sentences hold invisible format characters (a zero-width space, a
+    direction mark, a soft hyphen): they are removed before the words are looked up, as in the evaluation sets'
+    text, so the warning only says the text was not read exactly as it is written."""
+    from paraphrastic.data.tokenize import format_characters
+
+    found = [(position, format_characters(text)) for position, text in enumerate(sentences)]
+    found = [(position, characters) for position, characters in found if characters]
+    if not found:
+        return
+    count = sum(len(characters) for _, characters in found)
+    names = ", ".join(dict.fromkeys(f"U+{ord(c):04X} {unicodedata.name(c, '')}".strip()
+                                    for _, characters in found for c in characters))
+    print(f"warning: {len(found)} of {len(sentences)} sentences hold {count} invisible format character"
+          f"{'s' if count > 1 else ''} ({names}; the first at {_where(found[0][0], source, columns)}), removed "
+          "before the words are looked up", file=sys.stderr)
 
 
 def similarity(args) -> None:
@@ -118,11 +162,30 @@ def similarity(args) -> None:
     refuse_a_folder(args.input)
     encoder = load(args.model, device=args.device)
     lines = read_lines(args.input)  # once: standard input cannot be read twice
-    first, second = read_sentences(args.input, 1, lines=lines), read_sentences(args.input, 2, lines=lines)
+    refuse_no_lines(lines, args.input)
+    if args.columns is None:
+        refuse_other_field_counts(lines, args.input)
+    one, two = args.columns or (1, 2)
+    first, second = read_sentences(args.input, one, lines=lines), read_sentences(args.input, two, lines=lines)
     vectors, unknown = encoder.encode_noting_unknown([*first, *second])
+    warn_of_format_characters([*first, *second], args.input, columns=len(first))
     warn_of_unknown_sentences(unknown, [*first, *second], args.input, columns=len(first))
     for value in encoder.similarity_pairwise(vectors[:len(first)], vectors[len(first):]).tolist():
         print(f"{value:.6f}")
+
+
+def refuse_other_field_counts(lines: list[str], source) -> None:
+    """Without ``--columns``, ``similarity`` reads lines of exactly two tab-separated fields (s1<TAB>s2): a line of
+    another count (``id<TAB>s1<TAB>s2``) is an error naming its line and count, never a pair read as something
+    else."""
+    from paraphrastic.errors import MalformedLine
+
+    for number, line in enumerate(lines, start=1):
+        fields = line.count("\t") + 1
+        if fields != 2:
+            raise MalformedLine(_source_name(source), number, f"has {fields} tab-separated field"
+                                f"{'s' if fields > 1 else ''}; similarity reads two (sentence<TAB>sentence): "
+                                "name the two to read with --columns (e.g. --columns 2 3)", line)
 
 
 def export(args) -> None:
@@ -191,7 +254,9 @@ def add_commands(sub) -> None:
                     f"printf 'A man plays a flute.\\tA man is playing the flute.\\n' | paraphrastic similarity "
                     f"--model {MODEL} --input -")
     p.add_argument("--model", required=True, help=model_help)
-    p.add_argument("--input", required=True, help="tab-separated pairs ('-' = standard input)")
+    p.add_argument("--input", required=True, help="tab-separated pairs ('-' = standard input): two fields a line")
+    p.add_argument("--columns", type=int, nargs=2, metavar=("A", "B"),
+                   help="read the pairs from these columns (numbered from 1) of a file with more fields a line")
     p.add_argument("--device", default="auto", help=device_help)
     p.set_defaults(func=similarity)
 

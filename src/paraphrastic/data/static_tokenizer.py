@@ -45,15 +45,19 @@ PUNCTUATION = r"\.\.\.|--|[:,](?!\d)|(?<!\w\.\w)\.(?!\w)|['/-](?!\w)|(?<!\w)['/-
 # A clitic that ends a word but for its punctuation, after a word character (Treebank's
 # "([^' ])('[sS]|'[mM]|'[dD]|'ll|...|n't) "): one pattern with PUNCTUATION, as one pass over each word is faster
 CLITIC = r"(?<=\w)(?:n't|'s|'m|'d|'ll|'re|'ve)(?=[^\w\s]*$)"
+# What may follow a piece inside one word, for WordSplitter.reaches: nothing (the word ends), a letter, a digit
+# (PUNCTUATION keeps `,` and `:` before a digit only, `.`, `'`, `/` and `-` before any word character)
+WORD_CONTINUES = ("", "a", "1")
 HASHTAG = r"(?<!\S)#(?=\w)"
 
 
 def normalizer(kind: str):
-    """NFC, lower case, PTB's escapes and quotes as raw text has them; ``treebank_like`` also drops a hashtag's
+    """Unicode's invisible format characters (category Cf) removed, as the project's tokenizer removes them, then
+    NFC, lower case, PTB's escapes and quotes as raw text has them; ``treebank_like`` also drops a hashtag's
     ``#``."""
     from tokenizers import Regex, normalizers
 
-    steps = [normalizers.NFC(), normalizers.Lowercase()]
+    steps = [normalizers.Replace(Regex(r"\p{Cf}"), ""), normalizers.NFC(), normalizers.Lowercase()]
     steps += [normalizers.Replace(escape.lower(), char) for escape, char in PTB_ESCAPES.items()]
     steps += [normalizers.Replace("\\/", "/"), normalizers.Replace("\\*", "*"),
               normalizers.Replace(Regex("``|''"), '"')]
@@ -89,13 +93,15 @@ class WordSplitter:
 
     def reaches(self, piece: str) -> bool:
         """Whether a teacher's WordPiece ``piece`` is one this tokenizer can read: a whole-word piece is a word it
-        cuts text into, alone or after a word (a clitic: ``'s``); a ``##`` piece's rest can follow a word character
-        inside one. Pieces it never reaches (``km²`` and ``##²`` where ``²`` is cut apart) are no rows of a static
-        model's vocabulary."""
+        cuts text into or the start of one, or follows a word (a clitic: ``'s``); a ``##`` piece's rest can follow a
+        word character inside a word, at its end or before a letter or digit (``##,`` in ``1,500``, ``##.`` in
+        ``u.s.a``, ``##'`` in ``o'brien``). Pieces it never reaches (``km²`` and ``##²`` where ``²`` is cut apart)
+        are no rows of a static model's vocabulary."""
         if piece.startswith(CONTINUATION):
-            word = "a" + piece[len(CONTINUATION):]
-            return self(word) == [word]
-        return self(piece) == [piece] or self("a" + piece)[-1:] == [piece]
+            rest = piece[len(CONTINUATION):]
+            return any(self(word) == [word] for word in (f"a{rest}{after}" for after in WORD_CONTINUES))
+        return (any(self(word) == [word] for word in (f"{piece}{after}" for after in WORD_CONTINUES))
+                or self("a" + piece)[-1:] == [piece])
 
     def read(self, frame):
         """A pair table (s1, s2, tokens1, tokens2) with its tokens cut again from its text."""

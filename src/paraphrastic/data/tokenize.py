@@ -36,6 +36,7 @@ shortcuts rely on.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -55,6 +56,20 @@ ABBREVIATIONS = {
 
 # A hashtag's '#': at the start of a whitespace-delimited word, followed by a word character.
 HASHTAG = re.compile(r"(?<!\S)#(?=\w)")
+
+
+@functools.cache
+def _format_characters() -> re.Pattern:
+    """Unicode's format characters (category Cf: zero-width spaces and joiners, direction marks, the soft hyphen,
+    a byte-order mark inside a line): invisible, never part of a word, and inside one they would make it another,
+    unknown one. Built on the first text that is not ASCII (a scan of the code points, about 0.1 s)."""
+    return re.compile("[" + "".join(re.escape(chr(code)) for code in range(0x110000)
+                                    if unicodedata.category(chr(code)) == "Cf") + "]")
+
+
+def format_characters(text: str) -> list[str]:
+    """The format characters ``text`` holds (:func:`tokenize` removes them before anything else), in order."""
+    return [] if text.isascii() else _format_characters().findall(text)
 
 
 def _compiled(pattern):
@@ -252,8 +267,9 @@ def _sentences(text: str) -> list[str]:
 
 
 def tokenize(text: str, *, pretokenized: bool = False) -> list[str]:
-    if not text.isascii():  # one spelling of each character (NFC): "é" composed or as "e" + a combining accent
-        text = unicodedata.normalize("NFC", text)
+    if not text.isascii():  # no invisible format character, then one spelling of each character (NFC): "é"
+        # composed or as "e" + a combining accent
+        text = unicodedata.normalize("NFC", _format_characters().sub("", text))
     if pretokenized:
         return normalise([unescape_ptb(t) for t in text.split()])
     if "#" in text:

@@ -24,10 +24,11 @@ from paraphrastic.data.vocab import Vocabulary
 from paraphrastic.errors import PipelineError
 from paraphrastic.models.encoders import SentenceEncoder, build_model, load_weights
 from paraphrastic.models.heads import PairScorer, SimilarityHead
-from paraphrastic.provenance import RECORD, check_role, identity
+from paraphrastic.provenance import RECORD, check_against_record, check_role, identity
 
 # What the weights-only unpickler names when it refuses a file: the global (a function or class, e.g.
 # posix.system; "Unsupported class" in torch < 2.4) or the pickle opcode it would have needed.
+JOB_RECORD = "train.json"  # a training job's result beside its model.pt, which records the file's sha256
 _REFUSED = re.compile(r"(?:unsupported GLOBAL|Unsupported global: GLOBAL|Unsupported class) ([\w.]+)"
                       r"|Unsupported operand (\d+)", re.IGNORECASE)
 
@@ -90,6 +91,9 @@ def read_model_file(path) -> dict:
                             "`train`, `train-supervised` or `train-siamese`: no model name, options, vocab and "
                             "state_dict)")
     check_role(path, payload.get(RECORD) or {})
+    # a job's model.pt is held to the sha256 its train.json records: one changed in place (two vocabulary entries
+    # swapped and saved again) stops whatever reads it, naming the file and the stage that wrote it
+    check_against_record(path, JOB_RECORD)
     return payload
 
 

@@ -93,7 +93,74 @@ def _verify(data: Path) -> Verified:
             result.problems.append(str(exc))
     if held:  # files in other formats (models, curves, Stanza's, the report's), each against a record's digest
         result.checked["files beside a record"] = held
+    result.problems += missing_inputs(data)
     return result
+
+
+def _pattern(path: str) -> re.Pattern:
+    """A stage graph path (``data/...``, with ``{wildcards}``) as a pattern of paths relative to the data folder."""
+    parts = re.split(r"\{[^}]+\}", path.removeprefix("data/"))
+    return re.compile("[^/]+".join(map(re.escape, parts)))
+
+
+def writer_of(relative: str) -> str | None:
+    """The stage that writes ``relative`` (a path in the data folder), or None."""
+    return next((stage.name for stage in STAGES.values() for out in stage.outs.values()
+                 if _pattern(out.path).fullmatch(relative)), None)
+
+
+def _rerun(stage: str | None) -> str:
+    if stage is None:
+        return "rerun the stage that writes it"
+    return f"rerun {stage} (snakemake --forcerun {stage}, or dvc repro --force {stage})"
+
+
+def missing_inputs(data: Path) -> list[str]:
+    """Each file a stage reads that is missing while an output that stage built from it is there, named with that
+    output and the stage that writes the file: Snakemake plans nothing for a missing intermediate whose readers are
+    done, so only this check sees it. A stage's inputs are its file deps in the graph (a folder it reads, such as
+    the report's data/results, is not one of them); the report's own inputs are those its record lists
+    (``built_from``: every file of the folders it read, as they were when it was written)."""
+    problems = []
+    files = {out.path for stage in STAGES.values() for out in stage.outs.values()
+             if "{" not in out.path and Path(out.path).suffix}
+    for stage in STAGES.values():
+        deps = [dep for dep in stage.deps if dep in files]
+        if not deps:
+            continue
+        built = next((hit for out in stage.outs.values() if out.path.startswith("data/")
+                      for hit in _present(data, out.path)), None)
+        if built is None:
+            continue
+        for dep in deps:
+            if not (data / dep.removeprefix("data/")).exists():
+                problems.append(f"{dep}: missing, though data/{built} ({stage.name}'s output, built from it) is "
+                                f"there; {_rerun(writer_of(dep.removeprefix('data/')))}")
+    record_path = STAGES["report"].outs["record"].path
+    record = data / record_path.removeprefix("data/")
+    try:
+        built_from = json.loads(record.read_text(encoding="utf-8")).get("built_from", [])
+    except (OSError, ValueError, AttributeError):  # missing or unreadable: the results' check names it
+        built_from = []
+    named = {problem.split(":", 1)[0] for problem in problems}
+    for relative in built_from:
+        if f"data/{relative}" not in named and not (data / relative).exists():
+            problems.append(f"data/{relative}: missing, though the report ({record_path}) was built from it; "
+                            f"{_rerun(writer_of(relative))}")
+    return problems
+
+
+def _present(data: Path, path: str):
+    """The paths (relative to ``data``) of the files a graph path with wildcards names that exist."""
+    relative = path.removeprefix("data/")
+    if "{" not in relative:
+        if (data / relative).exists():
+            yield relative
+        return
+    pattern = _pattern(path)
+    for found in data.glob(re.sub(r"\{[^}]+\}", "*", relative)):
+        if pattern.fullmatch(found.relative_to(data).as_posix()):
+            yield found.relative_to(data).as_posix()
 
 
 @cache

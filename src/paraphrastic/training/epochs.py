@@ -36,7 +36,7 @@ from tqdm import tqdm
 from paraphrastic.atomic import atomic_path, sha256_file, write_json, write_text
 from paraphrastic.errors import DamagedCheckpoint, TrainingDiverged, TrainingInterrupted
 from paraphrastic.models.encoders import load_weights
-from paraphrastic.models.files import brief_error, read_payload
+from paraphrastic.models.files import JOB_RECORD, brief_error, read_payload
 from paraphrastic.phases import phase
 from paraphrastic.provenance import write_result
 
@@ -462,6 +462,6 @@ def write_run(out_dir, history: list[dict], info: dict, save: Callable[[Path], N
             csv_rows = [{k: v for k, v in h.items() if not k.startswith("per_dataset")} for h in history]
         write_text(out_dir / "history.csv", pd.DataFrame(csv_rows).to_csv(index=False))
         write_json(out_dir / "history.json", history)
-        write_result(out_dir / "train.json", info, stage=stage, beside={"history.json": history},
+        write_result(out_dir / JOB_RECORD, info, stage=stage, beside={"history.json": history},
                      files=("model.pt", "history.csv"))
     return info
