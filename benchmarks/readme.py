@@ -16,11 +16,11 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   ``tokenize speed``: benchmarks/results/tokenize_speed.md, which benchmarks/tokenize_speed.py writes;
 - ``sentence distillation ablation``: benchmarks/results/sentence_distill_ablation.json, which
   benchmarks/sentence_distill_ablation.py writes, with the row params.yaml names marked;
-- ``fidelity effects``, ``authors code``, ``authors steps``, ``authors steps summary``, ``reading`` and ``end to
-  end``: benchmarks/results/fidelity_effects.md, authors_code.md, authors_steps.md, authors_steps_summary.md,
-  reading.md and end_to_end.md, which benchmarks/authors_code/effects.py, run.py, steps.py, steps_summary.py,
-  reading.py and end_to_end.py write; ``static tokenizer``: benchmarks/results/static_tokenizer.md, which
-  benchmarks/static_tokenizer.py writes;
+- ``fidelity effects``, ``authors code``, ``authors steps``, ``authors steps summary``, ``reading``, ``end to
+  end`` and ``fidelity cells``: benchmarks/results/fidelity_effects.md, authors_code.md, authors_steps.md,
+  authors_steps_summary.md, reading.md, end_to_end.md and fidelity_cells.md, which benchmarks/authors_code/
+  effects.py, run.py, steps.py, steps_summary.py, reading.py, end_to_end.py and cells.py write; ``static
+  tokenizer``: benchmarks/results/static_tokenizer.md, which benchmarks/static_tokenizer.py writes;
 - ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the
   last whole offline run (docs/offline/, which benchmarks/offline_run.py copies from a run: its metrics.json and
   timings.json) beside the paper's Table 4 (``paper_tables`` in params.yaml);
@@ -275,6 +275,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "authors steps summary": lambda: (RESULTS / "authors_steps_summary.md").read_text(),
           "reading": lambda: (RESULTS / "reading.md").read_text(),
           "end to end": lambda: (RESULTS / "end_to_end.md").read_text(),
+          "fidelity cells": lambda: (RESULTS / "fidelity_cells.md").read_text(),
           "static tokenizer": lambda: (RESULTS / "static_tokenizer.md").read_text(),
           "throughput": lambda: (RESULTS / "results.md").read_text(),
           "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),

@@ -24,7 +24,7 @@ from paraphrastic.data.vocab import SPECIAL, UNK, WORDPIECES, Vocabulary
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from authors_code import convert, effects, end_to_end, reading, run, steps, steps_summary  # noqa: E402
+from authors_code import cells, convert, effects, end_to_end, reading, run, steps, steps_summary  # noqa: E402
 
 
 def their_lines(path: Path) -> list[str]:
@@ -213,6 +213,9 @@ def test_each_run_is_compared_with_its_seeds_spread():
     assert summary["b"]["difference"] == pytest.approx(2.95) and not summary["b"]["within"]
     table = run.markdown(rows, {"python": "2.7", "theano": "1.0.5", "lasagne": "0.2"})
     assert "| a | 2 | 57.50 ± 0.71 | 57.70 ± 0.28 | +0.20 | yes | +0.4 |" in table  # 0.2 / √(0.5/2 + 0.08/2)
+    # the sentence the page states, from the rows: never a claim the table does not hold
+    assert ("Runs with two seeds or more a side: 1 of 2 within the seeds' spread; outside it: b (+2.95, t +26.4)."
+            in table)
 
 
 def test_the_table_says_what_each_side_read_and_the_default_rows_are_table_4s(tmp_path):
@@ -356,6 +359,9 @@ def test_their_code_end_to_end_is_compared_with_ours_on_each_reading(tmp_path):
     # every seed each side trained, not only those both did: the seeds are not paired
     assert "| r | the same text | ours | ours | 2 / 3 | 44.75 ± 0.07 | 44.70 ± 0.10 | -0.05 | yes |" in table
     assert table.count("\n| r |") == 3 and "Theirs measured at aaa, ccc, ours at bbb" in table
+    # what the page states about agreement is written from the rows, per comparison
+    assert "Compared end to end, the other reading: 0 of 1 within the seeds' spread; outside it: r (-0.40, t " in table
+    assert "Compared the same text: 1 of 1 within the seeds' spread." in table
     assert [c["comparison"] for c in end_to_end.compared([raw, tokens], ours, "ours")] == [
         "end to end", "the same text", "the same text"]
 
@@ -394,3 +400,65 @@ def test_the_steps_summary_gives_each_comparisons_largest_differences_under_lasa
     assert row["reading"] == "ours" and row["steps"] == 2 and row["steps_with_other_negatives"] == 1
     assert row["largest_loss_difference"] == pytest.approx(2e-4) and row["weights_difference"] == 2e-6
     assert "| t3-gran__x | ours | 2 | 2.0e-04 | 1 | 3.0e-07 | 2.0e-06 | 4.0e-03 |" in steps_summary.markdown([row])
+
+
+def test_the_cells_are_each_thinned_axis_off_and_at_its_kept_value_and_a_grid_run_keeps_its_name():
+    """cells.py: every model's cells (λ_c, input dropout, scrambling; avg only the input dropout), with margin and
+    λ_w as the profile keeps them; a cell the thinned grids train is that run, the others are named as runs are."""
+    config = cfg.load(REPO / "params.yaml")
+    runs, models = cells.cells(config, ["lstmavg", "avg"])
+    assert list(models.values()) == ["lstmavg"] * 12 + ["avg"] * 3
+    kept = config["grid_thinning"]["offline"]
+    axes = {tuple(cells.describe(cells.experiment(config, run, runs)).values()) for run in models}
+    assert len(axes) == 15  # no two cells train the same thing
+    assert ("lstmavg", kept["lambda_c"][0], f"dropout {kept['dropout'][0]:g}", kept["scramble"][0]) in axes
+    assert ("avg", 0.0, f"word_dropout {kept['word_dropout'][0]:g}", 0.0) in axes
+    settings = [cells.experiment(config, run, runs) for run in models]
+    assert {(s.margin, s.lambda_w) for s in settings} == {(kept["margin"][0], kept["lambda_w"][0])}
+    assert {s.epochs for s in settings if s.model == "avg"} == {7} and {s.epochs for s in settings
+                                                                     if s.model == "lstmavg"} == {3}
+    # Table 4's selected LSTMavg runs and the rows of Table 2 are cells under their own names
+    table4 = set(cells.grids.expand(config)[1][config["report"]["table4"]["lstmavg"]])
+    assert table4 <= set(models) and {"t2-avg-dropout", "t2-avg-word-dropout", "t2-lstmavg-none"} <= {
+        run.split("__")[0] for run in models}
+    assert sum(run.startswith("cells-lstmavg__") for run in models) == 12 - 3
+    with pytest.raises(SystemExit, match="keeps no single value"):
+        cells.cell_settings({**config, "grid_thinning": {"offline": {**kept, "scramble": [0.25, 0.5]}}}, "gran")
+
+
+def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which_lie_outside(tmp_path):
+    """cells.py --table: each side's seeds from WORK (theirs' points, ours' train.json) and run.py --raw's earlier
+    rows; the summary sentence names the cells outside the spread and counts those that wait."""
+    config = cfg.load(REPO / "params.yaml")
+    runs, models = cells.cells(config, ["avg"])
+    none, dropout, word = models
+    points = tmp_path / "points"
+    points.mkdir()
+    for seed, value in ((1, 45.0), (2, 45.2)):
+        history = [{"point": 0, "selection_pearson": 90.0, "transfer_pearson": 0.0},
+                   {"point": 1, "selection_pearson": 50.0, "transfer_pearson": value}]
+        (points / f"{dropout}.seed{seed}.json").write_text(json.dumps({"points": history, "commit": "aaa"}))
+    for run_, values in ((none, [44.0, 44.1]), (dropout, [46.0, 46.1, 46.2])):
+        for seed, value in enumerate(values, 1):
+            folder = tmp_path / "ours/models" / run_ / f"seed{seed}"
+            folder.mkdir(parents=True)
+            (folder / "train.json").write_text(json.dumps({"transfer_pearson": value}))
+            (folder / "trained_at.txt").write_text("bbb\n")
+    earlier = tmp_path / "raw.json"
+    earlier.write_text(json.dumps({"commit": "ccc", "rows": [
+        {"run": none, "seed": seed, "raw": True, "theirs": {"transfer_pearson": v}} for seed, v in
+        ((1, 44.0), (2, 44.2))] + [{"run": none, "seed": 3, "raw": False, "theirs": {"transfer_pearson": 1.0}}]}))
+    out = tmp_path / "cells"
+    assert cells.main(["--table", "--work", str(tmp_path), "--models", "avg", "--theirs", str(earlier),
+                       "--out", str(out)]) == 0
+    result = json.loads(out.with_suffix(".json").read_text())
+    rows = {row["run"]: row for row in result["rows"]}
+    assert list(rows[none]["theirs_seeds"]) == ["1", "2"]  # only --raw's rows: their code on our tokens is another text
+    assert rows[none]["within"] and not rows[dropout]["within"] and "difference" not in rows[word]
+    assert round(rows[dropout]["difference"], 2) == 1.0
+    table = out.with_suffix(".md").read_text()
+    assert f"| {dropout} | avg | 0 | dropout 0.2 | 0 | 2 / 3 | 45.10 ± 0.14 | 46.10 ± 0.10 | +1.00 | no |" in table
+    assert ("Of the 3 cells, those run on both sides with two seeds or more a side: 1 of 2 within the seeds' spread; "
+            f"outside it: {dropout} (avg, λ_c 0, dropout 0.2, scrambling 0) (+1.00, t +8.7). 1 cell waits for their "
+            "runs.") in table
+    assert "Theirs measured at aaa, ccc; ours trained at bbb" in table

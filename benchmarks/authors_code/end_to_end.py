@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from measured import publish  # noqa: E402
 
-from authors_code.run import compared_seeds  # noqa: E402
+from authors_code.run import agreement, compared_seeds  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
 
@@ -80,6 +80,9 @@ def markdown(comparisons: list[dict], commits: dict, default: str) -> str:
         lines.append(f"| {c['run']} | {c['comparison']} | {c['theirs_read']} | {c['ours_read']} | {c['seeds']} | "
                      f"{c['theirs']:.2f} ± {c['theirs_sd']:.2f} | {c['ours']:.2f} ± {c['ours_sd']:.2f} | "
                      f"{c['difference']:+.2f} | {'yes' if c['within'] else 'no'} | {c['t']:+.1f} |")
+    lines.append("")
+    for what in dict.fromkeys(c["comparison"] for c in comparisons):
+        lines.append("- " + agreement([c for c in comparisons if c["comparison"] == what], f"Compared {what}"))
     return "\n".join(lines) + (f"\n\nTheirs measured at {', '.join(commits['theirs'])}, ours at {commits['ours']}; "
                                "`benchmarks/authors_code/end_to_end.py` wrote the table.\n")
 

@@ -1,6 +1,6 @@
 """The authors' code on our data, beside ours:
 python benchmarks/authors_code/run.py CHECKOUT [--rows ROW ...] [--runs RUN ...] [--seeds 1 2 3] [--work WORK] [--raw]
-                                         [--lasagne SOURCE] [--ours JOBS] [--out OUT] [--add]
+                                         [--lasagne SOURCE] [--ours JOBS] [--out OUT] [--add] [--table]
 
 CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it). The harness
 
@@ -56,7 +56,7 @@ from paraphrastic.evaluation.similarity import summarize  # noqa: E402
 from paraphrastic.layout import DataLayout  # noqa: E402
 from paraphrastic.training.epochs import best_of  # noqa: E402
 
-LASAGNE_COMMIT = "5d3c63cb315a50b1cbd27a6bc8664b406f34dd99"  # Lasagne/Lasagne master, 2019-11-20 (0.2.dev1)
+LASAGNE_COMMIT = "5d3c63cb315c50b1cbd27a6bc8664b406f34dd99"  # Lasagne/Lasagne master, 2019-11-20 (0.2.dev1)
 LASAGNE = f"https://github.com/Lasagne/Lasagne/archive/{LASAGNE_COMMIT}.zip"
 PYTHON2_PACKAGES = ["numpy<1.17", "scipy<1.3", "Theano==1.0.5"]  # the last releases for Python 2.7
 THEANO_FLAGS = "mode=FAST_RUN,device=cpu,floatX=float32"  # their train.sh's
@@ -236,6 +236,7 @@ def markdown(rows: list[dict], versions: dict, reading: str | None = None) -> st
             lines.append(f"| {c['run']} | {c['seeds']} | {c['theirs']:.2f} ± {c['theirs_sd']:.2f} | {c['ours']:.2f} ± "
                          f"{c['ours_sd']:.2f} | {c['difference']:+.2f} | {'yes' if c['within'] else 'no'} | "
                          f"{c['t']:+.1f} |")
+        lines += ["", agreement(summary, "Runs with two seeds or more a side")]
     return "\n".join(lines) + "\n"
 
 
@@ -250,6 +251,18 @@ def compared_seeds(theirs: list[float], ours: list[float]) -> dict:
     return {"theirs": mean["theirs"], "theirs_sd": sd["theirs"], "ours": mean["ours"], "ours_sd": sd["ours"],
             "difference": difference, "within": abs(difference) <= max(sd.values()),
             "t": difference / error if error else math.copysign(math.inf, difference)}
+
+
+def agreement(compared: list[dict], what: str) -> str:
+    """One sentence, written from compared_seeds' results (each with its ``run``), for the pages to state instead of
+    a claim written by hand: how many of ``what`` lie within the seeds' spread, and which lie outside it."""
+    if not compared:
+        return f"{what}: none yet."
+    outside = [c for c in compared if not c["within"]]
+    text = f"{what}: {len(compared) - len(outside)} of {len(compared)} within the seeds' spread"
+    if outside:
+        text += "; outside it: " + "; ".join(f"{c['run']} ({c['difference']:+.2f}, t {c['t']:+.1f})" for c in outside)
+    return text + "."
 
 
 def compared_runs(rows: list[dict]) -> list[dict]:
@@ -295,7 +308,8 @@ def harness_jobs(rows: list[str], seeds: list[int], also: list[list[str]],
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("checkout", type=Path, help="a checkout of jwieting/acl2017 (holds main/train.py)")
+    parser.add_argument("checkout", type=Path, nargs="?", help="a checkout of jwieting/acl2017 (holds main/train.py; "
+                        "not needed with --table)")
     parser.add_argument("--rows", nargs="+", help="grid rows (default: Table 4's, params.yaml's report.table4)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
     parser.add_argument("--also", nargs="+", action="append", default=[], metavar=("RUN", "SEED"),
@@ -312,8 +326,13 @@ def main(argv: list[str] | None = None) -> int:
                         "runs or seeds for the table without training the others again)")
     parser.add_argument("--out", type=Path, default=HERE.parent / "results" / "authors_code",
                         help="writes OUT.json and OUT.md, the table docs/fidelity.md shows (default: %(default)s)")
+    parser.add_argument("--table", action="store_true", help="only write OUT.md again from OUT.json's rows")
     args = parser.parse_args(argv)
-    if not (args.checkout / "main" / "train.py").is_file():
+    if args.table:
+        kept = json.loads(args.out.with_suffix(".json").read_text())
+        publish(args.out, kept, markdown(kept["rows"], kept["versions"], kept.get("ours_reading")))
+        return 0
+    if args.checkout is None or not (args.checkout / "main" / "train.py").is_file():
         raise SystemExit(f"{args.checkout}: no main/train.py (a checkout of jwieting/acl2017 is needed)")
     config = cfg.load(REPO / "params.yaml")
     tables = JobTables.of(config)

@@ -1,0 +1,307 @@
+"""Their code and ours over the grids' cells, not only the points the offline grid keeps:
+python benchmarks/authors_code/cells.py CHECKOUT [--models lstmavg gran lstm avg] [--cells RUN ...]
+                                        [--seeds 1 2 3] [--sides theirs ours] [--data data] [--work work/cells]
+                                        [--lasagne SOURCE] [--threads 1] [--theirs RESULT.json] [--table]
+
+The offline profile keeps one value of each axis it thins (``grid_thinning.offline``), so the end-to-end table
+(end_to_end.py) compares only the runs that thinning leaves. A *cell* here is one setting of the regularisation
+axes around them: λ_c off or at its kept value, no input dropout or dropout or word dropout at its kept value, and
+scrambling off or at its kept value, with margin and λ_w at their kept values and the epochs of the model's row
+(Table 4's rows, ``report.table4``, and Table 2's LSTM row ``t2-lstm-dropout-scrambling``). An average has no
+composition parameters for λ_c to reach and no order for scrambling to change, so avg's cells vary the input dropout
+only. A cell that is a run of the thinned grids keeps that run's name (so its jobs are the pipeline's), the others are
+named ``cells-MODEL__HASH`` as the grids name runs.
+
+Each cell is trained with each seed by both sides: their code reading the profile's raw SimpWiki files and word
+vector file itself, as they ran it (run.py ``--raw``), into WORK/points; ours on the text params.yaml's
+``data.reading`` makes (prepare_train and vocab into WORK/ours, as reading.py prepares a reading) into
+WORK/ours/models. Both select on STS 2016 as the pipeline does. A job found finished is not trained again (ours
+resumes a killed job from its checkpoint; theirs restarts it), so the sides can run in two processes (``--sides``),
+over several sessions, and the table be assembled at any point (``--table``) from what WORK holds. Seeds of theirs
+measured before by run.py --raw (``--theirs``, default benchmarks/results/authors_code_raw.json) for a cell's run
+count too, with the commit they were measured at.
+
+The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
+lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Writes
+benchmarks/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentence that sums it up
+(benchmarks/readme.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import shutil
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+if str(REPO / "src") not in sys.path:
+    sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(HERE.parent))
+
+from measured import commit, publish  # noqa: E402
+
+from authors_code import convert  # noqa: E402
+from authors_code.reading import prepare, train_job  # noqa: E402
+from authors_code.run import LASAGNE, agreement, compared_seeds, install, selected, train_theirs  # noqa: E402
+from paraphrastic.configuration import grids  # noqa: E402
+from paraphrastic.configuration import params as cfg  # noqa: E402
+from paraphrastic.configuration.settings import experiment  # noqa: E402
+from paraphrastic.data.datasets import EVAL_SETS  # noqa: E402
+
+RESULTS = HERE.parent / "results" / "fidelity_cells"
+TABLE2_LSTM = "t2-lstm-dropout-scrambling"  # Table 2's LSTM row with every axis the cells vary
+SIDES = ("theirs", "ours")
+INPUT_DROPOUT = ("none", "dropout", "word_dropout")
+
+
+def base_rows(config: dict) -> dict[str, str]:
+    """Each model the cells cover -> the grid row whose model, training set, epochs and fixed settings its cells
+    take: Table 4's rows and Table 2's LSTM row."""
+    rows = {row["id"]: row for row in config.get("grids") or []}
+    wanted = [*config["report"]["table4"].values(), TABLE2_LSTM]
+    missing = [row for row in wanted if row not in rows]
+    if missing:
+        raise SystemExit(f"params.yaml: no grid row {missing[0]!r} (report.table4 or Table 2's LSTM row)")
+    return {rows[row]["model"]: row for row in wanted}
+
+
+def cell_settings(config: dict, model: str) -> list[dict]:
+    """The cells of one model: the settings of each, as a grid row's run holds them (only the axes that are on)."""
+    row = next(r for r in config["grids"] if r["id"] == base_rows(config)[model])
+    kept = (config.get("grid_thinning") or {}).get(config["data_profile"]) or {}
+    missing = [axis for axis in ("margin", "lambda_w", "lambda_c", "dropout", "word_dropout", "scramble")
+               if len(kept.get(axis) or []) != 1]
+    if missing:
+        raise SystemExit(f"params.yaml: grid_thinning.{config['data_profile']}.{missing[0]} keeps no single value "
+                         "(the cells are each axis off and at the value the profile keeps)")
+    base = {key: row[key] for key in ("model", "train_set", "epochs") if key in row}
+    base.update(row.get("fixed", {}), margin=kept["margin"][0], lambda_w=kept["lambda_w"][0])
+    composed = model != "avg"  # an average has nothing λ_c reaches and no order scrambling changes
+    cells = []
+    lambda_cs, scrambles = ([0.0, kept["lambda_c"][0]], [0.0, kept["scramble"][0]]) if composed else ([0.0], [0.0])
+    for lambda_c, dropout, scramble in itertools.product(lambda_cs, INPUT_DROPOUT, scrambles):
+        settings = dict(base)
+        if lambda_c:
+            settings["lambda_c"] = lambda_c
+        if dropout != "none":
+            settings[dropout] = kept[dropout][0]
+        if scramble:
+            settings["scramble"] = scramble
+        cells.append(settings)
+    return cells
+
+
+def _identity(config: dict, name: str, runs: dict) -> tuple:
+    """What a run trains, whatever its name: its settings with the train defaults applied, less name and seed."""
+    settings = experiment(config, name, runs)
+    return tuple(sorted(dataclasses.asdict(dataclasses.replace(settings, name="", seed=0)).items(), key=str))
+
+
+def cells(config: dict, models: list[str]) -> tuple[dict[str, dict], dict[str, str]]:
+    """(runs, models): every run of the grids with the cells added, and each cell's run name -> its model, in the
+    models' order. A cell that trains as a run of the thinned grids does takes that run's name."""
+    runs, _ = grids.expand(config)
+    known = {}
+    for name in runs:
+        known.setdefault(_identity(config, name, runs), name)
+    found: dict[str, str] = {}
+    for model in models:
+        for settings in cell_settings(config, model):
+            name = grids.run_name(f"cells-{model}", settings)
+            runs[name] = settings
+            name = known.get(_identity(config, name, runs), name)
+            found[name] = model
+    return runs, found
+
+
+def describe(settings) -> dict:
+    """A cell's axes, as the table shows them."""
+    dropout = ("dropout" if settings.dropout else "word_dropout" if settings.word_dropout else "none")
+    rate = settings.dropout or settings.word_dropout
+    return {"model": settings.model, "lambda_c": settings.lambda_c,
+            "input_dropout": dropout if dropout == "none" else f"{dropout} {rate:g}", "scramble": settings.scramble}
+
+
+def earlier_theirs(path: Path | None, wanted: set[str]) -> dict[str, dict[int, dict]]:
+    """Run -> seed -> {22-set mean, commit}: run.py --raw's rows (their code as they ran it) for the cells' runs."""
+    if path is None or not path.is_file():
+        return {}
+    result = json.loads(path.read_text())
+    found: dict[str, dict[int, dict]] = {}
+    for row in result["rows"]:
+        if row.get("raw") and row["run"] in wanted:
+            found.setdefault(row["run"], {})[int(row["seed"])] = {
+                "transfer_pearson": row["theirs"]["transfer_pearson"],
+                "commit": row.get("commit", result.get("commit"))}
+    return found
+
+
+def theirs_found(work: Path, run: str, selection_every: str) -> dict[int, dict]:
+    """Seed -> {22-set mean, commit} of every job of theirs WORK/points holds finished for ``run``."""
+    found = {}
+    for path in sorted((work / "points").glob(f"{run}.seed*.json")):
+        seed = path.name.removeprefix(f"{run}.seed").removesuffix(".json")
+        if seed.isdigit():
+            kept = json.loads(path.read_text())
+            found[int(seed)] = {"transfer_pearson": selected(kept["points"], selection_every)["transfer_pearson"],
+                                "commit": kept.get("commit")}
+    return found
+
+
+def ours_found(work: Path, run: str) -> dict[int, dict]:
+    """Seed -> {22-set mean, commit} of every job of ours WORK/ours/models holds finished for ``run``."""
+    found = {}
+    for folder in sorted((work / "ours" / "models" / run).glob("seed*")):
+        info, stamp = folder / "train.json", folder / "trained_at.txt"
+        if folder.name.removeprefix("seed").isdigit() and info.is_file():
+            found[int(folder.name.removeprefix("seed"))] = {
+                "transfer_pearson": json.loads(info.read_text())["transfer_pearson"],
+                "commit": stamp.read_text().strip() if stamp.is_file() else None}
+    return found
+
+
+def table(config: dict, runs: dict, models: dict[str, str], work: Path, earlier: dict) -> list[dict]:
+    """A row per cell: its axes, both sides' seeds, and compared_seeds where each side has two or more."""
+    rows = []
+    for run in models:
+        settings = experiment(config, run, runs)
+        theirs = {**earlier.get(run, {}), **theirs_found(work, run, settings.evaluate_every)}
+        ours = ours_found(work, run)
+        row = {"run": run, **describe(settings), "theirs_seeds": {str(k): v for k, v in sorted(theirs.items())},
+               "ours_seeds": {str(k): v for k, v in sorted(ours.items())}}
+        if len(theirs) >= 2 and len(ours) >= 2:
+            row.update(compared_seeds([v["transfer_pearson"] for v in theirs.values()],
+                                      [v["transfer_pearson"] for v in ours.values()]))
+        rows.append(row)
+    return rows
+
+
+def summary(rows: list[dict]) -> str:
+    """The sentence the fidelity page states about the cells (written from the table, never by hand): how many were
+    compared and lie within the seeds' spread, which lie outside it, and how many wait for their runs."""
+    compared = [row for row in rows if "difference" in row]
+    text = agreement([{**row, "run": f"{row['run']} ({_axes(row)})"} for row in compared],
+                     f"Of the {len(rows)} cells, those run on both sides with two seeds or more a side")
+    waiting = len(rows) - len(compared)
+    if waiting:
+        text += f" {waiting} {'cell waits' if waiting == 1 else 'cells wait'} for their runs."
+    return text
+
+
+def _axes(row: dict) -> str:
+    return ", ".join([row["model"], f"λ_c {row['lambda_c']:g}", row["input_dropout"].replace("_", " "),
+                      f"scrambling {row['scramble']:g}"])
+
+
+def _spread(side: dict) -> str:
+    values = [v["transfer_pearson"] for v in side.values()]
+    if not values:
+        return "–"
+    if len(values) == 1:
+        return f"{values[0]:.2f}"
+    mean = sum(values) / len(values)
+    sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+    return f"{mean:.2f} ± {sd:.2f}"
+
+
+def markdown(result: dict) -> str:
+    lines = ["Their code as they ran it (reading the raw SimpWiki files and word vector file itself) and ours "
+             f"(`data.reading: {result['reading']}`, params.yaml's) over the cells of the regularisation axes the "
+             "offline profile thins: each axis off and at the value the profile keeps (margin and λ_w at theirs); each "
+             "cell's STS 2016-selected 22-set mean Pearson (× 100), the seeds' mean ± sample sd, the difference "
+             "(ours − theirs), whether it lies within the seeds' spread (the larger sd) and Welch's t. A run named "
+             "`cells-…` is a cell the thinned grids do not train.", "",
+             "| run | model | λ_c | input dropout | scrambling | seeds (theirs / ours) | theirs | ours | difference "
+             "| within the spread | t |", "|---|---|---:|---|---:|---:|---:|---:|---:|---|---:|"]
+    for row in result["rows"]:
+        compared = ((f"{row['difference']:+.2f} | {'yes' if row['within'] else 'no'} | {row['t']:+.1f} |")
+                    if "difference" in row else "– | – | – |")
+        lines.append(f"| {row['run']} | {row['model']} | {row['lambda_c']:g} | "
+                     f"{row['input_dropout'].replace('_', ' ')} | {row['scramble']:g} | {len(row['theirs_seeds'])} / "
+                     f"{len(row['ours_seeds'])} | {_spread(row['theirs_seeds'])} | {_spread(row['ours_seeds'])} | "
+                     + compared)
+    commits = {side: sorted({v["commit"] or "unrecorded" for row in result["rows"]
+                             for v in row[f"{side}_seeds"].values()}) for side in SIDES}
+    lines += ["", summary(result["rows"]), "",
+              f"Theirs measured at {', '.join(commits['theirs']) or '–'}; ours trained at "
+              f"{', '.join(commits['ours']) or '–'}; tabled at {result['commit']} by "
+              "`benchmarks/authors_code/cells.py`."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkout", type=Path, nargs="?", help="a checkout of jwieting/acl2017 (holds main/train.py; "
+                        "not needed with --table or --sides ours)")
+    parser.add_argument("--models", nargs="+", help="the models whose cells to run (default: all: Table 4's and "
+                        "Table 2's LSTM)")
+    parser.add_argument("--cells", nargs="+", metavar="RUN", help="only these cells (their run names)")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    parser.add_argument("--sides", nargs="+", choices=SIDES, default=list(SIDES), help="train these sides' jobs")
+    parser.add_argument("--data", type=Path, default=REPO / "data", help="the project's data folder")
+    parser.add_argument("--work", type=Path, default=REPO / "work" / "cells",
+                        help="both sides' jobs, kept across sessions (default: %(default)s)")
+    parser.add_argument("--lasagne", default=LASAGNE, help="Lasagne to install: a pip source (default: %(default)s)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads a job of ours (default: %(default)s)")
+    parser.add_argument("--theirs", type=Path, default=HERE.parent / "results" / "authors_code_raw.json",
+                        help="run.py --raw's earlier result, whose seeds of a cell's run count too")
+    parser.add_argument("--table", action="store_true", help="only assemble the table from WORK's jobs")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
+    args = parser.parse_args(argv)
+    config = cfg.load(REPO / "params.yaml")
+    every = list(base_rows(config))
+    unknown = sorted(set(args.models or []) - set(every))
+    if unknown:
+        parser.error(f"--models: {unknown[0]!r} has no cells (models: {', '.join(every)})")
+    runs, models = cells(config, args.models or every)
+    if args.cells:
+        unknown = sorted(set(args.cells) - set(models))
+        if unknown:
+            parser.error(f"--cells: {unknown[0]!r} is no cell of the models {args.models or every}")
+    todo = [run for run in models if not args.cells or run in args.cells]
+    work = args.work
+    if not args.table:
+        for needed in ("raw/FETCHED.json", "corpus/eval.parquet", "vocab/vocab.txt"):
+            if not (args.data / needed).is_file():
+                parser.error(f"{args.data / needed}: no such file (run `snakemake --cores 2 data/vocab/vocab.txt`)")
+        work.mkdir(parents=True, exist_ok=True)
+        if "theirs" in args.sides:
+            if args.checkout is None or not (args.checkout / "main" / "train.py").is_file():
+                parser.error(f"{args.checkout}: no main/train.py (a checkout of jwieting/acl2017 is needed)")
+            install(work, args.lasagne)
+            shutil.copytree(args.checkout / "main", work / "main", dirs_exist_ok=True)
+            record = convert.convert(work, data=args.data, raw=True, config=config)
+            digest = " ".join(part["sha256"] for part in [*record["training_pairs"], record["vectors"]])
+            sets = [spec.id for spec in EVAL_SETS if spec.id in {e["dataset"] for e in record["eval_sets"]}]
+        if "ours" in args.sides:
+            prepare(config, config["data"]["reading"], args.data, work / "ours")
+        earlier = earlier_theirs(args.theirs, set(models))
+        for run in todo:
+            for seed in args.seeds:
+                settings = dataclasses.replace(experiment(config, run, runs), seed=seed)
+                if "theirs" in args.sides and seed not in earlier.get(run, {}):
+                    points = work / "points" / f"{run}.seed{seed}.json"
+                    history = train_theirs(work, settings, seed, record["vectors"]["dim"], sets,
+                                           config["evaluation"]["selection"], digest)
+                    kept = json.loads(points.read_text())
+                    if "commit" not in kept:  # the code of ours the run was compared with when it was measured
+                        from paraphrastic.atomic import write_json
+                        write_json(points, {**kept, "commit": commit()})
+                    print(f"theirs {run} seed {seed}: 22 sets "
+                          f"{selected(history, settings.evaluate_every)['transfer_pearson']:.2f}", flush=True)
+                if "ours" in args.sides:
+                    info = train_job(config, runs, run, seed, args.data, work / "ours", args.threads)
+                    print(f"ours {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
+    result = {"commit": commit(), "reading": config["data"]["reading"], "seeds": args.seeds,
+              "rows": table(config, runs, models, work, earlier_theirs(args.theirs, set(models)))}
+    publish(args.out, result, markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
