@@ -128,3 +128,13 @@ def test_the_help_is_plain_text_with_the_users_commands_first_each_with_an_examp
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert "example:\n  " in capsys.readouterr().out, command
+
+
+@pytest.mark.fault("params.yaml")
+def test_a_command_run_where_there_is_no_params_yaml_says_to_name_it(tmp_path, monkeypatch, capsys):
+    """`paraphrastic grids` from a subfolder of the checkout: one line naming the folder and --params."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["grids"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"error: params.yaml: no such file in {tmp_path}; run from the checkout's root, or name the config "
+                   "with --params PATH (e.g. paraphrastic --params ../params.yaml grids)")

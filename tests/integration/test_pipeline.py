@@ -126,8 +126,13 @@ def dvc_started(request, tmp_path_factory, mirror):
 def snakemake_run(request, tmp_path_factory, mirror, dvc_started):
     with scratch_folder(request, tmp_path_factory, "snake") as folder:
         root, env = scratch_checkout(folder / "repo", mirror)
-        # Every job lists the modules it ran, in its log: test_every_job_logs_and_runs_only_its_stages_code
-        log = sh(SNAKEMAKE, root, dict(env, **{LIST_MODULES: "1"}))
+        # Every job lists the modules it ran, in its log: test_every_job_logs_and_runs_only_its_stages_code. Run as
+        # `.venv/bin/snakemake` typed without activating the environment: its folder is not on PATH, and every job
+        # still runs with its Python (whichever `python` PATH holds otherwise, or none)
+        bin_folder = str(Path(sys.executable).parent)
+        unactivated = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != bin_folder)
+        log = sh([str(Path(bin_folder) / "snakemake"), *SNAKEMAKE[1:]], root,
+                 dict(env, PATH=unactivated, **{LIST_MODULES: "1"}))
         yield root, env, log
 
 

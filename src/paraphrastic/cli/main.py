@@ -19,6 +19,10 @@ from paraphrastic.errors import PipelineError
 
 def load_config(args) -> dict:
     """params.yaml (``--params``) validated against ``--schema``, with ``--profile`` as its data profile."""
+    if not os.path.exists(args.params):
+        where = "here" if os.path.isabs(args.params) else f"in {os.getcwd()}"
+        raise PipelineError(f"{args.params}: no such file {where}; run from the checkout's root, or name the config "
+                            "with --params PATH (e.g. paraphrastic --params ../params.yaml grids)")
     config = params.load(args.params, args.schema)
     if getattr(args, "profile", None):
         config["data_profile"] = args.profile
