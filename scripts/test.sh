@@ -6,7 +6,14 @@
 # (PARAPHRASTIC_TEST_RECORD overrides the path: benchmarks/results/test_suite.json is the committed record).
 # Arguments go to pytest as they are (`bash scripts/test.sh tests/data -x`): one process, no budget.
 set -euo pipefail
+here="$PWD"
 cd "$(dirname "$0")/.."
+# a test path typed relative to where the command was typed (tests/data, ../tests/x.py::name) is read from there
+args=()
+for arg in "$@"; do
+  if [[ "$arg" != -* && "$arg" != /* && -e "$here/${arg%%::*}" ]]; then args+=("$here/$arg"); else args+=("$arg"); fi
+done
+set -- ${args[@]+"${args[@]}"}
 started=$SECONDS
 bash scripts/setup-env.sh
 . .venv/bin/activate

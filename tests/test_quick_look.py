@@ -19,9 +19,10 @@ import quick_look  # noqa: E402
 SCRIPT = REPO / "scripts" / "quick-look.sh"
 
 
-def quick_look_run(folder: Path, *args: str) -> subprocess.CompletedProcess:
+def quick_look_run(folder: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, QUICK_LOOK_DIR=str(folder))
-    return subprocess.run(["bash", str(SCRIPT), *args], env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(["bash", str(SCRIPT), *args], env=env, capture_output=True, text=True, timeout=600,
+                          cwd=cwd)
 
 
 def test_the_quick_look_plans_every_stage_in_its_own_folder_and_leaves_data_alone(tmp_path, mirror):
@@ -96,3 +97,31 @@ def test_the_benchmark_refuses_a_report_that_is_not_whole_and_sums_each_rules_jo
         path.write_text(f"s\th:m:s\tmax_rss\n{seconds}\t0:00:02\t100\n")
     assert quick_look.rule_seconds(tmp_path / "whole") == {"train": {"jobs": 2, "seconds": 3.8},
                                                           "fetch": {"jobs": 1, "seconds": 0.5}}
+
+
+def test_a_configfile_typed_relative_to_where_the_command_runs_is_read_from_there(tmp_path):
+    """`bash scripts/quick-look.sh --configfile mine.yaml`, typed in the folder that holds mine.yaml: read from
+    there (not from the quick look's folder), it replaces the tiny config as the folder's params.yaml, its relative
+    paths the checkout's as the tiny config's are."""
+    typed = tmp_path / "typed"
+    typed.mkdir()
+    mine = yaml.safe_load((REPO / "params.test.yaml").read_text()) | {"seeds": 3}
+    (typed / "mine.yaml").write_text(yaml.safe_dump(mine, sort_keys=False))
+    folder = tmp_path / "quick"
+    done = quick_look_run(folder, "-n", "--configfile", "mine.yaml", cwd=typed)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    config = yaml.safe_load((folder / "params.yaml").read_text())
+    assert config["seeds"] == 3 and config["mirror"] == os.path.normpath(REPO / mine["mirror"])
+    assert "# Edit " in (folder / "params.yaml").read_text().splitlines()[1]
+    missing = quick_look_run(folder, "-n", "--configfile", "nope.yaml", cwd=typed)
+    assert missing.returncode == 2 and f"--configfile {typed / 'nope.yaml'}: no such file" in missing.stderr
+
+
+def test_the_scripts_make_the_path_options_typed_absolute_and_leave_targets_alone():
+    script = (". scripts/typed-paths.sh; typed_paths /home/u --configfile a.yaml --config x=1 --configfile=/b.yaml -n "
+              "data/report/report.md --profile slurm --profile ../site --configfiles c.yaml d.yaml; "
+              'printf "%s\\n" "${TYPED[@]}"')
+    out = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["--configfile", "/home/u/a.yaml", "--config", "x=1", "--configfile=/b.yaml", "-n",
+                                "data/report/report.md", "--profile", "slurm", "--profile", "/home/u/../site",
+                                "--configfiles", "/home/u/c.yaml", "/home/u/d.yaml"]
