@@ -29,7 +29,10 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
 - ``offline run settings``: the settings today's params.yaml has changed since that run read its own (its copy in
   docs/offline/params.yaml); the headline says the same under its table;
 - ``report: HEADING``: the section of that run's report (docs/offline/report.md) whose heading starts with
-  HEADING, one heading level down.
+  HEADING, one heading level down;
+- ``params reference``, ``cli reference`` and ``stage graph``: the reference parts benchmarks/reference_pages.py
+  writes from params.yaml and its schema, the command line's help and Snakemake's rule graph (the last also draws
+  docs/stage_graph.svg with Graphviz's ``dot``, when the graph changed).
 
 ``--check`` changes nothing and exits 1 naming each block that differs from its results (tests/test_readme.py).
 """
@@ -47,6 +50,10 @@ from pathlib import Path
 from tabulate import tabulate
 
 HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import reference_pages  # noqa: E402
 README = HERE.parent / "README.md"
 PAGES = [README, *sorted((HERE.parent / "docs").glob("*.md"))]  # the README and the documentation site's pages
 RESULTS = HERE / "results"
@@ -284,7 +291,9 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "sentence distillation ablation": sentence_distillation_ablation,
           "quick look": lambda: (RESULTS / "quick_look.md").read_text(),
           "distill sweep": distill_sweep, "offline run settings": offline_run_settings,
-          "static encoders": static_encoders, "headline": headline, "default run cost": default_run_cost}
+          "static encoders": static_encoders, "headline": headline, "default run cost": default_run_cost,
+          "params reference": reference_pages.params_reference, "cli reference": reference_pages.cli_reference,
+          "stage graph": reference_pages.stage_graph}
 
 
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:
@@ -335,7 +344,12 @@ def main(argv: list[str] | None = None) -> int:
         if changed and not args.check:
             page.write_text(text)
             print(f"{name}: {', '.join(changed)} rewritten")
+    if not args.check and reference_pages.draw_stage_graph():
+        print(f"{reference_pages.STAGE_GRAPH_SVG.relative_to(README.parent)}: drawn again")
     if args.check:
+        if reference_pages.drawn_from() != reference_pages.digest_of_edges():
+            stale.append(f"{reference_pages.STAGE_GRAPH_SVG.relative_to(README.parent)}: not drawn from the current "
+                         "stage graph")
         for line in stale:
             print(f"{line} differs from its results (python benchmarks/readme.py)", file=sys.stderr)
         return 1 if stale else 0

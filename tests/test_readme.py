@@ -38,3 +38,11 @@ def test_a_block_on_no_page_or_on_two_is_refused(monkeypatch, tmp_path):
     monkeypatch.setattr(readme, "PAGES", [readme.README])
     with pytest.raises(SystemExit, match="`time profile` on none"):
         readme.placed()
+
+
+def test_the_stage_graphs_image_is_drawn_from_the_graph_the_page_lists():
+    """docs/stage_graph.svg holds the sha256 of the edge list it was drawn from: the current graph's."""
+    import reference_pages
+
+    assert reference_pages.drawn_from() == reference_pages.digest_of_edges(), \
+        "draw docs/stage_graph.svg again: python benchmarks/readme.py (needs Graphviz's dot)"

@@ -1,17 +1,20 @@
-"""MkDocs hooks (mkdocs.yml `hooks:`): the pages' generated parts, made at every build from their sources.
+"""The pages' reference parts, written into them by benchmarks/readme.py (committed, so they read on the forge and
+off-line as in the built site) from their sources:
 
-- ``<!-- params reference -->`` (docs/configuration.md): every key of params.yaml, with what its schema
+- ``params reference`` (docs/configuration.md): every key of params.yaml, with what its schema
   (workflow/schemas/params.schema.yaml) allows, its value in params.yaml and the comment written beside it there;
-- ``<!-- cli reference -->`` (docs/api.md): ``paraphrastic --help`` and each command's ``--help``;
-- ``<!-- stage graph -->`` (docs/pipeline.md): the stages and what each reads from which, one node a stage, from
-  Snakemake's rule graph of params.yaml (``snakemake --rulegraph mermaid-js``), with the edges another path already
-  implies left out, drawn by Mermaid.
+- ``cli reference`` (docs/api.md): ``paraphrastic --help`` and each command's ``--help``;
+- ``stage graph`` (docs/pipeline.md): the stages and what each reads from which, one node a stage, from Snakemake's
+  rule graph of params.yaml (``snakemake --rulegraph mermaid-js``), with the edges another path already implies left
+  out: as an image, docs/stage_graph.svg, which Graphviz's ``dot`` draws from the edges (no script, so the page
+  reads off-line), and as the list of edges the image was drawn from, whose sha256 the image holds.
 
 Nothing here is typed twice: a key, a constraint or an option changes in its one place and the page follows.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -140,7 +143,9 @@ def cli_reference() -> str:
     return "".join(f"### `{title}`\n\n```text\n{help_text.rstrip()}\n```\n\n" for title, help_text in sections)
 
 
-def stage_graph() -> str:
+@functools.cache
+def stage_edges() -> list[tuple[str, str]]:
+    """The stage graph's edges (reader after what it reads), one node a stage, less those another path implies."""
     import subprocess
 
     text = subprocess.run([sys.executable, "-m", "snakemake", "--rulegraph", "mermaid-js", "--quiet", "all"],
@@ -161,16 +166,57 @@ def stage_graph() -> str:
                 todo += after.get(node, ())
         return seen
 
-    kept = sorted((a, b) for a, b in edges if b not in reached(a, (a, b)))  # a path through other stages: implied
-    return "```mermaid\nflowchart LR\n" + "".join(f"  {a} --> {b}\n" for a, b in kept) + "```\n"
+    return sorted((a, b) for a, b in edges if b not in reached(a, (a, b)))  # a path through other stages: implied
 
 
-GENERATED = {"params reference": params_reference, "cli reference": cli_reference, "stage graph": stage_graph}
+STAGE_GRAPH_SVG = REPO / "docs" / "stage_graph.svg"
+SOURCE_MARK = "<!-- drawn from the edge list whose sha256 is "
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:
-    for name, make in GENERATED.items():
-        marker = f"<!-- {name} -->"
-        if marker in markdown:
-            markdown = markdown.replace(marker, make())
-    return markdown
+def edge_list(edges: list[tuple[str, str]]) -> str:
+    return "".join(f"{a} --> {b}\n" for a, b in edges)
+
+
+def stage_graph() -> str:
+    """The block: the image and the edges it was drawn from (the image is written by :func:`draw_stage_graph`)."""
+    edges = edge_list(stage_edges())
+    return (f"![The stage graph: each stage after the stages whose outputs it reads]({STAGE_GRAPH_SVG.name})\n\n"
+            "<details><summary>The same graph as text</summary>\n\n```text\n" + edges + "```\n\n</details>\n")
+
+
+def digest_of_edges() -> str:
+    import hashlib
+
+    return hashlib.sha256(edge_list(stage_edges()).encode()).hexdigest()
+
+
+def drawn_from(svg: Path = STAGE_GRAPH_SVG) -> str | None:
+    """The sha256 of the edge list ``svg`` was drawn from (None: no such image, or not one this module drew)."""
+    try:
+        text = svg.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return text.split(SOURCE_MARK, 1)[1].split(" ", 1)[0] if SOURCE_MARK in text else None
+
+
+def draw_stage_graph(svg: Path = STAGE_GRAPH_SVG) -> bool:
+    """docs/stage_graph.svg drawn by Graphviz's ``dot`` from the current edges, when the one there was drawn from
+    others; True when it was (re)drawn."""
+    import shutil
+    import subprocess
+
+    from paraphrastic.atomic import write_text
+
+    edges, digest = stage_edges(), digest_of_edges()
+    if drawn_from(svg) == digest:
+        return False
+    dot = shutil.which("dot")
+    if dot is None:
+        raise SystemExit("the stage graph changed and Graphviz's `dot` draws its image: apt-get install graphviz "
+                         "(or brew install graphviz), then run benchmarks/readme.py again")
+    source = ("digraph stages {\n  rankdir=LR; node [shape=box, style=rounded, fontname=Helvetica, fontsize=11];\n"
+              + "".join(f'  "{a}" -> "{b}";\n' for a, b in edges) + "}\n")
+    drawn = subprocess.run([dot, "-Tsvg"], input=source, capture_output=True, text=True, check=True).stdout
+    head, tail = drawn.split("<svg", 1)
+    write_text(svg, f"{head}{SOURCE_MARK}{digest} (benchmarks/reference_pages.py) -->\n<svg{tail}")
+    return True
