@@ -54,6 +54,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import reference_pages  # noqa: E402
+
 README = HERE.parent / "README.md"
 PAGES = [README, *sorted((HERE.parent / "docs").glob("*.md"))]  # the README and the documentation site's pages
 RESULTS = HERE / "results"
