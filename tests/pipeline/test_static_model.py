@@ -98,6 +98,8 @@ def test_the_static_model_loads_in_both_libraries_and_its_card_gives_the_runs_nu
     made = card.split("## How it was made")[1].split("3.")[0]
     assert "   - 500 texts: SimpWiki" in card and "treebank" not in made  # a source with no text is not listed
     assert "potion-base-32M" not in card  # not all five tasks published
+    assert "\n# paraphrastic-static-minilm\n" in card
+
     assert "cosine loss to the teacher's embeddings as they are; the linear map dropped; whitened" in card
     assert ("MTEB's pooled tasks were not scored" in card) is not mteb
     sets = 22 if mteb else 2  # the column says over how many sets its mean is, as the sentence above it
@@ -197,3 +199,9 @@ def test_the_pipeline_scores_the_static_vectors_as_model2vec_and_sentence_transf
         for dataset in ("sts12.MSRvid", "sts16.headlines"):
             assert loaded[library]["per_dataset"][dataset]["pearson"] == pytest.approx(
                 ours["datasets"][dataset]["pearson"], abs=0.01), (library, dataset)
+
+
+def test_a_static_model_of_a_capped_config_is_named_for_it():
+    """The tiny config's static model is not the model the README describes: its card's name says so."""
+    assert static_model.model_name(config.load(REPO / "params.yaml")) == "paraphrastic-static-minilm"
+    assert static_model.model_name(config.load(REPO / "params.test.yaml")) == "paraphrastic-static-minilm-tiny-config"

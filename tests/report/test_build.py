@@ -22,6 +22,11 @@ def test_report_files_sections_in_order_and_metrics(results, tmp_path):
              "Learning curves", "Tables 9-11", "Supervised similarity", "Table 7", "Siamese CBOW", "PWIM", "Findings"]
     positions = [next(i for i, h in enumerate(headings) if h.startswith(name)) for name in order]
     assert positions == sorted(positions)
+    # no absolute path of the machine: the fixture's config names its tables by one (as the quick look's does)
+    assert config["paper_tables"].startswith("/") and config["paper_tables"] not in markdown
+    assert str(tmp_path) not in markdown
+    # a capped config's findings are headed so, as its tables are
+    assert next(h for h in headings if h.startswith("Findings")).startswith("Findings from this run (tiny config: ")
     assert (out / "report.html").read_text().count("<img") == 4 and (out / "runs.csv").exists()
     metrics = json.loads((out / "metrics.json").read_text())
     assert {"baseline", "baseline_distilled", "baseline_sentence_distilled", "supervised", "reference_encoder",

@@ -73,6 +73,7 @@ def test_a_damaged_checkpoint_of_the_selected_epoch_is_recomputed(workspace, cap
     run(workspace, "d", model="lstmavg", epochs=2)
     out = capsys.readouterr().out
     assert "resuming from" in out and "damaged checkpoint" not in out
+    assert re.search(r"resuming from \S+last\.pt after epoch 2\n", out), out  # not "at after epoch"
     _assert_same(_result(workspace, "d"), reference)
 
 

@@ -8,6 +8,7 @@ once here for every section that reports a transfer or supervised row.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from paraphrastic.atomic import write_json, write_text
@@ -43,13 +44,20 @@ def introduction(doc: Document, config: dict, sel: Selection) -> None:
              "(Pearson's r unless the column says Spearman's ρ), the papers' own numbers included; a table whose "
              "numbers are something else (gate norms, similarity scores on the 0-5 scale, MSE, seconds) says so "
              "in its caption. Our numbers are computed by this run; the papers' are read from "
-             f"`{config['paper_tables']}`. \"STS 2016\" is the paper's \"test\" model selection (best mean over "
+             f"`{shown_path(config['paper_tables'])}`. \"STS 2016\" is the paper's \"test\" model selection (best "
+             "mean over "
              f"{selection_sets} this config selects on, over every run and epoch of a row); \"oracle\" selects on "
              f"the {transfer_set_count(sel)}-set mean.")
     scope = transfer_scope(config, sel)
     if scope:
         doc.para(f"**What this config evaluated:** {scope.strip()[1:-1]}. Headings say so wherever a table "
                  "covers less than the paper's; the numbers are not comparable with the paper's in size.")
+
+
+def shown_path(path: str) -> str:
+    """A path as the report prints it: relative to where the report was made, so that no absolute path of the
+    machine it ran on (the quick look's config holds absolute ones) lands in a page a reader sees."""
+    return os.path.relpath(path) if os.path.isabs(path) else path
 
 
 def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
@@ -79,7 +87,7 @@ def build_report(config: dict, *, data_dir: Path, out_dir: Path) -> Path:
     error_analysis.error_section(doc, config, data_dir)
     seed_system_metrics = {"siamese_cbow": siamese_cbow.siamese_section(doc, config, data_dir),
                            "pwim": pwim.pwim_section(doc, config, data_dir, sel, supervised_sel)}
-    doc.heading("Findings from this run")
+    doc.heading("Findings from this run" + transfer_scope(config, sel))  # a capped config's findings say so too
     doc.bullets(findings(config, sel, baseline))
 
     write_text(out_dir / "report.md", doc.markdown(out_dir))

@@ -272,8 +272,8 @@ class Run:
                 torch.Generator().set_state(partial["negatives"])
         except Exception as exc:
             raise self._damaged(self.last, f"it does not fit this run's model ({brief_error(exc)})") from exc
-        where = f"epoch {first}, pair {partial['next']}" if partial else f"after epoch {state['epoch']}"
-        print_fn(f"[{self.name}] resuming from {self.last} at {where}")
+        where = f"at epoch {first}, pair {partial['next']}" if partial else f"after epoch {state['epoch']}"
+        print_fn(f"[{self.name}] resuming from {self.last} {where}")
         return history, first, partial
 
     def epochs_loop(self, items: int, batch_loss: Callable[[np.ndarray, Streams], torch.Tensor],
