@@ -74,4 +74,4 @@ snakemake --cores 2 ${args[@]+"${args[@]}"}
 for arg in "$@"; do  # a plan (-n, -np, --dry-run) writes no report
   case "$arg" in -n | -n? | -?n | --dry-run | --dryrun) exit 0 ;; esac
 done
-echo "report: $folder/data/report/report.md (and report.html)"
+echo "report: $folder/data/report/report.md (and report.html); its metrics: cd $folder && dvc metrics show data/report/metrics.json"
