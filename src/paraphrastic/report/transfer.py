@@ -237,6 +237,10 @@ def learning_curves_section(doc: Document, config: dict, sel: Selection, out_dir
     doc.image(plot, f"Three line charts against the training epoch, one line for each of {len(shown)} table rows "
               "(the STS-2016-selected run, first seed): the training loss, the mean Pearson's r × 100 on the STS "
               "2016 sets that select the model, and the mean Pearson's r × 100 over the transfer sets.")
+    doc.para("The training loss need not fall within an epoch: each batch's margin loss is taken against its hardest "
+             "negatives as the model stands, and as the sentence vectors move apart from their first, near-identical "
+             "averages, the nearest wrong sentence moves nearer to each pair; a short run on few pairs (the tiny "
+             "config) shows that rise most.")
 
 
 def metrics(sel: Selection, baseline: float) -> dict:
