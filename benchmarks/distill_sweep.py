@@ -7,7 +7,7 @@ once (the `distill` stage's vocabulary with `subwords`, none taken from the eval
 vocabulary size (the N most frequent words, 0 for all, and the teacher's pieces those lack), PCA dimensions (384:
 the teacher's width, centred only) and Zipf coefficient (none: no weighting), the vectors are reduced and weighted as
 `distill` does and scored untrained under avg on our sets: STS 2016 (the selection, as the pipeline selects) and
-the 22-set mean Pearson. The one STS 2016 picks is marked, and the one params.yaml names (benchmarks/readme.py
+the 22-set mean Pearson. The one STS 2016 picks is marked, and the one params.yaml names (pages/readme.py
 marks it again from the params.yaml of the day when it writes the table into the docs).
 Writes benchmarks/results/distill_sweep.{json,md}.
 """

@@ -1,5 +1,5 @@
 """What every benchmark writes beside its measurements: the commit of the code measured, and the result itself as
-``NAME.json`` (for scripts and tests) and ``NAME.md`` (the table ``benchmarks/readme.py`` puts on the pages)."""
+``NAME.json`` (for scripts and tests) and ``NAME.md`` (the table ``pages/readme.py`` puts on the pages)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Runs the README's third command, ``bash scripts/quick-look.sh``, from nothing (a
 ``QUICK_LOOK_DIR``; the environment already set up) and records its wall time, the CPUs, the load on them when it
 started (the target, 5 minutes, is for 2 idle cores) and where the time went: each rule's job time from Snakemake's
 benchmark files. It refuses a run that did not end in a whole report: every section of the report present, each
-capped table headed "tiny config", no ``nan``. ``benchmarks/readme.py`` writes the README's sentence from the record.
+capped table headed "tiny config", no ``nan``. ``pages/readme.py`` writes the README's sentence from the record.
 """
 
 from __future__ import annotations

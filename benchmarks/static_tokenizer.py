@@ -13,7 +13,7 @@ mean Pearson) beside the export's as model2vec and sentence-transformers load it
 22-set mean and MTEB's STS12–16 mean Spearman), and the largest difference between the project's and a library's
 score over the 22 sets. A tokenizer whose scores WORK holds is not made again, so the tokenizers can run in two
 processes (``--tokenizers``) and the table be assembled afterwards (``--table``). Writes
-benchmarks/results/static_tokenizer.{json,md}; docs/fidelity.md shows it (benchmarks/readme.py).
+benchmarks/results/static_tokenizer.{json,md}; docs/fidelity.md shows it (pages/readme.py).
 """
 
 from __future__ import annotations

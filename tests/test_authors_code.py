@@ -1,4 +1,4 @@
-"""The differential harness (benchmarks/authors_code/) without the authors' code: what their code reads from the
+"""The differential harness (fidelity/) without the authors' code: what their code reads from the
 files convert.py writes, read here as their Python 2 readers read them (train.get_lines, utils.get_wordmap and
 lookupIDX, evaluate.get_correlation), is our data: the same pairs, tokens, vectors and scores; our settings become
 their flags (or a named error); their evaluation points are selected as ours are; a finished run is kept; a detail's
@@ -22,9 +22,10 @@ from paraphrastic.data.corpus import TRAIN_SCHEMA, write_table
 from paraphrastic.data.vocab import SPECIAL, UNK, WORDPIECES, Vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO))  # the fidelity package
+sys.path.insert(0, str(REPO / "benchmarks"))  # measured.py
 
-from authors_code import cells, convert, effects, end_to_end, reading, run, steps, steps_summary  # noqa: E402
+from fidelity import convert, effects, end_to_end, grid_cells, reading, run, steps, steps_summary  # noqa: E402
 
 
 def their_lines(path: Path) -> list[str]:
@@ -403,34 +404,34 @@ def test_the_steps_summary_gives_each_comparisons_largest_differences_under_lasa
 
 
 def test_the_cells_are_each_thinned_axis_off_and_at_its_kept_value_and_a_grid_run_keeps_its_name():
-    """cells.py: every model's cells (λ_c, input dropout, scrambling; avg only the input dropout), with margin and
+    """grid_cells.py: every model's cells (λ_c, input dropout, scrambling; avg only the input dropout), with margin and
     λ_w as the profile keeps them; a cell the thinned grids train is that run, the others are named as runs are."""
     config = cfg.load(REPO / "params.yaml")
-    runs, models = cells.cells(config, ["lstmavg", "avg"])
+    runs, models = grid_cells.cells(config, ["lstmavg", "avg"])
     assert list(models.values()) == ["lstmavg"] * 12 + ["avg"] * 3
     kept = config["grid_thinning"]["offline"]
-    axes = {tuple(cells.describe(cells.experiment(config, run, runs)).values()) for run in models}
+    axes = {tuple(grid_cells.describe(grid_cells.experiment(config, run, runs)).values()) for run in models}
     assert len(axes) == 15  # no two cells train the same thing
     assert ("lstmavg", kept["lambda_c"][0], f"dropout {kept['dropout'][0]:g}", kept["scramble"][0]) in axes
     assert ("avg", 0.0, f"word_dropout {kept['word_dropout'][0]:g}", 0.0) in axes
-    settings = [cells.experiment(config, run, runs) for run in models]
+    settings = [grid_cells.experiment(config, run, runs) for run in models]
     assert {(s.margin, s.lambda_w) for s in settings} == {(kept["margin"][0], kept["lambda_w"][0])}
     assert {s.epochs for s in settings if s.model == "avg"} == {7} and {s.epochs for s in settings
                                                                      if s.model == "lstmavg"} == {3}
     # Table 4's selected LSTMavg runs and the rows of Table 2 are cells under their own names
-    table4 = set(cells.grids.expand(config)[1][config["report"]["table4"]["lstmavg"]])
+    table4 = set(grid_cells.grids.expand(config)[1][config["report"]["table4"]["lstmavg"]])
     assert table4 <= set(models) and {"t2-avg-dropout", "t2-avg-word-dropout", "t2-lstmavg-none"} <= {
         run.split("__")[0] for run in models}
     assert sum(run.startswith("cells-lstmavg__") for run in models) == 12 - 3
     with pytest.raises(SystemExit, match="keeps no single value"):
-        cells.cell_settings({**config, "grid_thinning": {"offline": {**kept, "scramble": [0.25, 0.5]}}}, "gran")
+        grid_cells.cell_settings({**config, "grid_thinning": {"offline": {**kept, "scramble": [0.25, 0.5]}}}, "gran")
 
 
 def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which_lie_outside(tmp_path):
-    """cells.py --table: each side's seeds from WORK (theirs' points, ours' train.json) and run.py --raw's earlier
+    """grid_cells.py --table: each side's seeds from WORK (theirs' points, ours' train.json) and run.py --raw's earlier
     rows; the summary sentence names the cells outside the spread and counts those that wait."""
     config = cfg.load(REPO / "params.yaml")
-    runs, models = cells.cells(config, ["avg"])
+    runs, models = grid_cells.cells(config, ["avg"])
     none, dropout, word = models
     points = tmp_path / "points"
     points.mkdir()
@@ -449,7 +450,7 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
         {"run": none, "seed": seed, "raw": True, "theirs": {"transfer_pearson": v}} for seed, v in
         ((1, 44.0), (2, 44.2))] + [{"run": none, "seed": 3, "raw": False, "theirs": {"transfer_pearson": 1.0}}]}))
     out = tmp_path / "cells"
-    assert cells.main(["--table", "--work", str(tmp_path), "--models", "avg", "--theirs", str(earlier),
+    assert grid_cells.main(["--table", "--work", str(tmp_path), "--models", "avg", "--theirs", str(earlier),
                        "--out", str(out)]) == 0
     result = json.loads(out.with_suffix(".json").read_text())
     rows = {row["run"]: row for row in result["rows"]}

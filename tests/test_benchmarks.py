@@ -21,17 +21,22 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 BENCHMARKS = REPO / "benchmarks"
-# the scripts and packages beside each other in benchmarks/, which a script imports as top-level modules
-LOCAL = {p.stem for p in BENCHMARKS.glob("*.py")} | {p.parent.name for p in BENCHMARKS.glob("*/__init__.py")}
+# The three rooms of scripts beside the library: the measurements, the harness that runs the authors' code, and the
+# programs that write the pages. A script imports its siblings, measured.py and the fidelity package as top-level
+# modules.
+ROOMS = {"benchmarks": BENCHMARKS, "fidelity": REPO / "fidelity", "pages": REPO / "pages"}
+LOCAL = {p.stem for room in ROOMS.values() for p in room.glob("*.py")} | {"fidelity"}
+SCRIPTS = sorted(str(p.relative_to(REPO)) for room in ROOMS.values() for p in room.rglob("*.py"))
 
 
-@pytest.mark.parametrize("script", sorted(str(p.relative_to(BENCHMARKS)) for p in BENCHMARKS.rglob("*.py")))
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_every_name_a_benchmark_script_imports_from_the_project_exists(script, monkeypatch):
     """A script most runs never start (some need a whole offline run) still finds every name it takes from the
     library or a sibling script, at the top or inside a function (distill_choice.py imported two that had moved)."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    for path in (REPO, BENCHMARKS, REPO / Path(script).parts[0]):  # its own room first, as when it runs
+        monkeypatch.syspath_prepend(str(path))
     package = ".".join(Path(script).parent.parts)
-    for node in ast.walk(ast.parse((BENCHMARKS / script).read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse((REPO / script).read_text(encoding="utf-8"))):
         if not isinstance(node, ast.ImportFrom):
             continue
         module = importlib.util.resolve_name("." * node.level + (node.module or ""), package) if node.level \

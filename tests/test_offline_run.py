@@ -1,4 +1,4 @@
-"""benchmarks/offline_run.py copies a finished offline run's report into docs/offline/, and benchmarks/readme.py
+"""pages/offline_run.py copies a finished offline run's report into docs/offline/, and pages/readme.py
 writes the README's headline table and the docs' result sections from it."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO / "pages"))
 
 import offline_run  # noqa: E402
 import readme  # noqa: E402

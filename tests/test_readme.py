@@ -1,4 +1,4 @@
-"""The measured blocks of the README and the docs equal what benchmarks/readme.py writes from the committed
+"""The measured blocks of the README and the docs equal what pages/readme.py writes from the committed
 results (benchmarks/results/): a number there is never typed by hand."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO / "pages"))
 
 import readme  # noqa: E402
 
@@ -18,7 +18,7 @@ def test_every_measured_block_equals_its_results():
     readme.placed()  # each fixed block on exactly one page
     for page in readme.PAGES:  # report sections too, wherever they are
         _, changed = readme.filled(page.read_text(), page)
-        assert not changed, f"{page}: blocks {changed} differ from benchmarks/results/: run python benchmarks/readme.py"
+        assert not changed, f"{page}: blocks {changed} differ from benchmarks/results/: run python pages/readme.py"
 
 
 def test_a_block_that_differs_is_named():
@@ -45,4 +45,4 @@ def test_the_stage_graphs_image_is_drawn_from_the_graph_the_page_lists():
     import reference_pages
 
     assert reference_pages.drawn_from() == reference_pages.digest_of_edges(), \
-        "draw docs/stage_graph.svg again: python benchmarks/readme.py (needs Graphviz's dot)"
+        "draw docs/stage_graph.svg again: python pages/readme.py (needs Graphviz's dot)"

@@ -67,7 +67,7 @@ class LasagneAdam(torch.optim.Adam):
 
     Where the two part: that ε is 3.2e-7 at the first step and falls to torch's over a few thousand, and early in
     training a weight whose gradient is that small moves by the full learning rate under torch's placement and by a
-    fraction of it under Lasagne's, so the two sides' weights differ from the first step on (benchmarks/authors_code/
+    fraction of it under Lasagne's, so the two sides' weights differ from the first step on (fidelity/
     steps.py); on the offline runs' results the difference is within their seeds' spread (docs/fidelity.md). The
     step count travels in the optimizer's state, so a resumed job continues the schedule.
     """

@@ -1,4 +1,4 @@
-# Runs under the authors' Python 2.7 (benchmarks/authors_code/run.py starts it): written in the subset of Python
+# Runs under the authors' Python 2.7 (fidelity/run.py starts it): written in the subset of Python
 # that both 2.7 and 3 read, and it imports nothing of this project.
 """Their train.py, unmodified, with what the harness needs changed at run time:
 

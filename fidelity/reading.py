@@ -1,5 +1,5 @@
 """What the training text's reading costs on Table 4's runs, trained by our code (``data.reading``):
-python benchmarks/authors_code/reading.py [--data data] [--rows ROW ...] [--runs RUN ...] [--seeds 1 2 3]
+python fidelity/reading.py [--data data] [--rows ROW ...] [--runs RUN ...] [--seeds 1 2 3]
                                           [--readings ours authors] [--work WORK] [--threads 1] [--table]
 
 For each reading, ``prepare_train`` and ``vocab`` run as the pipeline runs them, with ``data.reading`` set, into
@@ -10,8 +10,8 @@ WORK/READING/models/RUN/seedK/. The table gives each run's STS 2016-selected 22-
 readings (every seed WORK holds finished under both, so more seeds for one run are added by training them), their
 means ± sample sd and the difference (authors − ours), and the share of each reading's SimpWiki tokens without a
 word vector. A job found finished is not trained again, so the readings can run in two processes (``--readings``)
-and the table be assembled afterwards (``--table``). Writes benchmarks/results/reading.{json,md}; docs/fidelity.md
-shows it (benchmarks/readme.py).
+and the table be assembled afterwards (``--table``). Writes fidelity/results/reading.{json,md}; docs/fidelity.md
+shows it (pages/readme.py).
 """
 
 from __future__ import annotations
@@ -27,19 +27,20 @@ from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
+REPO = HERE.parent
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent))  # the repository: the fidelity package
+sys.path.insert(0, str(HERE.parent / "benchmarks"))  # measured.py
 
 from measured import commit, publish  # noqa: E402
 
-from authors_code.run import table4_rows  # noqa: E402
+from fidelity.run import table4_rows  # noqa: E402
 from paraphrastic.atomic import write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
 
-RESULTS = HERE.parent / "results" / "reading"
+RESULTS = HERE / "results" / "reading"
 TRAINED_AT = "trained_at.txt"  # beside a job's train.json: the commit whose code trained it
 
 
@@ -137,7 +138,7 @@ def markdown(result: dict) -> str:
     commits = sorted({c for jobs in result.get("trained_at", {}).values() for seeds in jobs.values()
                       for c in seeds.values()}) or [result["commit"]]
     return "\n".join(lines) + f"\n\nTrained at {', '.join(commits)}, tabled at {result['commit']} by " \
-                               "`benchmarks/authors_code/reading.py`.\n"
+                               "`fidelity/reading.py`.\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,15 +1,15 @@
 """Their code and ours, each on each reading of the training text, run by run:
-python benchmarks/authors_code/end_to_end.py [--theirs RESULT.json ...] [--ours READING.json] [--out OUT]
+python fidelity/end_to_end.py [--theirs RESULT.json ...] [--ours READING.json] [--out OUT]
 
 Each THEIRS is a result of run.py: with ``--raw``, their code reading the profile's raw SimpWiki files and word
 vector file itself, as they ran it (their reading, which is our ``data.reading: authors``); without, their code on
-our tokens (``data.reading: ours``). Default: benchmarks/results/authors_code_raw.json and authors_code.json.
-READING is reading.py's result (default benchmarks/results/reading.json): the same runs and seeds trained by our
+our tokens (``data.reading: ours``). Default: fidelity/results/authors_code_raw.json and authors_code.json.
+READING is reading.py's result (default fidelity/results/reading.json): the same runs and seeds trained by our
 code on each reading. Per run, three comparisons, each of their seeds' 22-set mean with ours (the difference
 ours − theirs, whether it lies within the seeds' spread, the larger of the two sides' sd, and Welch's t, as
 run.py compares): theirs as they ran it against ours on either reading (*end to end* on params.yaml's), and both
 sides on our tokens; so a difference in how the text is read is told apart from one in training. Writes
-OUT.{json,md} (default benchmarks/results/end_to_end); docs/fidelity.md shows it (benchmarks/readme.py).
+OUT.{json,md} (default fidelity/results/end_to_end); docs/fidelity.md shows it (pages/readme.py).
 """
 
 from __future__ import annotations
@@ -20,18 +20,19 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
+REPO = HERE.parent
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent))  # the repository: the fidelity package
+sys.path.insert(0, str(HERE.parent / "benchmarks"))  # measured.py
 
 from measured import publish  # noqa: E402
 
-from authors_code.run import agreement, compared_seeds  # noqa: E402
+from fidelity.run import agreement, compared_seeds  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
 
-RESULTS = HERE.parent / "results"
+RESULTS = HERE / "results"
 
 
 def their_seeds(results: list[dict]) -> dict[str, dict[str, dict[int, float]]]:
@@ -84,7 +85,7 @@ def markdown(comparisons: list[dict], commits: dict, default: str) -> str:
     for what in dict.fromkeys(c["comparison"] for c in comparisons):
         lines.append("- " + agreement([c for c in comparisons if c["comparison"] == what], f"Compared {what}"))
     return "\n".join(lines) + (f"\n\nTheirs measured at {', '.join(commits['theirs'])}, ours at {commits['ours']}; "
-                               "`benchmarks/authors_code/end_to_end.py` wrote the table.\n")
+                               "`fidelity/end_to_end.py` wrote the table.\n")
 
 
 def measured_at(results: list[dict]) -> list[str]:

@@ -1,5 +1,5 @@
 """Their training steps beside ours, on the same batches with the same weights and dropout masks:
-python benchmarks/authors_code/steps.py CHECKOUT --run RUN [--steps 20] [--data data] [--work WORK]
+python fidelity/steps.py CHECKOUT --run RUN [--steps 20] [--data data] [--work WORK]
 
 Where a run's results differ from theirs by more than the seeds' spread (run.py's table), this says whether a
 training step differs. Both sides start from our model's initial weights for RUN's first seed; for each of
@@ -31,11 +31,12 @@ import numpy as np
 import torch
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent))  # the repository: the fidelity package
+sys.path.insert(0, str(HERE.parent / "benchmarks"))  # measured.py
 
 from measured import commit, publish  # noqa: E402
 
-from authors_code import run as harness  # noqa: E402  (puts src/ on the path)
+from fidelity import run as harness  # noqa: E402  (puts src/ on the path)
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables  # noqa: E402
 from paraphrastic.configuration.settings import experiment  # noqa: E402
@@ -174,7 +175,7 @@ def markdown(run: str, settings, batch_size: int, compared: dict[str, dict], mov
              f"{settings.seed}: {settings.model}, dropout {settings.dropout}, word dropout {settings.word_dropout}, "
              f"scrambling {settings.scramble}) with the same dropout masks, each "
              "choosing its negatives on its own pass without dropout and taking its own Adam step; ours with Adam's "
-             "ε as Lasagne places it (`uncorrected`) and as torch does (`corrected`). `benchmarks/authors_code/"
+             "ε as Lasagne places it (`uncorrected`) and as torch does (`corrected`). `fidelity/"
              "steps.py` wrote it (the first ten steps, every tenth after, and any step where a side's negatives "
              "differ from theirs).", "",
              "| step | theirs: loss | " + " | ".join(f"ours ({e}): loss − theirs | negatives unlike theirs"
@@ -210,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
     parser.add_argument("--work", type=Path, default=Path("authors_code"), help="run.py's work folder")
     parser.add_argument("--lasagne", default=harness.LASAGNE, help="Lasagne to install (see run.py)")
-    parser.add_argument("--out", type=Path, default=HERE.parent / "results" / "authors_steps",
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "authors_steps",
                         help="writes OUT.json and OUT.md, the table docs/fidelity.md shows (default: %(default)s)")
     args = parser.parse_args(argv)
     config = cfg.load(harness.REPO / "params.yaml")

@@ -1,5 +1,5 @@
 """What one detail of the authors' training changes in our results:
-python benchmarks/authors_code/effects.py DETAIL --before MODELS --after MODELS --runs RUN ... [--seeds 1 2 3]
+python fidelity/effects.py DETAIL --before MODELS --after MODELS --runs RUN ... [--seeds 1 2 3]
 
 MODELS is a folder of finished transfer jobs (``MODELS/RUN/seedK/train.json``, as under ``data/models``): the same
 runs and seeds trained twice, once without and once with the detail (``--before`` and ``--after``). Their settings
@@ -8,8 +8,8 @@ before the setting existed has none). For each run it tables the STS 2016-select
 seed on both sides, the seeds' mean and sample sd, and the difference of the means: the seeds' spread is the noise
 the difference is read against.
 
-Updates DETAIL's rows for these runs in benchmarks/results/fidelity_effects.json (all else is kept) and writes
-fidelity_effects.md from every entry; docs/fidelity.md shows it (benchmarks/readme.py).
+Updates DETAIL's rows for these runs in fidelity/results/fidelity_effects.json (all else is kept) and writes
+fidelity_effects.md from every entry; docs/fidelity.md shows it (pages/readme.py).
 """
 
 from __future__ import annotations
@@ -21,14 +21,15 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
+REPO = HERE.parent
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent))  # the repository: the fidelity package
+sys.path.insert(0, str(HERE.parent / "benchmarks"))  # measured.py
 
 from measured import commit, publish  # noqa: E402
 
-RESULTS = HERE.parent / "results" / "fidelity_effects"
+RESULTS = HERE / "results" / "fidelity_effects"
 ABSENT = "(trained before the setting)"
 
 
@@ -101,7 +102,7 @@ def markdown(entries: dict) -> str:
                       if e.get("trained", {}).get(r["run"])})
     commits = ", ".join(sorted({f"{d}: {e['commit']}" for d, e in entries.items()}))
     code = f" The code that trained each side: {'; '.join(trained)}." if trained else ""
-    return ("\n".join(lines) + f"\n\nTabulated at ({commits}) by `benchmarks/authors_code/effects.py`.{code}\n")
+    return ("\n".join(lines) + f"\n\nTabulated at ({commits}) by `fidelity/effects.py`.{code}\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,5 @@
 """Their code and ours over the grids' cells, not only the points the offline grid keeps:
-python benchmarks/authors_code/cells.py CHECKOUT [--models lstmavg gran lstm avg] [--cells RUN ...]
+python fidelity/grid_cells.py CHECKOUT [--models lstmavg gran lstm avg] [--cells RUN ...]
                                         [--seeds 1 2 3] [--sides theirs ours] [--data data] [--work work/cells]
                                         [--lasagne SOURCE] [--threads 1] [--theirs RESULT.json] [--table]
 
@@ -18,13 +18,13 @@ vector file itself, as they ran it (run.py ``--raw``), into WORK/points; ours on
 WORK/ours/models. Both select on STS 2016 as the pipeline does. A job found finished is not trained again (ours
 resumes a killed job from its checkpoint; theirs restarts it), so the sides can run in two processes (``--sides``),
 over several sessions, and the table be assembled at any point (``--table``) from what WORK holds. Seeds of theirs
-measured before by run.py --raw (``--theirs``, default benchmarks/results/authors_code_raw.json) for a cell's run
+measured before by run.py --raw (``--theirs``, default fidelity/results/authors_code_raw.json) for a cell's run
 count too, with the commit they were measured at.
 
 The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
 lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Writes
-benchmarks/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentence that sums it up
-(benchmarks/readme.py).
+fidelity/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentence that sums it up
+(pages/readme.py).
 """
 
 from __future__ import annotations
@@ -38,22 +38,23 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
+REPO = HERE.parent
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent))  # the repository: the fidelity package
+sys.path.insert(0, str(HERE.parent / "benchmarks"))  # measured.py
 
 from measured import commit, publish  # noqa: E402
 
-from authors_code import convert  # noqa: E402
-from authors_code.reading import prepare, train_job  # noqa: E402
-from authors_code.run import LASAGNE, agreement, compared_seeds, install, selected, train_theirs  # noqa: E402
+from fidelity import convert  # noqa: E402
+from fidelity.reading import prepare, train_job  # noqa: E402
+from fidelity.run import LASAGNE, agreement, compared_seeds, install, selected, train_theirs  # noqa: E402
 from paraphrastic.configuration import grids  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.settings import experiment  # noqa: E402
 from paraphrastic.data.datasets import EVAL_SETS  # noqa: E402
 
-RESULTS = HERE.parent / "results" / "fidelity_cells"
+RESULTS = HERE / "results" / "fidelity_cells"
 TABLE2_LSTM = "t2-lstm-dropout-scrambling"  # Table 2's LSTM row with every axis the cells vary
 SIDES = ("theirs", "ours")
 INPUT_DROPOUT = ("none", "dropout", "word_dropout")
@@ -230,7 +231,7 @@ def markdown(result: dict) -> str:
     lines += ["", summary(result["rows"]), "",
               f"Theirs measured at {', '.join(commits['theirs']) or '–'}; ours trained at "
               f"{', '.join(commits['ours']) or '–'}; tabled at {result['commit']} by "
-              "`benchmarks/authors_code/cells.py`."]
+              "`fidelity/grid_cells.py`."]
     return "\n".join(lines) + "\n"
 
 
@@ -248,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="both sides' jobs, kept across sessions (default: %(default)s)")
     parser.add_argument("--lasagne", default=LASAGNE, help="Lasagne to install: a pip source (default: %(default)s)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads a job of ours (default: %(default)s)")
-    parser.add_argument("--theirs", type=Path, default=HERE.parent / "results" / "authors_code_raw.json",
+    parser.add_argument("--theirs", type=Path, default=HERE / "results" / "authors_code_raw.json",
                         help="run.py --raw's earlier result, whose seeds of a cell's run count too")
     parser.add_argument("--table", action="store_true", help="only assemble the table from WORK's jobs")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")

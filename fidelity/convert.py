@@ -1,5 +1,5 @@
 """The project's offline data in the formats the authors' code reads:
-python benchmarks/authors_code/convert.py OUT [--data data] [--train-set simpwiki] [--word-vectors pretrained] [--raw]
+python fidelity/convert.py OUT [--data data] [--train-set simpwiki] [--word-vectors pretrained] [--raw]
 
 Their ``train.py`` (run from their ``main/`` folder) reads ``../data/simple.aligned`` and ``../data/normal.aligned``
 (``title<TAB>paragraph<TAB>sentence`` lines, of which it keeps the last field, lowercased: ``get_lines``), a word
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 

@@ -1,4 +1,4 @@
-"""The last whole offline run, committed beside the docs: python benchmarks/offline_run.py RUN [--out docs/offline]
+"""The last whole offline run, committed beside the docs: python pages/offline_run.py RUN [--out docs/offline]
 
 RUN is the working directory of a finished run of the offline profile (``bash scripts/reproduce.sh``, or
 ``snakemake`` with the committed params.yaml). This copies into OUT what its report stage wrote, and its config:
@@ -13,7 +13,7 @@ RUN is the working directory of a finished run of the offline profile (``bash sc
 - ``run.json``: the commit the run's code was at and when its report was written.
 
 It refuses a run that is not whole (Snakemake still has jobs to do there), whose tracked files differ from its
-commit, or whose params.yaml is not this checkout's. Then ``python benchmarks/readme.py`` writes the README's
+commit, or whose params.yaml is not this checkout's. Then ``python pages/readme.py`` writes the README's
 headline table and the docs' result blocks from OUT (tests/test_readme.py fails when a page differs).
 """
 

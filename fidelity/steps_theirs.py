@@ -1,4 +1,4 @@
-# Runs under the authors' Python 2.7 (benchmarks/authors_code/steps.py starts it): written in the subset of Python
+# Runs under the authors' Python 2.7 (fidelity/steps.py starts it): written in the subset of Python
 # that both 2.7 and 3 read, and it imports nothing of this project.
 """Their model (models.py, unmodified) trained for a few steps from given weights, on given batches, with given
 dropout masks, recording what steps.py compares with ours:

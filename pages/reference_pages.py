@@ -1,4 +1,4 @@
-"""The pages' reference parts, written into them by benchmarks/readme.py (committed, so they read on the forge and
+"""The pages' reference parts, written into them by pages/readme.py (committed, so they read on the forge and
 off-line as in the built site) from their sources:
 
 - ``params reference`` (docs/configuration.md): every key of params.yaml, with what its schema
@@ -213,10 +213,10 @@ def draw_stage_graph(svg: Path = STAGE_GRAPH_SVG) -> bool:
     dot = shutil.which("dot")
     if dot is None:
         raise SystemExit("the stage graph changed and Graphviz's `dot` draws its image: apt-get install graphviz "
-                         "(or brew install graphviz), then run benchmarks/readme.py again")
+                         "(or brew install graphviz), then run pages/readme.py again")
     source = ("digraph stages {\n  rankdir=LR; node [shape=box, style=rounded, fontname=Helvetica, fontsize=11];\n"
               + "".join(f'  "{a}" -> "{b}";\n' for a, b in edges) + "}\n")
     drawn = subprocess.run([dot, "-Tsvg"], input=source, capture_output=True, text=True, check=True).stdout
     head, tail = drawn.split("<svg", 1)
-    write_text(svg, f"{head}{SOURCE_MARK}{digest} (benchmarks/reference_pages.py) -->\n<svg{tail}")
+    write_text(svg, f"{head}{SOURCE_MARK}{digest} (pages/reference_pages.py) -->\n<svg{tail}")
     return True

@@ -1,12 +1,12 @@
 """steps.py's comparisons of several runs and readings, one row each:
-python benchmarks/authors_code/steps_summary.py STEPS.json ... [--out OUT]
+python fidelity/steps_summary.py STEPS.json ... [--out OUT]
 
 Each STEPS.json is a result of steps.py (their model and ours on the same batches, weights and masks). Per run and
 reading, with Adam's ε as Lasagne places it (params.yaml's default, ``train.adam_epsilon: uncorrected``): the
 largest difference of a step's loss from theirs, the steps where ours chose another negative than theirs for some
 sentence, the first step's gradients (largest difference, relative to the larger side) and the weights after the
 last step (largest difference, beside the most their steps moved a weight). Writes OUT.{json,md} (default
-benchmarks/results/authors_steps_summary), which docs/fidelity.md shows (benchmarks/readme.py).
+fidelity/results/authors_steps_summary), which docs/fidelity.md shows (pages/readme.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent))  # the repository: the fidelity package
+sys.path.insert(0, str(HERE.parent / "benchmarks"))  # measured.py
 
 from measured import publish  # noqa: E402  (puts src/ on the path too)
 
@@ -36,7 +37,7 @@ def row(result: dict) -> dict:
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["Their model and ours step by step (`benchmarks/authors_code/steps.py`: the same batches, scrambled as "
+    lines = ["Their model and ours step by step (`fidelity/steps.py`: the same batches, scrambled as "
              "the run scrambles, the same initial weights and dropout or word-dropout masks; each side chooses its "
              "own negatives and takes its own Adam step, with Adam's ε as Lasagne places it), per run and reading of "
              "the training text:", "",
@@ -54,7 +55,7 @@ def markdown(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", type=Path, help="steps.py's OUT.json files")
-    parser.add_argument("--out", type=Path, default=HERE.parent / "results" / "authors_steps_summary",
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "authors_steps_summary",
                         help="writes OUT.json and OUT.md (default: %(default)s)")
     args = parser.parse_args(argv)
     missing = [str(p) for p in args.results if not p.is_file()]

@@ -1,5 +1,5 @@
 """The measured blocks of the README and the docs, written from committed results, never by hand:
-python benchmarks/readme.py [--check]
+python pages/readme.py [--check]
 
 A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page (README.md or docs/*.md):
 
@@ -17,12 +17,12 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
 - ``sentence distillation ablation``: benchmarks/results/sentence_distill_ablation.json, which
   benchmarks/sentence_distill_ablation.py writes, with the row params.yaml names marked;
 - ``fidelity effects``, ``authors code``, ``authors steps``, ``authors steps summary``, ``reading``, ``end to
-  end`` and ``fidelity cells``: benchmarks/results/fidelity_effects.md, authors_code.md, authors_steps.md,
-  authors_steps_summary.md, reading.md, end_to_end.md and fidelity_cells.md, which benchmarks/authors_code/
-  effects.py, run.py, steps.py, steps_summary.py, reading.py, end_to_end.py and cells.py write; ``static
+  end`` and ``fidelity cells``: fidelity/results/fidelity_effects.md, authors_code.md, authors_steps.md,
+  authors_steps_summary.md, reading.md, end_to_end.md and fidelity_cells.md, which fidelity/
+  effects.py, run.py, steps.py, steps_summary.py, reading.py, end_to_end.py and grid_cells.py write; ``static
   tokenizer``: benchmarks/results/static_tokenizer.md, which benchmarks/static_tokenizer.py writes;
 - ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the
-  last whole offline run (docs/offline/, which benchmarks/offline_run.py copies from a run: its metrics.json and
+  last whole offline run (docs/offline/, which pages/offline_run.py copies from a run: its metrics.json and
   timings.json) beside the paper's Table 4 (``paper_tables`` in params.yaml);
 - ``default run cost``: the last whole run's measured jobs (benchmarks/results/time_profile.json) regrouped by
   today's params.yaml: what the default run keeps, what ``extended`` adds;
@@ -30,7 +30,7 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
   docs/offline/params.yaml); the headline says the same under its table;
 - ``report: HEADING``: the section of that run's report (docs/offline/report.md) whose heading starts with
   HEADING, one heading level down;
-- ``params reference``, ``cli reference`` and ``stage graph``: the reference parts benchmarks/reference_pages.py
+- ``params reference``, ``cli reference`` and ``stage graph``: the reference parts pages/reference_pages.py
   writes from params.yaml and its schema, the command line's help and Snakemake's rule graph (the last also draws
   docs/stage_graph.svg with Graphviz's ``dot``, when the graph changed).
 
@@ -50,15 +50,18 @@ from pathlib import Path
 from tabulate import tabulate
 
 HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
+for _folder in (HERE.parent / "benchmarks", HERE):  # the measurements' scripts (whose tables some blocks rebuild)
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 import reference_pages  # noqa: E402
 
-README = HERE.parent / "README.md"
-PAGES = [README, *sorted((HERE.parent / "docs").glob("*.md"))]  # the README and the documentation site's pages
-RESULTS = HERE / "results"
-OFFLINE = HERE.parent / "docs" / "offline"  # the last whole offline run (benchmarks/offline_run.py)
+REPO = HERE.parent
+README = REPO / "README.md"
+PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]  # the README and the documentation site's pages
+RESULTS = REPO / "benchmarks" / "results"  # the measurements'
+FIDELITY = REPO / "fidelity" / "results"  # the comparisons with the authors' code
+OFFLINE = REPO / "docs" / "offline"  # the last whole offline run (pages/offline_run.py)
 SECTION = "report: "  # a block named "report: HEADING" is that section of OFFLINE/report.md
 MINILM = "all-MiniLM-L6-v2"
 
@@ -111,7 +114,7 @@ def paper_means() -> dict[str, float]:
 
     from paraphrastic.configuration import params
 
-    folder = (HERE.parent / params.load(HERE.parent / "params.yaml")["paper_tables"]).resolve()
+    folder = (REPO / params.load(REPO / "params.yaml")["paper_tables"]).resolve()
     table = pd.read_csv(folder / "wieting2017_table4.csv")
     sets = table[~table["dataset"].str.contains("Average")]
     if len(sets) != 22:
@@ -166,7 +169,7 @@ def changed_settings() -> str:
 
     unset = object()
     run = settings(read_yaml(OFFLINE / "params.yaml"))
-    now = settings(read_yaml(HERE.parent / "params.yaml"))
+    now = settings(read_yaml(REPO / "params.yaml"))
     keys = [*now, *(key for key in run if key not in now)]
     changed = [key for key in keys if run.get(key, unset) != now.get(key, unset)]
     if not changed:
@@ -197,7 +200,7 @@ def default_run_cost() -> str:
     from paraphrastic.configuration.jobs import JobTables
 
     profile = json.loads((RESULTS / "time_profile.json").read_text())
-    config = params.load(HERE.parent / "params.yaml")
+    config = params.load(REPO / "params.yaml")
     default, extended = JobTables.of(dict(config, extended=False)), JobTables.of(dict(config, extended=True))
     added = {"train": set(extended.jobs) - set(default.jobs),
              **{rule: {rule} for rule in ("stanza_models_compared", "parse_compared")}}
@@ -254,7 +257,7 @@ def distill_sweep() -> str:
 
     from paraphrastic.configuration import params
 
-    settings = params.load(HERE.parent / "params.yaml")["word_vectors"]["distilled"]
+    settings = params.load(REPO / "params.yaml")["word_vectors"]["distilled"]
     return sweep.markdown(json.loads((RESULTS / "distill_sweep.json").read_text()), settings)
 
 
@@ -265,7 +268,7 @@ def sentence_distillation_ablation() -> str:
 
     from paraphrastic.configuration import params
 
-    config = params.load(HERE.parent / "params.yaml")["word_vectors"]
+    config = params.load(REPO / "params.yaml")["word_vectors"]
     return ablation.markdown(json.loads((RESULTS / "sentence_distill_ablation.json").read_text()),
                              config["sentence_distilled"], config["tokenizer"])
 
@@ -277,13 +280,13 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "paper profile cost": lambda: (RESULTS / "cluster_plan_compared.md").read_text(),
           "gated sum": lambda: (RESULTS / "gated_sum.md").read_text(),
           "allocator": lambda: (RESULTS / "allocator.md").read_text(),
-          "fidelity effects": lambda: (RESULTS / "fidelity_effects.md").read_text(),
-          "authors code": lambda: (RESULTS / "authors_code.md").read_text(),
-          "authors steps": lambda: (RESULTS / "authors_steps.md").read_text(),
-          "authors steps summary": lambda: (RESULTS / "authors_steps_summary.md").read_text(),
-          "reading": lambda: (RESULTS / "reading.md").read_text(),
-          "end to end": lambda: (RESULTS / "end_to_end.md").read_text(),
-          "fidelity cells": lambda: (RESULTS / "fidelity_cells.md").read_text(),
+          "fidelity effects": lambda: (FIDELITY / "fidelity_effects.md").read_text(),
+          "authors code": lambda: (FIDELITY / "authors_code.md").read_text(),
+          "authors steps": lambda: (FIDELITY / "authors_steps.md").read_text(),
+          "authors steps summary": lambda: (FIDELITY / "authors_steps_summary.md").read_text(),
+          "reading": lambda: (FIDELITY / "reading.md").read_text(),
+          "end to end": lambda: (FIDELITY / "end_to_end.md").read_text(),
+          "fidelity cells": lambda: (FIDELITY / "fidelity_cells.md").read_text(),
           "static tokenizer": lambda: (RESULTS / "static_tokenizer.md").read_text(),
           "throughput": lambda: (RESULTS / "results.md").read_text(),
           "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),
@@ -352,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
             stale.append(f"{reference_pages.STAGE_GRAPH_SVG.relative_to(README.parent)}: not drawn from the current "
                          "stage graph")
         for line in stale:
-            print(f"{line} differs from its results (python benchmarks/readme.py)", file=sys.stderr)
+            print(f"{line} differs from its results (python pages/readme.py)", file=sys.stderr)
         return 1 if stale else 0
     if not stale:
         print("every block is current")

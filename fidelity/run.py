@@ -1,5 +1,5 @@
 """The authors' code on our data, beside ours:
-python benchmarks/authors_code/run.py CHECKOUT [--rows ROW ...] [--runs RUN ...] [--seeds 1 2 3] [--work WORK] [--raw]
+python fidelity/run.py CHECKOUT [--rows ROW ...] [--runs RUN ...] [--seeds 1 2 3] [--work WORK] [--raw]
                                          [--lasagne SOURCE] [--ours JOBS] [--out OUT] [--add] [--table]
 
 CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it). The harness
@@ -17,7 +17,7 @@ CHECKOUT is a local checkout of jwieting/acl2017 (the project never vendors it).
 4. selects, as our pipeline selects, the point with the best STS 2016 mean and reports its 22-set mean, beside
    our own job of the same run and seed where JOBS holds it (its models/RUN/seedK/train.json; default: the
    ``--data`` folder; reading.py's WORK/READING holds its jobs so too), in OUT.{json,md} (default
-   benchmarks/results/authors_code, which docs/fidelity.md shows).
+   fidelity/results/authors_code, which docs/fidelity.md shows).
 
 Their code needs Python 2.7 and a C++ compiler (Theano compiles its kernels); it does not run in CI. What runs
 in CI: convert.py's tests (tests/test_authors_code.py) and the flags and selection below.
@@ -39,14 +39,15 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
+REPO = HERE.parent
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent))  # the repository: the fidelity package
+sys.path.insert(0, str(HERE.parent / "benchmarks"))  # measured.py
 
 from measured import commit, publish  # noqa: E402
 
-from authors_code import convert  # noqa: E402
+from fidelity import convert  # noqa: E402
 from paraphrastic.atomic import write_json  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.jobs import JobTables  # noqa: E402
@@ -324,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lasagne", default=LASAGNE, help="Lasagne to install: a pip source (default: %(default)s)")
     parser.add_argument("--add", action="store_true", help="keep OUT.json's rows of the jobs not run now (more "
                         "runs or seeds for the table without training the others again)")
-    parser.add_argument("--out", type=Path, default=HERE.parent / "results" / "authors_code",
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "authors_code",
                         help="writes OUT.json and OUT.md, the table docs/fidelity.md shows (default: %(default)s)")
     parser.add_argument("--table", action="store_true", help="only write OUT.md again from OUT.json's rows")
     args = parser.parse_args(argv)
