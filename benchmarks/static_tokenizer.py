@@ -126,7 +126,12 @@ def markdown(result: dict) -> str:
                                   for library in LIBRARIES)
                      + f" | {found['largest_difference']:.4f} |")
     made = sorted({found["made_at"] for found in result["tokenizers"].values()})
-    return "\n".join(lines) + (f"\n\nMade at {', '.join(made)}, tabled at {result['commit']} by "
+    found = result["tokenizers"]
+    largest = max(one["largest_difference"] for one in found.values())
+    pick = max(found, key=lambda tokenizer: found[tokenizer]["project"]["selection_pearson"])
+    summary = (f"From the rows: the largest difference between the project's score and a library's as loaded, over "
+               f"the sets, both libraries and every tokenizer, is {largest:.4f}; STS 2016 picks `{pick}`.")
+    return "\n".join(lines) + (f"\n\n{summary}\n\nMade at {', '.join(made)}, tabled at {result['commit']} by "
                                "`benchmarks/static_tokenizer.py`.\n")
 
 

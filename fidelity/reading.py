@@ -1,6 +1,7 @@
 """What the training text's reading costs on Table 4's runs, trained by our code (``data.reading``):
 python fidelity/reading.py [--data data] [--rows ROW ...] [--runs RUN ...] [--seeds 1 2 3]
                                           [--readings ours authors] [--work WORK] [--threads 1] [--table]
+                                          [--rewrite]
 
 For each reading, ``prepare_train`` and ``vocab`` run as the pipeline runs them, with ``data.reading`` set, into
 WORK/READING/ (the evaluation table stays the pipeline's own, DATA/corpus/eval.parquet); then each run of each ROW
@@ -135,10 +136,19 @@ def markdown(result: dict) -> str:
         lines.append(f"| {run} | {len(ours)} | {', '.join(f'{v:.2f}' for v in ours)} | "
                      f"{', '.join(f'{v:.2f}' for v in theirs)} | {_spread(ours)} | {_spread(theirs)} | "
                      f"{statistics.mean(theirs) - statistics.mean(ours):+.2f} |")
+    moved = []
+    for run, jobs in result["runs"].items():
+        ours, theirs = (list(jobs[reading].values()) for reading in READINGS)
+        if len(ours) >= 2 and len(theirs) >= 2:
+            difference = statistics.mean(theirs) - statistics.mean(ours)
+            beyond = abs(difference) > max(statistics.stdev(ours), statistics.stdev(theirs))
+            moved.append(f"{run} {difference:+.2f} ({'beyond' if beyond else 'within'} its seeds' spread)")
     commits = sorted({c for jobs in result.get("trained_at", {}).values() for seeds in jobs.values()
                       for c in seeds.values()}) or [result["commit"]]
-    return "\n".join(lines) + f"\n\nTrained at {', '.join(commits)}, tabled at {result['commit']} by " \
-                               "`fidelity/reading.py`.\n"
+    summary = ("\n\nWhat their reading does to each run, from the rows (authors − ours): " + "; ".join(moved) + "."
+               if moved else "")
+    return "\n".join(lines) + summary + f"\n\nTrained at {', '.join(commits)}, tabled at {result['commit']} by " \
+                                         "`fidelity/reading.py`.\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,7 +165,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads a job (default: %(default)s)")
     parser.add_argument("--table", action="store_true", help="only assemble the table from WORK's jobs")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
+    parser.add_argument("--rewrite", action="store_true", help="only write OUT.md again from OUT.json (no WORK)")
     args = parser.parse_args(argv)
+    if args.rewrite:
+        kept = json.loads(args.out.with_suffix(".json").read_text())
+        publish(args.out, kept, markdown(kept))
+        return 0
     for needed in ("raw/FETCHED.json", "corpus/eval.parquet"):
         if not (args.data / needed).is_file():
             parser.error(f"{args.data / needed}: no such file (run `snakemake --cores 2 data/vocab/vocab.txt` first)")

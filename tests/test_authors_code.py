@@ -284,6 +284,9 @@ def test_the_readings_cost_is_the_difference_of_the_seeds_means_with_each_readin
     table = reading.markdown(result)
     assert "ours 1.75%, authors 4.07%" in table
     assert "| t2-avg-none__x | 2 | 44.00, 45.00 | 45.00, 45.50 | 44.50 ± 0.71 | 45.25 ± 0.35 | +0.75 |" in table
+    # the page's sentence about it, from the rows
+    assert "What their reading does to each run, from the rows (authors − ours): t2-avg-none__x +0.75 (beyond its " \
+        "seeds' spread)." in table
     with pytest.raises(SystemExit, match="seed1/train.json: no finished job"):
         reading.finished("t2-avg-none__x", 1, tmp_path / "authors")
     for reading_name, seeds in (("ours", (1, 4, 5)), ("authors", (1, 4))):  # seed 5 is not finished under both
