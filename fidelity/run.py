@@ -39,12 +39,10 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-if str(REPO / "src") not in sys.path:
-    sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(HERE.parent))  # the repository: the fidelity package
-sys.path.insert(0, str(HERE.parent / "benchmarks"))  # measured.py
+sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts src/, benchmarks/ on the path
+import fidelity  # noqa: E402
 
+REPO = fidelity.REPO
 from measured import commit, publish  # noqa: E402
 
 from fidelity import convert  # noqa: E402

@@ -31,9 +31,10 @@ import numpy as np
 import torch
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # the repository: the fidelity package
-sys.path.insert(0, str(HERE.parent / "benchmarks"))  # measured.py
+sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts src/, benchmarks/ on the path
+import fidelity  # noqa: E402
 
+REPO = fidelity.REPO
 from measured import commit, publish  # noqa: E402
 
 from fidelity import run as harness  # noqa: E402  (puts src/ on the path)

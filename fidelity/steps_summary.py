@@ -17,9 +17,10 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # the repository: the fidelity package
-sys.path.insert(0, str(HERE.parent / "benchmarks"))  # measured.py
+sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts src/, benchmarks/ on the path
+import fidelity  # noqa: E402
 
+REPO = fidelity.REPO
 from measured import publish  # noqa: E402  (puts src/ on the path too)
 
 EPSILON = "uncorrected"  # Adam's ε where Lasagne adds it: the pipeline's default
