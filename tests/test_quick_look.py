@@ -125,3 +125,15 @@ def test_the_scripts_make_the_path_options_typed_absolute_and_leave_targets_alon
     assert out.splitlines() == ["--configfile", "/home/u/a.yaml", "--config", "x=1", "--configfile=/b.yaml", "-n",
                                 "data/report/report.md", "--profile", "slurm", "--profile", "/home/u/../site",
                                 "--configfiles", "/home/u/c.yaml", "/home/u/d.yaml"]
+
+
+def test_the_readmes_sentence_gives_the_first_run_with_its_set_up_beside_the_run_from_an_empty_folder():
+    record = {"seconds": 294.0, "target_s": 300, "cpus": 2, "commit": "abc", "load_at_start": 0.9,
+              "report": {"sections": 18, "sections_marked_tiny": 11}, "rules": {"train": {"jobs": 13, "seconds": 114}}}
+    plain = quick_look.markdown(record)
+    assert plain.startswith("The quick look took **4.9 min** from an empty folder on 2 CPUs")
+    first = quick_look.markdown(record | {"first_run": {"seconds": 705.0, "setup_seconds": 171, "load_at_start": 1}})
+    assert first.startswith("A first quick look, in a new clone, took **11.8 min**, of which the set-up (making "
+                            "`.venv` and installing into it from pip's cache, saying what it installs as it goes) took "
+                            "2.9 min. The quick look took **4.9 min** from an empty folder")
+    assert quick_look.SETUP_DONE.search("setup: torch\nsetup: ready in 171 s\n").group(1) == "171"
