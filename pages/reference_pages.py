@@ -15,6 +15,7 @@ Nothing here is typed twice: a key, a constraint or an option changes in its one
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sys
 from pathlib import Path
@@ -135,10 +136,19 @@ def cli_reference() -> str:
     sys.path.insert(0, str(REPO / "src"))
     from paraphrastic.cli.main import build_parser
 
+    def relative_defaults(parser) -> None:
+        # a default that is a file of this checkout (the schema, the sources manifest) is shown relative to it, so the
+        # page holds no path of the machine it was written on, and wraps alike everywhere
+        for action in parser._actions:
+            if isinstance(action.default, str) and action.default.startswith(str(REPO) + os.sep):
+                action.default = os.path.relpath(action.default, REPO)
+
     parser = build_parser()
+    relative_defaults(parser)
     sections = [("paraphrastic --help", parser.format_help())]
     for action in parser._subparsers._group_actions:  # argparse keeps its subcommands here
         for name, sub in action.choices.items():
+            relative_defaults(sub)
             sections.append((f"paraphrastic {name} --help", sub.format_help()))
     return "".join(f"### `{title}`\n\n```text\n{help_text.rstrip()}\n```\n\n" for title, help_text in sections)
 

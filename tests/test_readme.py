@@ -46,3 +46,9 @@ def test_the_stage_graphs_image_is_drawn_from_the_graph_the_page_lists():
 
     assert reference_pages.drawn_from() == reference_pages.digest_of_edges(), \
         "draw docs/stage_graph.svg again: python pages/readme.py (needs Graphviz's dot)"
+
+
+def test_no_page_holds_a_path_of_the_machine_it_was_written_on():
+    """A generated part (a command's help with a default file) shows the checkout's files relative to it."""
+    for page in readme.PAGES:
+        assert str(REPO) not in page.read_text(), page

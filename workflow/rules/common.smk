@@ -48,7 +48,7 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.bas
 # command is that interpreter whether or not its virtual environment is activated (`.venv/bin/snakemake` typed as it
 # is). Not in the command itself, whose text would then change with the checkout's place and rerun every job
 # (Snakemake's `code` trigger). An environment of --software-deployment-method is activated after this, and wins.
-os.environ["PATH"] = os.pathsep.join(filter(None, [str(Path(sys.executable).parent), os.environ.get("PATH")]))
+os.environ.update(PATH=os.pathsep.join(filter(None, [str(Path(sys.executable).parent), os.environ.get("PATH")])))
 
 # Every job's software, for `--software-deployment-method conda` (and `conda apptainer`): the package's
 # dependencies (pyproject.toml; tests/workflow/test_conventions.py keeps the two in step). Relative to
