@@ -97,10 +97,17 @@ def _verify(data: Path) -> Verified:
     return result
 
 
+WILDCARD = re.compile(r"\{[^}]+\}")  # a stage graph path's {wildcard}: one name in the data folder
+
+
+def _pattern_text(path: str) -> str:
+    """A stage graph path (``data/...``, with ``{wildcards}``) as the regex of paths relative to the data folder."""
+    return "[^/]+".join(map(re.escape, WILDCARD.split(path.removeprefix("data/"))))
+
+
+@cache
 def _pattern(path: str) -> re.Pattern:
-    """A stage graph path (``data/...``, with ``{wildcards}``) as a pattern of paths relative to the data folder."""
-    parts = re.split(r"\{[^}]+\}", path.removeprefix("data/"))
-    return re.compile("[^/]+".join(map(re.escape, parts)))
+    return re.compile(_pattern_text(path))
 
 
 def writer_of(relative: str) -> str | None:
@@ -158,7 +165,7 @@ def _present(data: Path, path: str):
             yield relative
         return
     pattern = _pattern(path)
-    for found in data.glob(re.sub(r"\{[^}]+\}", "*", relative)):
+    for found in data.glob(WILDCARD.sub("*", relative)):
         if pattern.fullmatch(found.relative_to(data).as_posix()):
             yield found.relative_to(data).as_posix()
 
@@ -166,13 +173,8 @@ def _present(data: Path, path: str):
 @cache
 def _result_paths() -> re.Pattern:
     """Where the stage graph puts a recorded JSON result, relative to the data folder (a wildcard is one name)."""
-    patterns = []
-    for stage in STAGES.values():
-        for out in stage.outs.values():
-            if out.path.endswith(".json") and out.recorded:
-                parts = re.split(r"\{[^}]+\}", out.path.removeprefix("data/"))
-                patterns.append("[^/]+".join(map(re.escape, parts)))
-    return re.compile("|".join(patterns))
+    return re.compile("|".join(_pattern_text(out.path) for stage in STAGES.values() for out in stage.outs.values()
+                               if out.path.endswith(".json") and out.recorded))
 
 
 def is_result_path(relative: Path) -> bool:
