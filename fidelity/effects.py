@@ -27,6 +27,8 @@ import fidelity  # noqa: E402
 REPO = fidelity.REPO
 from measured import commit, publish  # noqa: E402
 
+from fidelity.run import spread  # noqa: E402
+
 RESULTS = HERE / "results" / "fidelity_effects"
 ABSENT = "(trained before the setting)"
 
@@ -70,11 +72,6 @@ def compared(detail: str, before: dict, after: dict, seeds: list[int], trained: 
                      "difference": statistics.mean(b["transfer_pearson"]) - statistics.mean(a["transfer_pearson"])})
     return {"detail": detail, "seeds": seeds, "commit": commit(), "rows": rows,
             "trained": {run: dict(trained or {}) for run in before}}
-
-
-def spread(values: list[float]) -> str:
-    sd = f" ± {statistics.stdev(values):.2f}" if len(values) > 1 else ""
-    return f"{statistics.mean(values):.2f}{sd}"
 
 
 def as_yaml(value) -> str:

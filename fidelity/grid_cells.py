@@ -46,7 +46,7 @@ from measured import commit, publish  # noqa: E402
 
 from fidelity import convert  # noqa: E402
 from fidelity.reading import prepare, train_job  # noqa: E402
-from fidelity.run import LASAGNE, agreement, compared_seeds, install, selected, train_theirs  # noqa: E402
+from fidelity.run import LASAGNE, agreement, compared_seeds, install, selected, spread, train_theirs  # noqa: E402
 from paraphrastic.configuration import grids  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.settings import experiment  # noqa: E402
@@ -197,15 +197,8 @@ def _axes(row: dict) -> str:
                       f"scrambling {row['scramble']:g}"])
 
 
-def _spread(side: dict) -> str:
-    values = [v["transfer_pearson"] for v in side.values()]
-    if not values:
-        return "–"
-    if len(values) == 1:
-        return f"{values[0]:.2f}"
-    mean = sum(values) / len(values)
-    sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
-    return f"{mean:.2f} ± {sd:.2f}"
+def _seeds(side: dict) -> str:
+    return spread([v["transfer_pearson"] for v in side.values()])
 
 
 def markdown(result: dict) -> str:
@@ -222,7 +215,7 @@ def markdown(result: dict) -> str:
                     if "difference" in row else "– | – | – |")
         lines.append(f"| {row['run']} | {row['model']} | {row['lambda_c']:g} | "
                      f"{row['input_dropout'].replace('_', ' ')} | {row['scramble']:g} | {len(row['theirs_seeds'])} / "
-                     f"{len(row['ours_seeds'])} | {_spread(row['theirs_seeds'])} | {_spread(row['ours_seeds'])} | "
+                     f"{len(row['ours_seeds'])} | {_seeds(row['theirs_seeds'])} | {_seeds(row['ours_seeds'])} | "
                      + compared)
     commits = {side: sorted({v["commit"] or "unrecorded" for row in result["rows"]
                              for v in row[f"{side}_seeds"].values()}) for side in SIDES}

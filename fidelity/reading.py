@@ -34,7 +34,7 @@ import fidelity  # noqa: E402
 REPO = fidelity.REPO
 from measured import commit, publish  # noqa: E402
 
-from fidelity.run import table4_rows  # noqa: E402
+from fidelity.run import spread, table4_rows  # noqa: E402
 from paraphrastic.atomic import write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.data.tokens import READINGS  # noqa: E402
@@ -113,12 +113,6 @@ def finished(run: str, seed: int, out: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def _spread(values: list[float]) -> str:
-    if len(values) == 1:
-        return f"{values[0]:.2f}"
-    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
-
-
 def markdown(result: dict) -> str:
     """A row per run: each reading's 22-set means per seed, mean ± sd, the difference of the means."""
     readings = result["readings"]
@@ -132,7 +126,7 @@ def markdown(result: dict) -> str:
     for run, jobs in result["runs"].items():
         ours, theirs = (list(jobs[reading].values()) for reading in READINGS)
         lines.append(f"| {run} | {len(ours)} | {', '.join(f'{v:.2f}' for v in ours)} | "
-                     f"{', '.join(f'{v:.2f}' for v in theirs)} | {_spread(ours)} | {_spread(theirs)} | "
+                     f"{', '.join(f'{v:.2f}' for v in theirs)} | {spread(ours)} | {spread(theirs)} | "
                      f"{statistics.mean(theirs) - statistics.mean(ours):+.2f} |")
     moved = []
     for run, jobs in result["runs"].items():

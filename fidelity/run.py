@@ -252,6 +252,14 @@ def compared_seeds(theirs: list[float], ours: list[float]) -> dict:
             "t": difference / error if error else math.copysign(math.inf, difference)}
 
 
+def spread(values: list[float]) -> str:
+    """Seeds' scores as a table shows them: the one score, or mean ± sample sd; "–" for none."""
+    if not values:
+        return "–"
+    sd = f" ± {statistics.stdev(values):.2f}" if len(values) > 1 else ""
+    return f"{statistics.mean(values):.2f}{sd}"
+
+
 def agreement(compared: list[dict], what: str) -> str:
     """One sentence, written from compared_seeds' results (each with its ``run``), for the pages to state instead of
     a claim written by hand: how many of ``what`` lie within the seeds' spread, and which lie outside it."""
