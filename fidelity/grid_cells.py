@@ -47,6 +47,7 @@ from measured import commit, publish  # noqa: E402
 from fidelity import convert  # noqa: E402
 from fidelity.reading import prepare, train_job  # noqa: E402
 from fidelity.run import LASAGNE, agreement, compared_seeds, install, selected, spread, train_theirs  # noqa: E402
+from paraphrastic.atomic import write_json  # noqa: E402
 from paraphrastic.configuration import grids  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.settings import experiment  # noqa: E402
@@ -282,7 +283,6 @@ def main(argv: list[str] | None = None) -> int:
                                            config["evaluation"]["selection"], digest)
                     kept = json.loads(points.read_text())
                     if "commit" not in kept:  # the code of ours the run was compared with when it was measured
-                        from paraphrastic.atomic import write_json
                         write_json(points, {**kept, "commit": commit()})
                     print(f"theirs {run} seed {seed}: 22 sets "
                           f"{selected(history, settings.evaluate_every)['transfer_pearson']:.2f}", flush=True)
