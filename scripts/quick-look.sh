@@ -75,3 +75,4 @@ for arg in "$@"; do  # a plan (-n, -np, --dry-run) writes no report
   case "$arg" in -n | -n? | -?n | --dry-run | --dryrun) exit 0 ;; esac
 done
 echo "report: $folder/data/report/report.md (and report.html); its metrics: cd $folder && dvc metrics show data/report/metrics.json"
+echo "training curves: cd $folder && dvc plots show data/models/*/seed*/history.csv -x epoch -y selection_pearson"

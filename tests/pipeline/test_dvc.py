@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -164,10 +165,12 @@ def test_committed_dvc_lock_matches_the_commit_for_every_stage_it_records(tmp_pa
                 assert made[out["path"]] == out["md5"], f"{name}: {out['path']} is written otherwise now; {why}"
 
 
-def test_a_fresh_clone_shows_only_missing_data_as_stale_and_dvc_repro_dry_force_lists_the_whole_plan(tmp_path):
+def test_a_fresh_clone_shows_only_missing_data_as_stale_and_dvc_as_the_readme_types_it_works(tmp_path):
     """What docs/reproducibility.md ("On a fresh clone") tells an auditor, on a clone of this commit: `dvc status`
     lists no recorded stage as changed but for data a clone lacks, and a stage never recorded only through data it
-    lacks or the committed files it reads; `dvc repro --dry --force` runs nothing and names every stage."""
+    lacks or the committed files it reads; `dvc repro --dry --force` runs nothing and names every stage. And the
+    README's other DVC commands as typed: `dvc dag static_model` fits a screen, and in the quick look's folder the
+    metrics and plots commands read that folder's files and leave nothing git would show."""
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, capture_output=True, timeout=120)
 
@@ -197,3 +200,28 @@ def test_a_fresh_clone_shows_only_missing_data_as_stale_and_dvc_repro_dry_force_
     plan = dvc("repro", "--dry", "--force")
     assert set(re.findall(r"^Running stage '([^']+)'", plan, re.M)) == set(status), plan[-3000:]
     assert not (clone / "data").exists() or not any((clone / "data").rglob("*.parquet"))  # a dry run writes nothing
+
+    dag = dvc("dag", "static_model")
+    assert "static_model" in dag and len(dag.splitlines()) <= 60, dag[-3000:]
+
+    # the quick look's folder (scripts/quick-look.sh: quick/, the tiny config's run) holding a report and a history
+    quick = clone / "quick"
+    (quick / "data" / "report").mkdir(parents=True)
+    metrics = json.loads((REPO / "docs" / "offline" / "metrics.json").read_text())
+    (quick / "data" / "report" / "metrics.json").write_text(json.dumps(metrics))
+    (quick / "data" / "models" / "t1-avg-ppdb" / "seed1").mkdir(parents=True)
+    (quick / "data" / "models" / "t1-avg-ppdb" / "seed1" / "history.csv").write_text(
+        "epoch,loss,selection_pearson,transfer_pearson\n1,0.31,61.25,55.5\n2,0.27,63.75,56.5\n")
+    typed = re.findall(r"`(dvc (?:metrics|plots) show data/[^`]+)`", (clone / "README.md").read_text())
+    assert [c.split()[1] for c in typed] == ["metrics", "plots"], typed
+    shown = {}
+    for command in typed:
+        proc = subprocess.run(["bash", "-c", command], cwd=quick, capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+        shown[command.split()[1]] = proc.stdout + proc.stderr
+        assert proc.returncode == 0 and "failed" not in shown[command.split()[1]], (command, proc.stderr[-3000:])
+    assert "data/report/metrics.json" in shown["metrics"], shown["metrics"][-3000:]
+    page = (quick / "dvc_plots" / "index.html").read_text()
+    assert "63.75" in page, page[:2000]
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True,
+                          check=True).stdout == ""
