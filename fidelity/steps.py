@@ -5,13 +5,13 @@ Where a run's results differ from theirs by more than the seeds' spread (run.py'
 training step differs. Both sides start from our model's initial weights for RUN's first seed; for each of
 ``--steps`` batches of ``--batch-size`` pairs drawn from RUN's training set (``--data``'s tables, so a reading's
 folder of reading.py compares on that reading) and scrambled as RUN scrambles, each of the four stochastic passes
-(the pairs' two sides and their negatives) gets the same dropout or word-dropout mask per sentence, and each
-side chooses its negatives on its own pass without dropout, computes its loss and gradients, and takes its Adam
-step; ours twice, with Adam's ε where Lasagne adds it and where torch adds it. Written to OUT.{json,md}: per step,
-the loss beside theirs and how many negatives differ from theirs; the first step's gradients; the weights after
-1, 5 and the last step. What ours computes differently shows in the first step's gradients; what only adds up
-(Adam's ε, rounding) grows with the steps; a negative that rounding chooses differently (a near-tie) moves the
-loss at that step and the weights after it.
+(the pairs' two sides and their negatives) gets the same dropout or word-dropout mask per sentence, and each side
+chooses its negatives on its own pass without dropout, computes its loss and the gradients of the loss plus λ_c's
+and λ_w's penalties, and takes its Adam step; ours twice, with Adam's ε where Lasagne adds it and where torch adds
+it. Written to OUT.{json,md}: per step, the loss beside theirs and how many negatives differ from theirs; the first
+step's gradients; the weights after 1, 5 and the last step. What ours computes differently shows in the first step's
+gradients; what only adds up (Adam's ε, rounding) grows with the steps; a negative that rounding chooses differently
+(a near-tie) moves the loss at that step and the weights after it.
 
 Runs their models.py under their Python 2.7 through steps_theirs.py, in the environment run.py installs
 (WORK/py2-site); it does not run in CI.
@@ -45,6 +45,7 @@ from paraphrastic.data.batching import pad  # noqa: E402
 from paraphrastic.data.corpus import read_table  # noqa: E402
 from paraphrastic.data.vocab import Vocabulary, load_matrix  # noqa: E402
 from paraphrastic.losses.margin import choose_negatives  # noqa: E402
+from paraphrastic.losses.regularization import regularization, with_penalty  # noqa: E402
 from paraphrastic.models.encoders import build_model  # noqa: E402
 from paraphrastic.training.epochs import ADAM_EPSILONS, adam, seed_everything  # noqa: E402
 from paraphrastic.training.transfer import margin_loss_deterministic_negatives  # noqa: E402
@@ -148,13 +149,15 @@ def our_steps(settings, model: torch.nn.Module, batches: list, given: dict, thei
             queue[:] = [torch.cat([masks["g1"], masks["g2"]]), torch.cat([masks["p1"], masks["p2"]])]
             chosen: list = []
             with mock.patch("paraphrastic.training.transfer.choose_negatives", new=recording(chosen)):
-                loss = margin_loss_deterministic_negatives(model, tokens, mask, settings.margin,
-                                                           sampling=settings.sampling)
+                objective = margin_loss_deterministic_negatives(model, tokens, mask, settings.margin,
+                                                                sampling=settings.sampling)
+            # the step descends the objective plus λ_c's and λ_w's penalties, as training's and their cost does
+            penalty = regularization(model, settings.penalty(settings.lambda_c), settings.penalty(settings.lambda_w))
             optimizer.zero_grad()
-            loss.backward()
+            with_penalty(objective, penalty).backward()
             differ, gap = negative_differences(tokens, chosen, theirs[f"negatives.{step}.p1"],
                                                theirs[f"negatives.{step}.p2"])
-            row = {"step": step, "loss": loss.item(), "theirs_loss": float(theirs[f"loss.{step}"]),
+            row = {"step": step, "loss": objective.item(), "theirs_loss": float(theirs[f"loss.{step}"]),
                    "negatives_differ": differ, "cosine_gap": gap}
             if step in grad_steps:
                 grads = lasagne_names(model, gradients=True)
@@ -206,7 +209,8 @@ def markdown(run: str, settings, batch_size: int, compared: dict[str, dict], mov
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path, help="a checkout of jwieting/acl2017 (holds main/models.py)")
-    parser.add_argument("--run", required=True, help="a transfer run of params.yaml (avg, LSTMavg or GRAN-1)")
+    parser.add_argument("--run", required=True, help="a transfer run of params.yaml or a cell of grid_cells.py "
+                        "(avg, LSTMavg or GRAN-1)")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
@@ -216,7 +220,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="writes OUT.json and OUT.md, the table docs/fidelity.md shows (default: %(default)s)")
     args = parser.parse_args(argv)
     config = cfg.load(harness.REPO / "params.yaml")
-    settings = experiment(config, args.run, JobTables.of(config).runs)
+    runs = JobTables.of(config).runs
+    if args.run not in runs:  # a cell of grid_cells.py that the thinned grids do not train
+        from fidelity.grid_cells import base_rows, cells
+        runs = cells(config, list(base_rows(config)))[0]
+    settings = experiment(config, args.run, runs)
     harness.install(args.work, args.lasagne)
 
     vocab_dir = args.data / ("distilled" if settings.word_vectors == "distilled" else "vocab")
