@@ -117,14 +117,31 @@ def test_a_configfile_typed_relative_to_where_the_command_runs_is_read_from_ther
     assert missing.returncode == 2 and f"--configfile {typed / 'nope.yaml'}: no such file" in missing.stderr
 
 
-def test_the_scripts_make_the_path_options_typed_absolute_and_leave_targets_alone():
-    script = (". scripts/typed-paths.sh; typed_paths /home/u --configfile a.yaml --config x=1 --configfile=/b.yaml -n "
-              "data/report/report.md --profile slurm --profile ../site --configfiles c.yaml d.yaml; "
-              'printf "%s\\n" "${TYPED[@]}"')
+def test_the_scripts_make_the_path_options_typed_absolute_and_leave_targets_alone(tmp_path):
+    for name in ("a.yaml", "b.yaml", "c.yaml", "d.yaml"):
+        (tmp_path / name).write_text("seeds: 1\n")
+    script = (f". scripts/typed-paths.sh; typed_paths {tmp_path} --configfile a.yaml --config x=1 "
+              f"--configfile={tmp_path}/b.yaml -n data/report/report.md --profile slurm --profile ../site "
+              '--configfiles c.yaml d.yaml; printf "%s\\n" "${TYPED[@]}"')
     out = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["--configfile", "/home/u/a.yaml", "--config", "x=1", "--configfile=/b.yaml", "-n",
-                                "data/report/report.md", "--profile", "slurm", "--profile", "/home/u/../site",
-                                "--configfiles", "/home/u/c.yaml", "/home/u/d.yaml"]
+    assert out.splitlines() == ["--configfile", f"{tmp_path}/a.yaml", "--config", "x=1",
+                                f"--configfile={tmp_path}/b.yaml", "-n", "data/report/report.md", "--profile", "slurm",
+                                "--profile", f"{tmp_path}/../site", "--configfiles", f"{tmp_path}/c.yaml",
+                                f"{tmp_path}/d.yaml"]
+
+
+@pytest.mark.parametrize("typed", [["--configfile", "params.tset.yaml"], ["--configfile=params.tset.yaml"],
+                                   ["--configfiles", "a.yaml", "params.tset.yaml"]])
+def test_a_mistyped_configfile_is_named_in_one_line_before_anything_runs(tmp_path, typed):
+    """Snakemake 9 reads a --configfile before the workflow's code runs, and a missing one ends in a traceback; the
+    scripts that run it name the file in one line first, before the environment's set-up."""
+    (tmp_path / "a.yaml").write_text("seeds: 1\n")
+    for script in ("reproduce.sh", "quick-look.sh"):
+        done = subprocess.run(["bash", str(REPO / "scripts" / script), "-n", *typed], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60, env=dict(os.environ, QUICK_LOOK_DIR=str(tmp_path / "quick")))
+        assert done.returncode == 2, (script, done.stdout[-2000:], done.stderr[-2000:])
+        assert done.stderr == f"error: --configfile {tmp_path / 'params.tset.yaml'}: no such file\n", script
+        assert "setup:" not in done.stdout + done.stderr and not (tmp_path / "quick").exists()
 
 
 def test_the_readmes_sentence_gives_the_first_run_with_its_set_up_beside_the_run_from_an_empty_folder():
