@@ -1,12 +1,13 @@
 """steps.py's comparisons of several runs and readings, one row each:
-python fidelity/steps_summary.py STEPS.json ... [--out OUT]
+python fidelity/steps_summary.py STEPS.json ... [--out OUT] [--add]
 
 Each STEPS.json is a result of steps.py (their model and ours on the same batches, weights and masks). Per run and
 reading, with Adam's ε as Lasagne places it (params.yaml's default, ``train.adam_epsilon: uncorrected``): the
 largest difference of a step's loss from theirs, the steps where ours chose another negative than theirs for some
 sentence, the first step's gradients (largest difference, relative to the larger side) and the weights after the
 last step (largest difference, beside the most their steps moved a weight). Writes OUT.{json,md} (default
-fidelity/results/authors_steps_summary), which docs/fidelity.md shows (pages/readme.py).
+fidelity/results/authors_steps_summary), which docs/fidelity.md shows (pages/readme.py). With ``--add``, the rows
+OUT.json holds stay, but for a run and reading given again.
 """
 
 from __future__ import annotations
@@ -58,11 +59,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("results", nargs="+", type=Path, help="steps.py's OUT.json files")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "authors_steps_summary",
                         help="writes OUT.json and OUT.md (default: %(default)s)")
+    parser.add_argument("--add", action="store_true", help="keep OUT.json's rows but for the runs and readings given")
     args = parser.parse_args(argv)
     missing = [str(p) for p in args.results if not p.is_file()]
     if missing:
         parser.error(f"no such file: {', '.join(missing)}")
     rows = [row(json.loads(path.read_text())) for path in args.results]
+    kept = args.out.with_suffix(".json")
+    if args.add and kept.is_file():
+        given = {(r["run"], r["reading"]) for r in rows}
+        rows = [r for r in json.loads(kept.read_text()) if (r["run"], r["reading"]) not in given] + rows
     publish(args.out, rows, markdown(rows))
     return 0
 
