@@ -17,7 +17,9 @@ vector file itself, as they ran it (run.py ``--raw``), into WORK/points; ours on
 ``data.reading`` makes (prepare_train and vocab into WORK/ours, as reading.py prepares a reading) into
 WORK/ours/models. Both select on STS 2016 as the pipeline does. A job found finished is not trained again (ours
 resumes a killed job from its checkpoint; theirs restarts it), so the sides can run in two processes (``--sides``),
-over several sessions, and the table be assembled at any point (``--table``) from what WORK holds. Seeds of theirs
+over several sessions, and the table be assembled at any point (``--table``) from what WORK holds. A job of theirs
+is claimed while it trains (WORK/claims), so several processes of ``--sides theirs``, one a core, share the cells
+without training a job twice. Seeds of theirs
 measured before by run.py --raw (``--theirs``, default fidelity/results/authors_code_raw.json) for a cell's run
 count too, with the commit they were measured at.
 
@@ -33,6 +35,7 @@ import argparse
 import dataclasses
 import itertools
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -139,6 +142,35 @@ def earlier_theirs(path: Path | None, wanted: set[str]) -> dict[str, dict[int, d
                 "transfer_pearson": row["theirs"]["transfer_pearson"],
                 "commit": row.get("commit", result.get("commit"))}
     return found
+
+
+def claim(work: Path, run: str, seed: int) -> Path | None:
+    """WORK/claims/RUN.seedK.pid, made for this process; None where another process that is alive holds it. A
+    claim whose process has ended (killed, or its machine restarted) is taken over."""
+    path = work / "claims" / f"{run}.seed{seed}.pid"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            holder = path.read_text().strip()
+            if not holder.isdigit() or _alive(int(holder)):  # empty: its maker is writing its pid
+                return None
+            path.unlink(missing_ok=True)
+            continue
+        with os.fdopen(fd, "w") as out:
+            out.write(f"{os.getpid()}\n")
+        return path
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def theirs_found(work: Path, run: str, selection_every: str) -> dict[int, dict]:
@@ -277,13 +309,15 @@ def main(argv: list[str] | None = None) -> int:
         for run in todo:
             for seed in args.seeds:
                 settings = dataclasses.replace(experiment(config, run, runs), seed=seed)
-                if "theirs" in args.sides and seed not in earlier.get(run, {}):
+                held = claim(work, run, seed) if "theirs" in args.sides and seed not in earlier.get(run, {}) else None
+                if held is not None:
                     points = work / "points" / f"{run}.seed{seed}.json"
                     history = train_theirs(work, settings, seed, record["vectors"]["dim"], sets,
                                            config["evaluation"]["selection"], digest)
                     kept = json.loads(points.read_text())
                     if "commit" not in kept:  # the code of ours the run was compared with when it was measured
                         write_json(points, {**kept, "commit": commit()})
+                    held.unlink()
                     print(f"theirs {run} seed {seed}: 22 sets "
                           f"{selected(history, settings.evaluate_every)['transfer_pearson']:.2f}", flush=True)
                 if "ours" in args.sides:

@@ -8,7 +8,9 @@ names our weights as their Lasagne layers name theirs, and finds where our negat
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -428,6 +430,21 @@ def test_the_cells_are_each_thinned_axis_off_and_at_its_kept_value_and_a_grid_ru
     assert sum(run.startswith("cells-lstmavg__") for run in models) == 12 - 3
     with pytest.raises(SystemExit, match="keeps no single value"):
         grid_cells.cell_settings({**config, "grid_thinning": {"offline": {**kept, "scramble": [0.25, 0.5]}}}, "gran")
+
+
+def test_a_job_of_theirs_is_trained_by_one_process_and_a_dead_processs_claim_is_taken_over(tmp_path):
+    """grid_cells.claim: several `--sides theirs` processes share the cells; a job another live process holds is
+    skipped, one whose process has ended (killed) is claimed again."""
+    first = grid_cells.claim(tmp_path, "cells-gran__x", 1)
+    assert first is not None and first.read_text() == f"{os.getpid()}\n"
+    assert grid_cells.claim(tmp_path, "cells-gran__x", 1) is None  # held by a live process (this one)
+    assert grid_cells.claim(tmp_path, "cells-gran__x", 2) is not None  # another job
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    first.write_text(f"{ended}\n")  # the holder was killed
+    assert grid_cells.claim(tmp_path, "cells-gran__x", 1) == first and first.read_text() == f"{os.getpid()}\n"
+    first.write_text("")  # its maker has not written its pid yet
+    assert grid_cells.claim(tmp_path, "cells-gran__x", 1) is None
 
 
 def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which_lie_outside(tmp_path):
