@@ -19,9 +19,8 @@ WORK/ours/models. Both select on STS 2016 as the pipeline does. A job found fini
 resumes a killed job from its checkpoint; theirs restarts it), so the sides can run in two processes (``--sides``),
 over several sessions, and the table be assembled at any point (``--table``) from what WORK holds. A job of theirs
 is claimed while it trains (WORK/claims), so several processes of ``--sides theirs``, one a core, share the cells
-without training a job twice. Seeds of theirs
-measured before by run.py --raw (``--theirs``, default fidelity/results/authors_code_raw.json) for a cell's run
-count too, with the commit they were measured at.
+without training a job twice. Seeds of theirs measured before by run.py --raw (``--theirs``, default
+fidelity/results/authors_code_raw.json) for a cell's run count too, with the commit they were measured at.
 
 The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
 lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Writes
