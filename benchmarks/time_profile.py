@@ -1,15 +1,16 @@
 """Where a pipeline run's wall time goes, per rule and per phase of a job: python benchmarks/time_profile.py [RUN]
 
-Reads what a Snakemake run of the pipeline leaves in its working directory RUN (default: this checkout):
-every job's benchmark file (logs/benchmarks/<rule>/<job>.tsv: wall seconds and peak memory) and the phases
-each job's command prints to its log (logs/<rule>/<job>.log, src/paraphrastic/phases.py: start-up, loading,
-training, evaluation, writing, other). The run's span comes from Snakemake's log of the invocation that
-ran the jobs (.snakemake/log/). Prints a table, one row a rule, heaviest first, and writes
-it with its numbers to --out (default benchmarks/results/time_profile.md and .json). A rule's job seconds are
-summed over its jobs; with several jobs at once they add up to more than the run's wall time, and the share
-column says which part of all job time each rule is. A job started in more than one invocation counts its last
-attempt only (the table says how many). A job whose log has no phase line (a failed attempt, or
-a log of older code) counts in its rule's seconds but not in the phase columns.
+Reads what a Snakemake run of the pipeline leaves in its working directory RUN (default: this checkout): every job's
+benchmark file (logs/benchmarks/<rule>/<job>.tsv: wall seconds and peak memory) and the phases each job's command
+prints to its log (logs/<rule>/<job>.log, src/paraphrastic/phases.py: start-up, loading, training, evaluation,
+writing, other). The run's span comes from Snakemake's log of the invocation that ran the jobs (.snakemake/log/),
+and so does the critical path: the longest chain of jobs each needing a file the one before wrote (the jobs' blocks
+there give their inputs and outputs). Prints a table, one row a rule, heaviest first, and writes it with its numbers
+to --out (default benchmarks/results/time_profile.md and .json). A rule's job seconds are summed over its jobs; with
+several jobs at once they add up to more than the run's wall time, and the share column says which part of all job
+time each rule is. A job started in more than one invocation counts its last attempt only (the table says how many).
+A job whose log has no phase line (a failed attempt, or a log of older code) counts in its rule's seconds but not in
+the phase columns.
 """
 
 from __future__ import annotations
@@ -99,6 +100,64 @@ def restarted(logs: list[tuple[str, list[str]]]) -> list[str]:
     return sorted(name for name, count in started.items() if count > 1)
 
 
+JOB_BLOCK = re.compile(r"(?:local)?rule (\S+):")
+
+
+def job_blocks(lines: list[str]):
+    """The job blocks of a Snakemake log, as {key: value} (``rule``, ``input``, ``output``, ``benchmark``, ...): a
+    ``rule NAME:`` line and the indented ``key: value`` lines under it."""
+    block: dict | None = None
+    for line in lines:
+        start = JOB_BLOCK.fullmatch(line.strip())
+        if start:
+            if block:
+                yield block
+            block = {"rule": start.group(1)}
+        elif block is not None and line.startswith("    ") and ": " in line:
+            key, _, value = line.strip().partition(": ")
+            block[key] = value
+        elif block is not None:
+            yield block
+            block = None
+    if block:
+        yield block
+
+
+def critical_path(found: list[dict], logs: list[tuple[str, list[str]]]) -> dict | None:
+    """The longest chain of jobs each of which needed a file the one before wrote, by the jobs' seconds: what the run
+    takes however many cores it has. The jobs' inputs and outputs come from their blocks in Snakemake's logs (the
+    last block of each); an input that is a folder waits for every job that wrote a file inside it. None where the
+    logs hold no job block (a run Snakemake did not log)."""
+    seconds = {f"logs/benchmarks/{job['rule']}/{job['job']}.tsv": job["seconds"] for job in found}
+    blocks = {block["benchmark"]: block for _, lines in logs for block in job_blocks(lines)
+              if block.get("benchmark") in seconds}
+    if not blocks:
+        return None
+    writer = {path: name for name, block in blocks.items() for path in block.get("output", "").split(", ") if path}
+
+    def needs(name: str) -> set[str]:
+        found_ = set()
+        for path in filter(None, blocks[name].get("input", "").split(", ")):
+            if path in writer:
+                found_.add(writer[path])
+            else:
+                inside = path.rstrip("/") + "/"
+                found_ |= {job for out, job in writer.items() if out.startswith(inside)}
+        return found_ - {name}
+
+    longest: dict[str, tuple[float, list[str]]] = {}
+
+    def chain(name: str) -> tuple[float, list[str]]:
+        if name not in longest:
+            before = max((chain(job) for job in needs(name)), default=(0.0, []), key=lambda c: c[0])
+            longest[name] = (before[0] + seconds[name], [*before[1], name])
+        return longest[name]
+
+    total, jobs_ = max((chain(name) for name in blocks), key=lambda c: c[0])
+    return {"seconds": total, "jobs": [{"job": name.removeprefix("logs/benchmarks/").removesuffix(".tsv"),
+                                        "seconds": seconds[name]} for name in jobs_]}
+
+
 def invocations(logs: list[tuple[str, list[str]]]) -> list[dict]:
     """Each Snakemake invocation (``logs``: :func:`snakemake_logs`) that finished jobs: how many, and its span from
     the first to the last time stamp of its log (dry runs and `--touch` finish none)."""
@@ -145,7 +204,7 @@ def profile(found: list[dict]) -> list[dict]:
 
 
 def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int = 0, cores: int = 2,
-             restarts: int = 0) -> str:
+             restarts: int = 0, critical: dict | None = None) -> str:
     def phase_cell(row: dict, name: str) -> str:
         if not row["phases"]:
             return "—"
@@ -181,6 +240,11 @@ def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int =
                   "with every core busy. A job's seconds also hold any time it stood stopped or waited for a core; "
                   f"its CPU seconds do not, and theirs over the {cores} cores come to {cpu_seconds / cores:,.0f} s "
                   f"({cpu_seconds / cores / 3600:.1f} h).", ""]
+    if critical:
+        steps = " → ".join(f"{job['job']} ({job['seconds']:,.0f} s)" for job in critical["jobs"])
+        lines += [f"The critical path, the longest chain of jobs each needing a file the one before wrote: "
+                  f"{critical['seconds']:,.0f} s ({critical['seconds'] / 60:.1f} min), {steps}. However many cores "
+                  "it has, the run takes at least that long.", ""]
     if restarts:
         lines += [f"{restarts} job(s) were started in more than one invocation; Snakemake rewrites a job's benchmark "
                   "file at each start, so their seconds here are the last attempt's only: a job resumed from its "
@@ -204,10 +268,11 @@ def main(argv: list[str] | None = None) -> int:
     ran = invocations(logs)
     rows, wall = profile(found), span(ran, found)
     again = restarted(logs)
+    critical = critical_path(found, logs)
     text = markdown(rows, wall, args.label, resumed=len(ran) if wall is None else 0, cores=args.cores,
-                    restarts=len(again))
+                    restarts=len(again), critical=critical)
     publish(args.out, {"label": args.label, "wall_seconds": wall, "cores": args.cores, "invocations": ran,
-                       "restarted": again, "rules": rows, "jobs": found}, text)
+                       "restarted": again, "critical_path": critical, "rules": rows, "jobs": found}, text)
     return 0
 
 

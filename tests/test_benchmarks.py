@@ -160,6 +160,36 @@ def test_time_profile_sums_each_rules_jobs_and_phases(tmp_path):
     assert "1 job(s) were started in more than one invocation" in (tmp_path / "profile.md").read_text()
 
 
+def test_time_profile_names_the_critical_path_from_snakemakes_own_log(tmp_path, monkeypatch):
+    """A real Snakemake run of a diamond (fetch -> slow and quick -> report): the critical path goes through the
+    slower branch; an input that is a folder waits for the jobs that wrote inside it (time_profile.critical_path)."""
+    rules = {"fetch": ([], ["raw/a", "raw/b"], 1), "slow": (["raw/a"], ["out/slow"], 2),
+             "quick": (["raw/b"], ["out/quick"], 0), "report": (["out/slow", "out/quick"], ["report.md"], 0)}
+    text = 'rule all:\n    input: "report.md"\n'
+    for rule, (inputs, outputs, sleep) in rules.items():
+        text += (f"rule {rule}:\n" + (f"    input: {', '.join(map(repr, inputs))}\n" if inputs else "")
+                 + f"    output: {', '.join(map(repr, outputs))}\n"
+                 + f"    benchmark: 'logs/benchmarks/{rule}/job.tsv'\n"
+                 + f"    shell: 'sleep {sleep}; mkdir -p raw out; touch {' '.join(outputs)}'\n")
+    (tmp_path / "Snakefile").write_text(text)
+    subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1"], cwd=tmp_path, check=True, capture_output=True,
+                   timeout=300)
+    subprocess.run([sys.executable, "benchmarks/time_profile.py", str(tmp_path), "--out", str(tmp_path / "profile")],
+                   cwd=REPO, check=True, capture_output=True)
+    critical = json.loads((tmp_path / "profile.json").read_text())["critical_path"]
+    assert [job["job"] for job in critical["jobs"]] == ["fetch/job", "slow/job", "report/job"], critical
+    assert critical["seconds"] >= 3 and "The critical path" in (tmp_path / "profile.md").read_text()
+    # an input that is a folder: the jobs that wrote inside it
+    found = [{"rule": rule, "job": "job", "seconds": seconds} for rule, seconds in (("a", 5), ("b", 1), ("c", 2))]
+    log = ["rule a:", "    output: out/x/model.pt", "    benchmark: logs/benchmarks/a/job.tsv",
+           "rule b:", "    output: out/y/model.pt", "    benchmark: logs/benchmarks/b/job.tsv",
+           "rule c:", "    input: out", "    output: summary.json", "    benchmark: logs/benchmarks/c/job.tsv"]
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import time_profile
+
+    assert [job["job"] for job in time_profile.critical_path(found, [("log", log)])["jobs"]] == ["a/job", "c/job"]
+
+
 def test_gated_sum_benchmark_compares_equal_gradients(tmp_path):
     """benchmarks/gated_sum.py times GRAN-3/4's fused sum against the step-by-step recurrence and fails if their
     gradients differ (a smoke run at d=8; no timing is asserted)."""
