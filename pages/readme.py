@@ -29,7 +29,10 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
 - ``offline run settings``: the settings today's params.yaml has changed since that run read its own (its copy in
   docs/offline/params.yaml); the headline says the same under its table;
 - ``report: HEADING``: the section of that run's report (docs/offline/report.md) whose heading starts with
-  HEADING, one heading level down;
+  HEADING, one heading level down; ``extended report: HEADING``: the same of the last run made with ``extended:
+  true`` (docs/offline/extended/, ``pages/offline_run.py RUN --extended``), dated, which holds what the default run
+  leaves out (the recurrent rows' twins, the parser comparison; the headline takes the twins' rows from it too), or
+  a line saying the run above holds them where it is that run;
 - ``params reference``, ``cli reference`` and ``stage graph``: the reference parts pages/reference_pages.py
   writes from params.yaml and its schema, the command line's help and Snakemake's rule graph (the last also draws
   docs/stage_graph.svg with Graphviz's ``dot``, when the graph changed).
@@ -63,6 +66,7 @@ RESULTS = REPO / "benchmarks" / "results"  # the measurements'
 FIDELITY = REPO / "fidelity" / "results"  # the comparisons with the authors' code
 OFFLINE = REPO / "docs" / "offline"  # the last whole offline run (pages/offline_run.py)
 SECTION = "report: "  # a block named "report: HEADING" is that section of OFFLINE/report.md
+EXTENDED_SECTION = "extended report: "  # ... and "extended report: HEADING" that of the last extended run's
 MINILM = "all-MiniLM-L6-v2"
 
 
@@ -130,11 +134,20 @@ def headline() -> str:
     paper = paper_means()
     since = changed_settings()
     rows = []
-    for name, scores in metrics["reference_encoder"].items():
+    encoders = [(name, scores, speeds, "") for name, scores in metrics["reference_encoder"].items()]
+    extended = extended_run()
+    if extended is not None:  # what the default run leaves out, from the last run that made it
+        more = json.loads((extended / "metrics.json").read_text())["reference_encoder"]
+        speeds_then = json.loads((extended / "timings.json").read_text())["reference_encoder_sentences_per_second"]
+        encoders += [(name, scores, speeds_then, " †") for name, scores in more.items()
+                     if name not in metrics["reference_encoder"]]
+    for name, scores, speed, mark in encoders:
         mteb = scores.get("mteb_sts_spearman")
-        rows.append([name, f"{scores['transfer_pearson']:.1f}", f"{paper[name]:.1f}" if name in paper else "–",
-                     "–" if mteb is None else f"{mteb:.1f}", f"{speeds[name]:,.0f}",
-                     f"{speeds[name] / speeds[MINILM]:,.0f}×"])
+        rows.append([name + mark, f"{scores['transfer_pearson']:.1f}", f"{paper[name]:.1f}" if name in paper else "–",
+                     "–" if mteb is None else f"{mteb:.1f}", f"{speed[name]:,.0f}",
+                     f"{speed[name] / speed[MINILM]:,.0f}×"])
+    dagger = (f" † From {extended_named(extended)}, which the default run leaves out for their cost; their speed is "
+              "that run's, beside its own all-MiniLM-L6-v2." if any(mark for *_, mark in encoders) else "")
     return (tabulate(rows, ["encoder", "22 sets (r)", "paper (r)", "MTEB STS12–16 (ρ)", "sentences/s",
                             f"× {MINILM}"], tablefmt="github", disable_numparse=True)
             + f"\n\nThe offline run at commit {run['commit']} (report written {run['report_written']}): Table 4's "
@@ -144,7 +157,7 @@ def headline() -> str:
               "sentences per second from raw text on one CPU thread. `paraphrastic compare-metrics "
               "docs/offline/metrics.json data/report/metrics.json` puts your own run's metrics beside them, one a "
               "line; "
-              "[the whole report](docs/offline/report.md).\n\n"
+              f"[the whole report](docs/offline/report.md).{dagger}\n\n"
               + (f"{since}\n\n" if since else "")
               + "![Accuracy against speed](docs/offline/accuracy_speed.png)\n")
 
@@ -234,18 +247,55 @@ def offline_run_settings() -> str:
             "those of today's defaults.") + "\n"
 
 
-def report_section(heading: str, page: Path) -> str:
-    """The section of the offline report whose heading starts with ``heading`` (down to the next heading of its
-    level or above), each heading one level down, and its figures' paths made relative to ``page``."""
-    lines = (OFFLINE / "report.md").read_text().splitlines()
+def run_of(folder: Path) -> tuple[str, str]:
+    """A copied run's commit and the time its report was written (its run.json)."""
+    run = json.loads((folder / "run.json").read_text())
+    return run["commit"], run["report_written"]
+
+
+def extended_run() -> Path | None:
+    """OFFLINE/extended, the last run made with ``extended: true``, where it is another run than OFFLINE's (which
+    then leaves out what it holds); None where there is none or it is OFFLINE's own."""
+    folder = OFFLINE / "extended"
+    if not (folder / "run.json").is_file() or run_of(folder) == run_of(OFFLINE):
+        return None
+    return folder
+
+
+def extended_named(folder: Path) -> str:
+    commit, written = run_of(folder)
+    return (f"the last run that made the recurrent rows' twins and the parser comparison (`extended: true`), at "
+            f"commit {commit} (report written {written})")
+
+
+def extended_report_section(heading: str, page: Path) -> str:
+    """:func:`report_section` of the last extended run, said to be it, or a line saying that the offline run above
+    is that run, where it is."""
+    folder = OFFLINE / "extended"
+    if not (folder / "run.json").is_file():
+        raise SystemExit(f"{folder}: no run.json (`python pages/offline_run.py RUN --extended` copies a run made "
+                         "with `--config extended=True` there)")
+    if extended_run() is None:
+        return (f"The offline run above is {extended_named(folder)}: the section above holds what `extended: true` "
+                "adds.\n")
+    return (f"From {extended_named(folder)}, which the default run above leaves out for their cost:\n\n"
+            + report_section(heading, page, folder))
+
+
+def report_section(heading: str, page: Path, folder: Path | None = None) -> str:
+    """The section of the offline report (or ``folder``'s) whose heading starts with ``heading`` (down to the next
+    heading of its level or above), each heading one level down, and its figures' paths made relative to
+    ``page``."""
+    folder = folder or OFFLINE
+    lines = (folder / "report.md").read_text().splitlines()
     found = [i for i, line in enumerate(lines) if line.lstrip("#").startswith(" " + heading) and line.startswith("#")]
     if len(found) != 1:
-        raise SystemExit(f"{OFFLINE / 'report.md'}: {len(found)} headings start with {heading!r}, not one")
+        raise SystemExit(f"{folder / 'report.md'}: {len(found)} headings start with {heading!r}, not one")
     start = found[0]
     level = len(lines[start]) - len(lines[start].lstrip("#"))
     end = next((i for i in range(start + 1, len(lines))
                 if lines[i].startswith("#") and len(lines[i]) - len(lines[i].lstrip("#")) <= level), len(lines))
-    prefix = os.path.relpath(OFFLINE, page.parent).replace(os.sep, "/")
+    prefix = os.path.relpath(folder, page.parent).replace(os.sep, "/")
     section = ["#" + line if line.startswith("#") else line for line in lines[start:end]]
     text = "\n".join(section).strip() + "\n"
     return re.sub(r"(!\[[^\]]*\]\()([^)/\s]+\))", lambda m: f"{m[1]}{prefix}/{m[2]}", text)
@@ -303,8 +353,9 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
 def filled(text: str, page: Path = README) -> tuple[str, list[str]]:
     """``page``'s text with every block it holds rewritten from its results, and the names of those that changed."""
     changed = []
-    sections = {name: functools.partial(report_section, name.removeprefix(SECTION), page)
-                for name in re.findall(rf"<!-- ({SECTION}[^>]+?) -->\n", text)}
+    sections = {name: functools.partial(render, name.removeprefix(prefix), page)
+                for prefix, render in ((SECTION, report_section), (EXTENDED_SECTION, extended_report_section))
+                for name in re.findall(rf"<!-- ({prefix}[^>]+?) -->\n", text)}
     for name, render in {**BLOCKS, **sections}.items():
         start, end = f"<!-- {name} -->\n", f"<!-- /{name} -->"
         if start not in text:

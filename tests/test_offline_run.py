@@ -107,6 +107,46 @@ def test_a_run_is_checked_whole_by_its_own_environments_snakemake(run):
     python.write_text('#!/bin/sh\necho "2 jobs"\n')
     with pytest.raises(SystemExit, match="the run is not whole"):
         offline_run.check_whole(run)
+    # a run made with `--config extended=True` is whole when that override has nothing left to do
+    python.write_text('#!/bin/sh\necho "$@" > "$(dirname "$0")/asked"\necho "Nothing to be done."\n')
+    offline_run.check_whole(run, extended=True)
+    assert (python.parent / "asked").read_text().split()[-2:] == ["--config", "extended=True"]
+
+
+def test_the_pages_take_what_the_default_run_leaves_out_from_the_last_extended_run(run, tmp_path, monkeypatch):
+    """`offline_run.py RUN --extended` writes OUT/extended/; the headline adds its encoders the default run lacks,
+    marked and dated, and an `extended report:` block shows its section, or says the run above is that run."""
+    out = tmp_path / "docs" / "offline"
+    offline_run.copy_run(run, out, check=False)
+    monkeypatch.setattr(readme, "OFFLINE", out)
+    shutil.copytree(out, out / "extended")  # the same run, copied as the extended one: nothing is added
+    name = f"{readme.EXTENDED_SECTION}Table 2"
+    page = f"<!-- {name} -->\n<!-- /{name} -->\n"
+    text, _ = readme.filled(page, tmp_path / "docs" / "results.md")
+    assert "The offline run above is the last run that made the recurrent rows' twins" in text
+    assert "†" not in readme.headline()
+    report = run / "data" / "report"
+    metrics = json.loads((report / "metrics.json").read_text())
+    metrics["reference_encoder"]["gran, distilled"] = {"transfer_pearson": 68.21}
+    (report / "metrics.json").write_text(json.dumps(metrics))
+    timings = json.loads((report / "timings.json").read_text())
+    timings["reference_encoder_sentences_per_second"] = {"all-MiniLM-L6-v2": 100.0, "gran, distilled": 900.0}
+    (report / "timings.json").write_text(json.dumps(timings))
+    (report / "report.md").write_text(REPORT.replace("| LSTMavg | 58.7 |", "| GRAN, distilled | 68.2 |"))
+    git(run, "commit", "-q", "--allow-empty", "-m", "later")
+    record = offline_run.copy_run(run, out / "extended", check=False, extended=True)
+    assert record["extended"] and (out / "extended" / "report.md").is_file()
+    headline = readme.headline()
+    row = next(line for line in headline.splitlines() if line.startswith("| gran, distilled †"))
+    assert [c.strip() for c in row.split("|")[2:-1]] == ["68.2", "–", "–", "900", "9×"]  # its own run's MiniLM speed
+    named = (f"rom the last run that made the recurrent rows' twins and the parser comparison (`extended: true`), at "
+             f"commit {record['commit']}")
+    assert f"† F{named}" in headline
+    text, _ = readme.filled(page, tmp_path / "docs" / "results.md")
+    assert f"F{named}" in text
+    assert ("### Table 2: regularization (22-set mean)\n\n| model | ours |\n|---|---|\n| GRAN, distilled | 68.2 |"
+            in text)
+    assert "![Learning curves](offline/extended/learning_curves.png)" in text
 
 
 def test_the_headline_puts_the_papers_table_4_mean_beside_ours_and_speeds_against_minilm(run, tmp_path,
