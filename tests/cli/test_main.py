@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from paraphrastic.cli import stages
 from paraphrastic.cli.main import build_parser, main
 from paraphrastic.pipeline.dvc import CHECK_PARAMS, CODE_DIGESTS
 from paraphrastic.pipeline.graph import STAGES, literal_options
@@ -66,6 +67,22 @@ def test_a_commands_paths_default_to_those_its_stage_passes():
             assert Path(defaults.pop("manifest")).read_bytes() == (REPO / full.pop("manifest")).read_bytes()
         del defaults["func"], full["func"]  # each parser's own closure
         assert defaults == full and literal, stage.name
+
+
+@pytest.mark.parametrize("compared", [False, True])
+def test_the_parser_comparisons_models_default_to_their_own_folders_not_the_analysis_models(monkeypatch, compared):
+    """`paraphrastic stanza-models --compared` typed without paths writes where its stage does
+    (data/stanza_compared), never over the gate analysis's own models in data/stanza."""
+    ran = []
+    monkeypatch.setattr(stages, "run_stage", lambda args, load_config: ran.append(vars(args)))
+    args = build_parser().parse_args(["stanza-models", *(["--compared"] if compared else [])])
+    args.func(args)
+    stage = STAGES["stanza_models_compared" if compared else "stanza_models"]
+    assert {k: ran[0][k] for k in ("out_dir", "checkpoints")} == {
+        k: v for k, v in literal_options(stage).items() if k in ("out_dir", "checkpoints")}
+    args = build_parser().parse_args(["stanza-models", "--compared", "--out-dir", "mine"])
+    args.func(args)
+    assert ran[1]["out_dir"] == "mine" and ran[1]["checkpoints"] == "data/checkpoints/stanza_compared"
 
 
 def test_help_and_a_bad_command(capsys):

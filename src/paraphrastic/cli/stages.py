@@ -158,8 +158,19 @@ def add_commands(sub, load_config) -> None:
     p = stage("stanza-models", "train (or take pretrained) the Stanza tagger, lemmatizer and parser")
     p.add_argument("--compared", action="store_true",
                    help="the parser comparison's models: gates.stanza with gates.stanza_compared's settings over it")
-    _paths(p, raw=RAW, out_dir="where the models and their dev scores go",
-           checkpoints="the training's folder (a rerun resumes from it)")
+    _paths(p, raw=RAW)
+    # the comparison's models have folders of their own: its defaults are its stage's, never the analysis models'
+    analysis, comparison = _DECLARED["stanza_models"], _DECLARED["stanza_models_compared"]
+    for name, helptext in (("out_dir", "where the models and their dev scores go"),
+                           ("checkpoints", "the training's folder (a rerun resumes from it)")):
+        p.add_argument(f"--{name.replace('_', '-')}",
+                       help=f"{helptext} (default: {analysis[name]}; with --compared, {comparison[name]})")
+
+    def stanza_models(args) -> None:
+        chosen = comparison if args.compared else analysis
+        args.out_dir, args.checkpoints = args.out_dir or chosen["out_dir"], args.checkpoints or chosen["checkpoints"]
+        run_stage(args, load_config)
+    p.set_defaults(func=stanza_models)
     p = stage("gate-sentences", "the Wikipedia sentences the gate analysis parses")
     _paths(p, raw=RAW, corpus="the tokenised tables",
            out="the sample", stats="what qualified")
