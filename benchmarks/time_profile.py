@@ -124,8 +124,9 @@ def job_blocks(lines: list[str]):
 
 
 def critical_path(found: list[dict], logs: list[tuple[str, list[str]]]) -> dict | None:
-    """The longest chain of jobs each of which needed a file the one before wrote, by the jobs' seconds: what the run
-    takes however many cores it has. The jobs' inputs and outputs come from their blocks in Snakemake's logs (the
+    """The longest chain of jobs each of which needed a file the one before wrote, by the jobs' seconds as measured
+    (with the waits for a core they held, on the run's cores): the part of the run that more cores would not have
+    run side by side. The jobs' inputs and outputs come from their blocks in Snakemake's logs (the
     last block of each); an input that is a folder waits for every job that wrote a file inside it. None where the
     logs hold no job block (a run Snakemake did not log)."""
     seconds = {f"logs/benchmarks/{job['rule']}/{job['job']}.tsv": job["seconds"] for job in found}
@@ -136,26 +137,29 @@ def critical_path(found: list[dict], logs: list[tuple[str, list[str]]]) -> dict 
     writer = {path: name for name, block in blocks.items() for path in block.get("output", "").split(", ") if path}
 
     def needs(name: str) -> set[str]:
-        found_ = set()
+        upstream = set()
         for path in filter(None, blocks[name].get("input", "").split(", ")):
             if path in writer:
-                found_.add(writer[path])
+                upstream.add(writer[path])
             else:
                 inside = path.rstrip("/") + "/"
-                found_ |= {job for out, job in writer.items() if out.startswith(inside)}
-        return found_ - {name}
+                upstream |= {job for out, job in writer.items() if out.startswith(inside)}
+        return upstream - {name}
 
     longest: dict[str, tuple[float, list[str]]] = {}
+    visiting: set[str] = set()
 
     def chain(name: str) -> tuple[float, list[str]]:
         if name not in longest:
-            before = max((chain(job) for job in needs(name)), default=(0.0, []), key=lambda c: c[0])
+            visiting.add(name)  # a folder input can name a job downstream of this one: that is no dependency
+            before = max((chain(job) for job in needs(name) - visiting), default=(0.0, []), key=lambda c: c[0])
+            visiting.discard(name)
             longest[name] = (before[0] + seconds[name], [*before[1], name])
         return longest[name]
 
-    total, jobs_ = max((chain(name) for name in blocks), key=lambda c: c[0])
+    total, path = max((chain(name) for name in blocks), key=lambda c: c[0])
     return {"seconds": total, "jobs": [{"job": name.removeprefix("logs/benchmarks/").removesuffix(".tsv"),
-                                        "seconds": seconds[name]} for name in jobs_]}
+                                        "seconds": seconds[name]} for name in path]}
 
 
 def invocations(logs: list[tuple[str, list[str]]]) -> list[dict]:
@@ -243,8 +247,8 @@ def markdown(rows: list[dict], wall: float | None, label: str, *, resumed: int =
     if critical:
         steps = " → ".join(f"{job['job']} ({job['seconds']:,.0f} s)" for job in critical["jobs"])
         lines += [f"The critical path, the longest chain of jobs each needing a file the one before wrote: "
-                  f"{critical['seconds']:,.0f} s ({critical['seconds'] / 60:.1f} min), {steps}. However many cores "
-                  "it has, the run takes at least that long.", ""]
+                  f"{critical['seconds']:,.0f} s ({critical['seconds'] / 60:.1f} min), {steps}, by the jobs' "
+                  f"seconds on these {cores} cores: more cores run the rest beside it, not this chain.", ""]
     if restarts:
         lines += [f"{restarts} job(s) were started in more than one invocation; Snakemake rewrites a job's benchmark "
                   "file at each start, so their seconds here are the last attempt's only: a job resumed from its "

@@ -18,9 +18,9 @@ vector file itself, as they ran it (run.py ``--raw``), into WORK/points; ours on
 WORK/ours/models. Both select on STS 2016 as the pipeline does. A job found finished is not trained again (ours
 resumes a killed job from its checkpoint; theirs restarts it), so the sides can run in two processes (``--sides``),
 over several sessions, and the table be assembled at any point (``--table``) from what WORK holds. A job of theirs
-is claimed while it trains (WORK/claims), so several processes of ``--sides theirs``, one a core, share the cells
-without training a job twice. Seeds of theirs measured before by run.py --raw (``--theirs``, default
-fidelity/results/authors_code_raw.json) for a cell's run count too, with the commit they were measured at.
+is claimed while it trains (a lock on WORK/claims/RUN.seedK.lock), so several processes of ``--sides theirs``, one a
+core, share the cells without training a job twice. Seeds of theirs measured before by run.py --raw (``--theirs``,
+default fidelity/results/authors_code_raw.json) for a cell's run count too, with the commit they were measured at.
 
 The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
 lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Writes
@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import fcntl
 import itertools
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
+from typing import TextIO
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts src/, benchmarks/ on the path
@@ -49,7 +50,7 @@ from measured import commit, publish  # noqa: E402
 from fidelity import convert  # noqa: E402
 from fidelity.reading import prepare, train_job  # noqa: E402
 from fidelity.run import LASAGNE, agreement, compared_seeds, install, selected, spread, train_theirs  # noqa: E402
-from paraphrastic.atomic import write_json  # noqa: E402
+from paraphrastic.atomic import atomic_path, write_json  # noqa: E402
 from paraphrastic.configuration import grids  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.settings import experiment  # noqa: E402
@@ -143,33 +144,26 @@ def earlier_theirs(path: Path | None, wanted: set[str]) -> dict[str, dict[int, d
     return found
 
 
-def claim(work: Path, run: str, seed: int) -> Path | None:
-    """WORK/claims/RUN.seedK.pid, made for this process; None where another process that is alive holds it. A
-    claim whose process has ended (killed, or its machine restarted) is taken over."""
-    path = work / "claims" / f"{run}.seed{seed}.pid"
+def claim(work: Path, run: str, seed: int) -> TextIO | None:
+    """WORK/claims/RUN.seedK.lock, open and locked by this process for as long as it holds the file (``close()``
+    frees it); None where another process holds it. The kernel frees the lock of a process that ends however it
+    ends, so a killed process's job is free again at once and two processes never hold the same job."""
+    path = work / "claims" / f"{run}.seed{seed}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
-    while True:
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            holder = path.read_text().strip()
-            if not holder.isdigit() or _alive(int(holder)):  # empty: its maker is writing its pid
-                return None
-            path.unlink(missing_ok=True)
-            continue
-        with os.fdopen(fd, "w") as out:
-            out.write(f"{os.getpid()}\n")
-        return path
-
-
-def _alive(pid: int) -> bool:
+    held = open(path, "a")  # noqa: SIM115 (held open for the job's length: the lock is the open file's)
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        held.close()
+        return None
+    return held
+
+
+def _copied_whole(source: str, target: str) -> None:
+    """shutil.copy2 by way of a temporary file: a process of theirs starting meanwhile reads the old file or the
+    new, never part of one (a second process of this harness copies their code again at its start)."""
+    with atomic_path(Path(target)) as partial:
+        shutil.copy2(source, partial)
 
 
 def theirs_found(work: Path, run: str, selection_every: str) -> dict[int, dict]:
@@ -298,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.checkout is None or not (args.checkout / "main" / "train.py").is_file():
                 parser.error(f"{args.checkout}: no main/train.py (a checkout of jwieting/acl2017 is needed)")
             install(work, args.lasagne)
-            shutil.copytree(args.checkout / "main", work / "main", dirs_exist_ok=True)
+            shutil.copytree(args.checkout / "main", work / "main", dirs_exist_ok=True, copy_function=_copied_whole)
             record = convert.convert(work, data=args.data, raw=True, config=config)
             digest = " ".join(part["sha256"] for part in [*record["training_pairs"], record["vectors"]])
             sets = [spec.id for spec in EVAL_SETS if spec.id in {e["dataset"] for e in record["eval_sets"]}]
@@ -316,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
                     kept = json.loads(points.read_text())
                     if "commit" not in kept:  # the code of ours the run was compared with when it was measured
                         write_json(points, {**kept, "commit": commit()})
-                    held.unlink()
+                    held.close()
                     print(f"theirs {run} seed {seed}: 22 sets "
                           f"{selected(history, settings.evaluate_every)['transfer_pearson']:.2f}", flush=True)
                 if "ours" in args.sides:

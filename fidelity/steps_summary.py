@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         parser.error(f"no such file: {', '.join(missing)}")
     rows = [row(json.loads(path.read_text())) for path in args.results]
-    kept = args.out.with_suffix(".json")
+    kept = args.out.parent / f"{args.out.name.removesuffix('.json').removesuffix('.md')}.json"  # as publish names it
     if args.add and kept.is_file():
         given = {(r["run"], r["reading"]) for r in rows}
         rows = [r for r in json.loads(kept.read_text()) if (r["run"], r["reading"]) not in given] + rows

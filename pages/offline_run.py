@@ -122,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-check", action="store_true",
                         help="skip the dry run that checks the run is whole (it takes a minute)")
     args = parser.parse_args(argv)
+    if args.extended and args.no_check:  # only the dry run with the override says the run made what it adds
+        parser.error("--extended needs the check: only `snakemake --dry-run --config extended=True` in RUN says "
+                     "that it was made with extended=True")
     out = args.out / EXTENDED if args.extended else args.out
     record = copy_run(args.run, out, check=not args.no_check, extended=args.extended)
     print(json.dumps(record, indent=1))

@@ -23,8 +23,8 @@ for ((i = 0; i < ${#TYPED[@]}; i++)); do
     *) args+=("${TYPED[i]}") ;;
   esac
 done
-if [ ! -f "$source_config" ]; then
-  echo "error: --configfile $source_config: no such file" >&2
+if [ -z "$source_config" ]; then  # (typed_paths has named a file that is not there)
+  echo "error: --configfile names no file" >&2
   exit 2
 fi
 folder="$(realpath -m "${QUICK_LOOK_DIR:-$repo/quick}")"  # a relative one from where it was typed

@@ -8,7 +8,6 @@ names our weights as their Lasagne layers name theirs, and finds where our negat
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -432,19 +431,28 @@ def test_the_cells_are_each_thinned_axis_off_and_at_its_kept_value_and_a_grid_ru
         grid_cells.cell_settings({**config, "grid_thinning": {"offline": {**kept, "scramble": [0.25, 0.5]}}}, "gran")
 
 
-def test_a_job_of_theirs_is_trained_by_one_process_and_a_dead_processs_claim_is_taken_over(tmp_path):
-    """grid_cells.claim: several `--sides theirs` processes share the cells; a job another live process holds is
-    skipped, one whose process has ended (killed) is claimed again."""
+def test_a_job_of_theirs_held_by_one_process_is_skipped_by_others_and_free_once_it_ends(tmp_path):
+    """grid_cells.claim: several `--sides theirs` processes share the cells; a job another process holds is skipped,
+    and one whose process has ended, killed or not, is free at once (the lock is the kernel's)."""
     first = grid_cells.claim(tmp_path, "cells-gran__x", 1)
-    assert first is not None and first.read_text() == f"{os.getpid()}\n"
-    assert grid_cells.claim(tmp_path, "cells-gran__x", 1) is None  # held by a live process (this one)
+    assert first is not None
+    assert grid_cells.claim(tmp_path, "cells-gran__x", 1) is None  # held (another open file, as another process)
     assert grid_cells.claim(tmp_path, "cells-gran__x", 2) is not None  # another job
-    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                           check=True).stdout.strip()
-    first.write_text(f"{ended}\n")  # the holder was killed
-    assert grid_cells.claim(tmp_path, "cells-gran__x", 1) == first and first.read_text() == f"{os.getpid()}\n"
-    first.write_text("")  # its maker has not written its pid yet
-    assert grid_cells.claim(tmp_path, "cells-gran__x", 1) is None
+    first.close()
+    again = grid_cells.claim(tmp_path, "cells-gran__x", 1)
+    assert again is not None
+    again.close()
+    path = tmp_path / "claims" / "cells-gran__x.seed1.lock"
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
+                               "fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)", str(path)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        assert grid_cells.claim(tmp_path, "cells-gran__x", 1) is None  # another process holds it
+    finally:
+        holder.kill()
+        holder.wait()
+    assert grid_cells.claim(tmp_path, "cells-gran__x", 1) is not None  # killed: free at once
 
 
 def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which_lie_outside(tmp_path):

@@ -188,6 +188,10 @@ def test_time_profile_names_the_critical_path_from_snakemakes_own_log(tmp_path, 
     import time_profile
 
     assert [job["job"] for job in time_profile.critical_path(found, [("log", log)])["jobs"]] == ["a/job", "c/job"]
+    # a folder input that holds a later job's output makes no loop
+    log = ["rule a:", "    input: out", "    output: out/a.json", "    benchmark: logs/benchmarks/a/job.tsv",
+           "rule b:", "    input: out/a.json", "    output: out/b.json", "    benchmark: logs/benchmarks/b/job.tsv"]
+    assert time_profile.critical_path(found[:2], [("log", log)])["seconds"] == 6
 
 
 def test_gated_sum_benchmark_compares_equal_gradients(tmp_path):

@@ -134,8 +134,13 @@ def test_the_pages_take_what_the_default_run_leaves_out_from_the_last_extended_r
     (report / "timings.json").write_text(json.dumps(timings))
     (report / "report.md").write_text(REPORT.replace("| LSTMavg | 58.7 |", "| GRAN, distilled | 68.2 |"))
     git(run, "commit", "-q", "--allow-empty", "-m", "later")
-    record = offline_run.copy_run(run, out / "extended", check=False, extended=True)
-    assert record["extended"] and (out / "extended" / "report.md").is_file()
+    with pytest.raises(SystemExit):  # only the check with the override says the run made what `extended` adds
+        offline_run.main([str(run), "--out", str(out), "--extended", "--no-check"])
+    monkeypatch.setattr(offline_run, "check_whole", lambda run, extended=False: asked.append(extended))
+    asked: list[bool] = []
+    offline_run.main([str(run), "--out", str(out), "--extended"])
+    record = json.loads((out / "extended" / "run.json").read_text())
+    assert asked == [True] and record["extended"] and (out / "extended" / "report.md").is_file()
     headline = readme.headline()
     row = next(line for line in headline.splitlines() if line.startswith("| gran, distilled †"))
     assert [c.strip() for c in row.split("|")[2:-1]] == ["68.2", "–", "–", "900", "9×"]  # its own run's MiniLM speed

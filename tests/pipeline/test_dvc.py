@@ -223,5 +223,7 @@ def test_a_fresh_clone_shows_only_missing_data_as_stale_and_dvc_as_the_readme_ty
     assert "data/report/metrics.json" in shown["metrics"], shown["metrics"][-3000:]
     page = (quick / "dvc_plots" / "index.html").read_text()
     assert "63.75" in page, page[:2000]
+    dvc("plots", "show")  # at the root too (a clone has no plots yet): its page is no file git would show either
+    assert (clone / "dvc_plots").is_dir()
     assert subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True,
                           check=True).stdout == ""
