@@ -123,6 +123,14 @@ def job_blocks(lines: list[str]):
         yield block
 
 
+FLAGGED = re.compile(r" \([a-z_]+\)$")  # a flag Snakemake prints after a path: "model.pt (update)"
+
+
+def paths(block: dict, key: str) -> list[str]:
+    """A job block's input or output paths, without the flags Snakemake prints after them."""
+    return [FLAGGED.sub("", path) for path in block.get(key, "").split(", ") if path]
+
+
 def critical_path(found: list[dict], logs: list[tuple[str, list[str]]]) -> dict | None:
     """The longest chain of jobs each of which needed a file the one before wrote, by the jobs' seconds as measured
     (with the waits for a core they held, on the run's cores): the part of the run that more cores would not have
@@ -134,11 +142,11 @@ def critical_path(found: list[dict], logs: list[tuple[str, list[str]]]) -> dict 
               if block.get("benchmark") in seconds}
     if not blocks:
         return None
-    writer = {path: name for name, block in blocks.items() for path in block.get("output", "").split(", ") if path}
+    writer = {path: name for name, block in blocks.items() for path in paths(block, "output")}
 
     def needs(name: str) -> set[str]:
         upstream = set()
-        for path in filter(None, blocks[name].get("input", "").split(", ")):
+        for path in paths(blocks[name], "input"):
             if path in writer:
                 upstream.add(writer[path])
             else:

@@ -167,8 +167,9 @@ def test_time_profile_names_the_critical_path_from_snakemakes_own_log(tmp_path, 
              "quick": (["raw/b"], ["out/quick"], 0), "report": (["out/slow", "out/quick"], ["report.md"], 0)}
     text = 'rule all:\n    input: "report.md"\n'
     for rule, (inputs, outputs, sleep) in rules.items():
+        flagged = [f"update({path!r})" for path in outputs]  # as the pipeline flags its outputs: "out/slow (update)"
         text += (f"rule {rule}:\n" + (f"    input: {', '.join(map(repr, inputs))}\n" if inputs else "")
-                 + f"    output: {', '.join(map(repr, outputs))}\n"
+                 + f"    output: {', '.join(flagged)}\n"
                  + f"    benchmark: 'logs/benchmarks/{rule}/job.tsv'\n"
                  + f"    shell: 'sleep {sleep}; mkdir -p raw out; touch {' '.join(outputs)}'\n")
     (tmp_path / "Snakefile").write_text(text)
@@ -181,7 +182,7 @@ def test_time_profile_names_the_critical_path_from_snakemakes_own_log(tmp_path, 
     assert critical["seconds"] >= 3 and "The critical path" in (tmp_path / "profile.md").read_text()
     # an input that is a folder: the jobs that wrote inside it
     found = [{"rule": rule, "job": "job", "seconds": seconds} for rule, seconds in (("a", 5), ("b", 1), ("c", 2))]
-    log = ["rule a:", "    output: out/x/model.pt", "    benchmark: logs/benchmarks/a/job.tsv",
+    log = ["rule a:", "    output: out/x/model.pt (update)", "    benchmark: logs/benchmarks/a/job.tsv",
            "rule b:", "    output: out/y/model.pt", "    benchmark: logs/benchmarks/b/job.tsv",
            "rule c:", "    input: out", "    output: summary.json", "    benchmark: logs/benchmarks/c/job.tsv"]
     monkeypatch.syspath_prepend(str(BENCHMARKS))
