@@ -343,6 +343,20 @@ def dvc_takes_over(root: Path, env: dict) -> None:
     sh(["dvc", "commit", "--force"], root, env)
 
 
+def test_the_stanza_models_start_first_and_the_time_profile_follows_the_critical_path(snakemake_run, tmp_path):
+    """The gate analysis's Stanza training heads the default run's critical path (its longest job): it starts as
+    soon as fetch, its only input, is done (the rule's priority; Snakemake would start the jobs more depend on
+    first). benchmarks/time_profile.py reads the run's own Snakemake log into a chain from fetch to the report."""
+    root, _, _ = snakemake_run
+    first = sorted((root / ".snakemake" / "log").glob("*.snakemake.log"))[0]  # the whole run's
+    order = re.findall(r"^\s*(?:local)?rule (\w+):$", first.read_text(), flags=re.M)
+    assert order[:2] == ["fetch", "stanza_models"], order[:8]
+    subprocess.run([sys.executable, str(REPO / "benchmarks" / "time_profile.py"), str(root), "--out",
+                    str(tmp_path / "profile")], check=True, capture_output=True, timeout=300)
+    chain = [job["job"] for job in json.loads((tmp_path / "profile.json").read_text())["critical_path"]["jobs"]]
+    assert chain[0] == "fetch/fetch" and chain[-1] == "report/report", chain
+
+
 def test_nothing_to_do_after_dvc_checkout_rewrites_the_artifacts(snakemake_run):
     root, env, _ = snakemake_run
     dvc_takes_over(root, env)

@@ -22,6 +22,9 @@ rule stanza_models:
     threads: 2 * params.stanza_settings(config)["threads"]
     resources:
         **job_resources.RULES["stanza_models"],
+    # The default run's longest job heads its critical path (-> parse -> gates -> report): started first, it runs
+    # beside everything else, where Snakemake's own choice (by how many jobs wait on one) would start it late.
+    priority: 50
     shell:
         stage_shell("stanza_models")
 
