@@ -20,7 +20,8 @@ resumes a killed job from its checkpoint; theirs restarts it), so the sides can 
 over several sessions, and the table be assembled at any point (``--table``) from what WORK holds. A job of theirs
 is claimed while it trains (a lock on WORK/claims/RUN.seedK.lock), so several processes of ``--sides theirs``, one a
 core, share the cells without training a job twice. Seeds of theirs measured before by run.py --raw (``--theirs``,
-default fidelity/results/authors_code_raw.json) for a cell's run count too, with the commit they were measured at.
+default fidelity/results/authors_code_raw.json) for a cell's run count too, with the commit they were measured at,
+and ours trains those seeds as well, so both sides of such a cell have the same seeds.
 
 The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
 lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Writes
@@ -212,10 +213,32 @@ def summary(rows: list[dict]) -> str:
     compared = [row for row in rows if "difference" in row]
     text = agreement([{**row, "run": f"{row['run']} ({_axes(row)})"} for row in compared],
                      f"Of the {len(rows)} cells, those run on both sides with two seeds or more a side")
+    if compared:
+        text += " " + pooled_spread(compared)
     waiting = len(rows) - len(compared)
     if waiting:
         text += f" {waiting} {'cell waits' if waiting == 1 else 'cells wait'} for their runs."
     return text
+
+
+def pooled_spread(compared: list[dict]) -> str:
+    """Whether one side's seeds spread more than the other's over the compared cells: each side's sd pooled over the
+    cells (each cell's variance weighted by its degrees of freedom) and the F test of the two (two-sided). A
+    difference of the means is read against the seeds' spread, so a side whose seeds spread more is itself a
+    difference of the codes to look for."""
+    from scipy import stats
+
+    pooled = {}
+    for side in SIDES:
+        freedom = [len(row[f"{side}_seeds"]) - 1 for row in compared]
+        pooled[side] = (sum(f * row[f"{side}_sd"] ** 2 for f, row in zip(freedom, compared, strict=True))
+                        / sum(freedom), sum(freedom))
+    (ours, ours_df), (theirs, theirs_df) = pooled["ours"], pooled["theirs"]
+    ratio = ours / theirs if theirs else float("inf")
+    p = min(1.0, 2 * min(stats.f.cdf(ratio, ours_df, theirs_df), stats.f.sf(ratio, ours_df, theirs_df)))
+    return (f"The seeds' spread pooled over {'that cell' if len(compared) == 1 else f'those {len(compared)} cells'}: "
+            f"ours ± {ours ** 0.5:.2f}, theirs ± {theirs ** 0.5:.2f} (F {ratio:.2f} on {ours_df} and {theirs_df} "
+            f"degrees of freedom, two-sided p {p:.2f}).")
 
 
 def _axes(row: dict) -> str:
@@ -300,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
             prepare(config, config["data"]["reading"], args.data, work / "ours")
         earlier = earlier_theirs(args.theirs, set(models))
         for run in todo:
-            for seed in args.seeds:
+            # a cell that is a grid run has the seeds run.py --raw measured of theirs: ours trains those seeds too
+            for seed in sorted(set(args.seeds) | set(earlier.get(run, {}))):
                 settings = dataclasses.replace(experiment(config, run, runs), seed=seed)
                 held = claim(work, run, seed) if "theirs" in args.sides and seed not in earlier.get(run, {}) else None
                 if held is not None:

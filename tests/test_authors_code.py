@@ -488,6 +488,7 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
     table = out.with_suffix(".md").read_text()
     assert f"| {dropout} | avg | 0 | dropout 0.2 | 0 | 2 / 3 | 45.10 ± 0.14 | 46.10 ± 0.10 | +1.00 | no |" in table
     assert ("Of the 3 cells, those run on both sides with two seeds or more a side: 1 of 2 within the seeds' spread; "
-            f"outside it: {dropout} (avg, λ_c 0, dropout 0.2, scrambling 0) (+1.00, t +8.7). 1 cell waits for their "
-            "runs.") in table
+            f"outside it: {dropout} (avg, λ_c 0, dropout 0.2, scrambling 0) (+1.00, t +8.7). The seeds' spread "
+            "pooled over those 2 cells: ours ± 0.09, theirs ± 0.14 (F 0.42 on 3 and 2 degrees of freedom, two-sided "
+            "p 0.48). 1 cell waits for their runs.") in table
     assert "Theirs measured at aaa, ccc; ours trained at bbb" in table
