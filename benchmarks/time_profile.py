@@ -69,37 +69,6 @@ def snakemake_logs(run: Path) -> list[tuple[str, list[str]]]:
             for log in sorted((run / ".snakemake" / "log").glob("*.snakemake.log"))]
 
 
-def fields(lines: list[str]):
-    """The ``key: value`` lines of a Snakemake log, in order, as (key, value): a job's block names its ``benchmark``
-    file, then its ``threads``."""
-    for line in lines:
-        key, _, value = line.strip().partition(": ")
-        yield key, value
-
-
-def threads(logs: list[tuple[str, list[str]]]) -> dict[str, int]:
-    """{a job's benchmark file: the threads Snakemake's log says it ran with} (the last invocation's word)."""
-    found: dict[str, int] = {}
-    for _, lines in logs:
-        benchmark_file = None
-        for key, value in fields(lines):
-            if key == "benchmark":
-                benchmark_file = value
-            elif key == "threads" and benchmark_file and value.isdigit():
-                found[benchmark_file] = int(value)
-                benchmark_file = None
-    return found
-
-
-def restarted(logs: list[tuple[str, list[str]]]) -> list[str]:
-    """The jobs (their benchmark files) that Snakemake started in more than one invocation: a job stopped with its
-    run and started again. Snakemake rewrites a job's benchmark file at each start, so it holds the last attempt's
-    seconds only (a training job resumed from its checkpoint trains the rest; the seconds before are not in it)."""
-    started = Counter(name for _, lines in logs
-                      for name in {value for key, value in fields(lines) if key == "benchmark"})
-    return sorted(name for name, count in started.items() if count > 1)
-
-
 JOB_BLOCK = re.compile(r"(?:local)?rule (\S+):")
 
 
@@ -121,6 +90,21 @@ def job_blocks(lines: list[str]):
             block = None
     if block:
         yield block
+
+
+def threads(logs: list[tuple[str, list[str]]]) -> dict[str, int]:
+    """{a job's benchmark file: the threads Snakemake's log says it ran with} (the last invocation's word)."""
+    return {block["benchmark"]: int(block["threads"]) for _, lines in logs for block in job_blocks(lines)
+            if "benchmark" in block and block.get("threads", "").isdigit()}
+
+
+def restarted(logs: list[tuple[str, list[str]]]) -> list[str]:
+    """The jobs (their benchmark files) that Snakemake started in more than one invocation: a job stopped with its
+    run and started again. Snakemake rewrites a job's benchmark file at each start, so it holds the last attempt's
+    seconds only (a training job resumed from its checkpoint trains the rest; the seconds before are not in it)."""
+    started = Counter(name for _, lines in logs
+                      for name in {block["benchmark"] for block in job_blocks(lines) if "benchmark" in block})
+    return sorted(name for name, count in started.items() if count > 1)
 
 
 FLAGGED = re.compile(r" \([a-z_]+\)$")  # a flag Snakemake prints after a path: "model.pt (update)"
