@@ -28,11 +28,17 @@ def commit() -> str | None:
     return head + ("+" if dirty else "")
 
 
+def published(out: Path, suffix: str) -> Path:
+    """Where :func:`publish` writes ``out``'s ``.json`` or ``.md`` (``out`` may end in either already; a name with
+    another dot keeps it): what a script reads back as its earlier result."""
+    out = Path(out)
+    stem = out.with_suffix("") if out.suffix in (".json", ".md") else out
+    return stem.parent / f"{stem.name}{suffix}"
+
+
 def publish(out: Path, result, text: str) -> None:
     """``result`` written to ``out``.json and its table ``text`` to ``out``.md (each whole or not at all; ``out``
     may end in either already), and the table printed as it is written."""
-    out = Path(out)
-    stem = out.with_suffix("") if out.suffix in (".json", ".md") else out  # a name with a dot keeps it
-    write_json(stem.parent / f"{stem.name}.json", result)
-    write_text(stem.parent / f"{stem.name}.md", text)
+    write_json(published(out, ".json"), result)
+    write_text(published(out, ".md"), text)
     print(text, end="" if text.endswith("\n") else "\n")

@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts 
 import fidelity  # noqa: E402
 
 REPO = fidelity.REPO
-from measured import commit, publish  # noqa: E402
+from measured import commit, publish, published  # noqa: E402
 
 from fidelity.run import spread  # noqa: E402
 
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     trained = {k: v for k, v in (("before", args.before_commit), ("after", args.after_commit)) if v}
     entry = compared(args.detail, side(args.before, args.runs, args.seeds, args.detail, args.before_value),
                      side(args.after, args.runs, args.seeds, args.detail), args.seeds, trained)
-    path = args.out.with_suffix(".json")
+    path = published(args.out, ".json")
     entries = json.loads(path.read_text()) if path.exists() else {}
     if args.detail in entries:  # the detail's other runs are kept (each measured against its own baseline)
         measured = {r["run"] for r in entry["rows"]}

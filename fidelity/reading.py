@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts 
 import fidelity  # noqa: E402
 
 REPO = fidelity.REPO
-from measured import commit, publish  # noqa: E402
+from measured import commit, publish, published  # noqa: E402
 
 from fidelity.run import spread, table4_rows  # noqa: E402
 from paraphrastic.atomic import write_text  # noqa: E402
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rewrite", action="store_true", help="only write OUT.md again from OUT.json (no WORK)")
     args = parser.parse_args(argv)
     if args.rewrite:
-        kept = json.loads(args.out.with_suffix(".json").read_text())
+        kept = json.loads(published(args.out, ".json").read_text())
         publish(args.out, kept, markdown(kept))
         return 0
     for needed in ("raw/FETCHED.json", "corpus/eval.parquet"):
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{reading} {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
     if args.table or set(args.readings) == set(READINGS):
         prepared = {reading: coverage(args.work / reading) for reading in READINGS}
-        earlier_path = args.out.with_suffix(".json")
+        earlier_path = published(args.out, ".json")
         earlier = json.loads(earlier_path.read_text()) if earlier_path.is_file() else {}
         seeds = {run: finished_seeds(run, args.seeds, args.work) for run in runs}
         result = {"commit": commit(), "readings": list(READINGS), "prepared": prepared,

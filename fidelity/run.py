@@ -43,7 +43,7 @@ sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts 
 import fidelity  # noqa: E402
 
 REPO = fidelity.REPO
-from measured import commit, publish  # noqa: E402
+from measured import commit, publish, published  # noqa: E402
 
 from fidelity import convert  # noqa: E402
 from paraphrastic.atomic import write_json  # noqa: E402
@@ -336,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table", action="store_true", help="only write OUT.md again from OUT.json's rows")
     args = parser.parse_args(argv)
     if args.table:
-        kept = json.loads(args.out.with_suffix(".json").read_text())
+        kept = json.loads(published(args.out, ".json").read_text())
         publish(args.out, kept, markdown(kept["rows"], kept["versions"], kept.get("ours_reading")))
         return 0
     if args.checkout is None or not (args.checkout / "main" / "train.py").is_file():
@@ -374,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
                      "ours": ours(jobs_folder, run, seed)})
         print(markdown(rows[-1:], versions).splitlines()[-1], flush=True)
     reading = our_reading(jobs_folder, record["train_set"])
-    rows = kept_rows(args.out.with_suffix(".json"), rows, versions, args.raw) + rows if args.add else rows
+    rows = kept_rows(published(args.out, ".json"), rows, versions, args.raw) + rows if args.add else rows
     publish(args.out, {"versions": versions, "commit": measured_at, "ours_reading": reading, "rows": rows},
             markdown(rows, versions, reading))
     return 0

@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts 
 import fidelity  # noqa: E402
 
 REPO = fidelity.REPO
-from measured import publish  # noqa: E402  (puts src/ on the path too)
+from measured import publish, published  # noqa: E402  (puts src/ on the path too)
 
 EPSILON = "uncorrected"  # Adam's ε where Lasagne adds it: the pipeline's default
 
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         parser.error(f"no such file: {', '.join(missing)}")
     rows = [row(json.loads(path.read_text())) for path in args.results]
-    kept = args.out.parent / f"{args.out.name.removesuffix('.json').removesuffix('.md')}.json"  # as publish names it
+    kept = published(args.out, ".json")
     if args.add and kept.is_file():
         given = {(r["run"], r["reading"]) for r in rows}
         rows = [r for r in json.loads(kept.read_text()) if (r["run"], r["reading"]) not in given] + rows
