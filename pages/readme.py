@@ -57,6 +57,7 @@ for _folder in (HERE.parent / "benchmarks", HERE):  # the measurements' scripts 
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
 
+import offline_run  # noqa: E402
 import reference_pages  # noqa: E402
 
 REPO = HERE.parent
@@ -253,10 +254,15 @@ def run_of(folder: Path) -> tuple[str, str]:
     return run["commit"], run["report_written"]
 
 
+def extended_folder() -> Path:
+    """Where pages/offline_run.py RUN --extended copies the last run made with ``extended: true``."""
+    return OFFLINE / offline_run.EXTENDED
+
+
 def extended_run() -> Path | None:
-    """OFFLINE/extended, the last run made with ``extended: true``, where it is another run than OFFLINE's (which
-    then leaves out what it holds); None where there is none or it is OFFLINE's own."""
-    folder = OFFLINE / "extended"
+    """The last run made with ``extended: true`` (:func:`extended_folder`), where it is another run than OFFLINE's
+    (which then leaves out what it holds); None where there is none or it is OFFLINE's own."""
+    folder = extended_folder()
     if not (folder / "run.json").is_file() or run_of(folder) == run_of(OFFLINE):
         return None
     return folder
@@ -271,7 +277,7 @@ def extended_named(folder: Path) -> str:
 def extended_report_section(heading: str, page: Path) -> str:
     """:func:`report_section` of the last extended run, said to be it, or a line saying that the offline run above
     is that run, where it is."""
-    folder = OFFLINE / "extended"
+    folder = extended_folder()
     if not (folder / "run.json").is_file():
         raise SystemExit(f"{folder}: no run.json (`python pages/offline_run.py RUN --extended` copies a run made "
                          "with `--config extended=True` there)")
