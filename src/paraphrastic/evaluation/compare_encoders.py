@@ -270,7 +270,7 @@ def compare(config: dict, data_dir, out_path, *, reference_path, threads: int | 
         folder = data_dir / name
         vocab, matrix = load_vectors(folder)
         untrained[source] = measured(build_model("avg", torch.from_numpy(matrix)), vocab, load_tokenizer(folder))
-    result = {"threads": torch.get_num_threads(), "device": "cpu",
+    result = {"threads": torch.get_num_threads(), "device": "cpu", "speed_passes": SPEED_PASSES,
               "reference": {key: value for key, value in reference.items() if key not in ("threads", "device")},
               "ours": ours, "untrained": untrained,
               "published": published(published_path) if published_path else {}}
