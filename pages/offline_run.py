@@ -60,6 +60,7 @@ def check_whole(run: Path, extended: bool = False) -> None:
 
     It runs in the run's own environment where it has one (``scripts/reproduce.sh`` makes ``.venv`` there): this
     environment's library may be of other code, whose stage graph names files the run's commit lacks."""
+    run = run.resolve()  # the command runs with cwd=run, where a relative path to its .venv would not be found
     own = run / ".venv" / "bin" / "python"
     python = str(own) if own.exists() else sys.executable
     override = ["--config", "extended=True"] if extended else []

@@ -24,8 +24,11 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
 - ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the
   last whole offline run (docs/offline/, which pages/offline_run.py copies from a run: its metrics.json and
   timings.json) beside the paper's Table 4 (``paper_tables`` in params.yaml);
-- ``default run cost``: the last whole run's measured jobs (benchmarks/results/time_profile.json) regrouped by
-  today's params.yaml: what the default run keeps, what ``extended`` adds;
+- ``default run cost``: the default run's time profile (benchmarks/results/time_profile.json) against its aims
+  (AIM_HOURS, AIM_CRITICAL_MIN) and, rule by rule, against the last whole run before ``extended`` left the default
+  run (time_profile_before.json), whose jobs, regrouped by today's params.yaml, measure what ``extended`` adds;
+- ``stanza threads``: the analysis's Stanza models' dev scores in that run's report and in the last extended
+  run's (below), with the threads each trainer had;
 - ``offline run settings``: the settings today's params.yaml has changed since that run read its own (its copy in
   docs/offline/params.yaml); the headline says the same under its table;
 - ``report: HEADING``: the section of that run's report (docs/offline/report.md) whose heading starts with
@@ -66,6 +69,9 @@ PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]  # the README and the do
 RESULTS = REPO / "benchmarks" / "results"  # the measurements'
 FIDELITY = REPO / "fidelity" / "results"  # the comparisons with the authors' code
 OFFLINE = REPO / "docs" / "offline"  # the last whole offline run (pages/offline_run.py)
+# The default run's aims: a contributor with 2 cores refreshes the pages in one sitting, and a workstation whose cores
+# run the rest beside its longest chain of jobs finishes well within an hour
+AIM_HOURS, AIM_CRITICAL_MIN = 2.5, 40
 SECTION = "report: "  # a block named "report: HEADING" is that section of OFFLINE/report.md
 EXTENDED_SECTION = "extended report: "  # ... and "extended report: HEADING" that of the last extended run's
 MINILM = "all-MiniLM-L6-v2"
@@ -207,13 +213,12 @@ def changed_settings() -> str:
                         for section, names in sections.items()) + ".")
 
 
-def default_run_cost() -> str:
-    """The last whole run's measured jobs (benchmarks/results/time_profile.json) regrouped by today's params.yaml:
-    the CPU seconds of those today's default run still runs, and of those it leaves to ``extended``."""
+def extended_parts(profile: dict) -> tuple[list[dict], dict[str, list[dict]]]:
+    """``profile``'s jobs (a time profile's JSON) split by today's params.yaml: those the default run keeps, and, by
+    part, those it leaves to ``extended``."""
     from paraphrastic.configuration import params
     from paraphrastic.configuration.jobs import JobTables
 
-    profile = json.loads((RESULTS / "time_profile.json").read_text())
     config = params.load(REPO / "params.yaml")
     default, extended = JobTables.of(dict(config, extended=False)), JobTables.of(dict(config, extended=True))
     added = {"train": set(extended.jobs) - set(default.jobs),
@@ -227,19 +232,83 @@ def default_run_cost() -> str:
                 break
         else:
             kept.append(job)
-    cpu = sum(job["cpu_seconds"] for job in profile["jobs"])
-    kept_cpu = sum(job["cpu_seconds"] for job in kept)
-    longest = sorted(kept, key=lambda job: -job["cpu_seconds"])[:3]
-    parts = "; ".join(f"{part}, {len(jobs)} job{'s' * (len(jobs) != 1)} and "
-                      f"{sum(job['cpu_seconds'] for job in jobs):,.0f} CPU-s" for part, jobs in left.items())
-    return (f"Of the {len(profile['jobs'])} jobs and {cpu:,.0f} CPU-s of the last whole run ([Where the time "
-            "goes](#where-the-time-goes)), today's default "
-            f"run keeps {len(kept)} jobs and {kept_cpu:,.0f} CPU-s, {kept_cpu / 2 / 3600:.1f} h "
-            f"on 2 cores with both busy; `extended: true` adds the rest: {parts}. Its longest kept jobs by CPU "
-            "seconds: " + ", ".join(f"{job['rule']} `{job['job']}` {job['cpu_seconds']:,.0f} s" for job in longest)
-            + ". A projection from that run's measured jobs, not a run: the stages added since (reference_scores, "
-            "gates_compared) and changed since (the Stanza trainers side by side, one thread each) are measured, "
-            "with the critical path, by the next whole run.\n")
+    return kept, left
+
+
+def cpu_of(jobs: list[dict]) -> float:
+    return sum(job["cpu_seconds"] or 0.0 for job in jobs)
+
+
+def default_run_cost() -> str:
+    """The default run's time profile (benchmarks/results/time_profile.json) against its aims and against the last
+    whole run before ``extended`` left the default run (time_profile_before.json), rule by rule, with what
+    ``extended`` adds as that run measured it."""
+    before = json.loads((RESULTS / "time_profile_before.json").read_text())
+    now = json.loads((RESULTS / "time_profile.json").read_text())
+    kept, left = extended_parts(now)
+    if left:
+        raise SystemExit(f"{RESULTS / 'time_profile.json'}: {now['label']} ran what `extended: true` adds "
+                         f"({', '.join(left)}), so it is not a default run (benchmarks/time_profile.py RUN of one)")
+    _, added = extended_parts(before)
+    cores, cpu, cpu_before = now["cores"], cpu_of(now["jobs"]), cpu_of(before["jobs"])
+    if now["wall_seconds"]:
+        wall, how = now["wall_seconds"], "wall time"
+    else:  # resumed: what it takes with every core busy
+        wall, how = cpu / cores, f"its CPU seconds over the {cores} cores ({len(now['invocations'])} invocations)"
+    critical = now["critical_path"]
+    chain = " → ".join(f"{job['job']} ({job['seconds'] / 60:.0f} min)" for job in critical["jobs"]
+                       if job["seconds"] >= 60)
+    parts = "; ".join(f"{part}, {len(jobs)} job{'s' * (len(jobs) != 1)} and {cpu_of(jobs):,.0f} CPU-s"
+                      for part, jobs in added.items())
+
+    def against(value: float, aim: float, unit: str) -> str:
+        return (f"within the aim of {aim:g} {unit}" if value <= aim
+                else f"{value - aim:.1f} {unit} over the aim of {aim:g} {unit}")
+
+    text = (f"{now['label'][0].upper()}{now['label'][1:]}: {len(now['jobs'])} jobs, {cpu:,.0f} CPU-s, "
+            f"{wall / 3600:.2f} h of {how} on {cores} cores ({against(wall / 3600, AIM_HOURS, 'h')}); its critical "
+            f"path {critical['seconds'] / 60:.0f} min ({against(critical['seconds'] / 60, AIM_CRITICAL_MIN, 'min')}), "
+            f"by its jobs of a minute or more: {chain}. {before['label'][0].upper()}{before['label'][1:]}, the last "
+            f"whole run before `extended` left the default run, had {len(before['jobs'])} jobs and "
+            f"{cpu_before:,.0f} CPU-s ({cpu_before / before['cores'] / 3600:.1f} h with its "
+            f"{before['cores']} cores busy). `extended: true` adds "
+            f"what that run measured of the rest: {parts}.\n")
+    rules = sorted({job["rule"] for job in before["jobs"] + now["jobs"]},
+                   key=lambda rule: -cpu_of([job for job in now["jobs"] + before["jobs"] if job["rule"] == rule]))
+    table = []
+    for rule in rules:
+        then, mine = ([job for job in run["jobs"] if job["rule"] == rule] for run in (before, now))
+        table.append([rule, len(then), f"{cpu_of(then):,.0f}", len(mine), f"{cpu_of(mine):,.0f}",
+                      f"{cpu_of(mine) - cpu_of(then):+,.0f}"])
+    table.append(["**all**", len(before["jobs"]), f"{cpu_before:,.0f}", len(now["jobs"]), f"{cpu:,.0f}",
+                  f"{cpu - cpu_before:+,.0f}"])
+    head = ["rule", "jobs before", "CPU s before", "jobs now", "CPU s now", "change"]
+    return text + "\n" + tabulate(table, head, tablefmt="github", disable_numparse=True) + "\n"
+
+
+STANZA_DEV = re.compile(r"On UD EWT dev \(([\d,]+) sentences, gold words\): UPOS ([\d.]+), XPOS ([\d.]+), "
+                        r"UAS ([\d.]+), LAS ([\d.]+)\.")
+STANZA_THREADS = re.compile(r"Stanza models trained here \((\d+) threads? each\)")
+
+
+def stanza_threads() -> str:
+    """The analysis's Stanza models on UD EWT dev in the default run (docs/offline/) and in the last extended run
+    (docs/offline/extended/, where it is another run), with the threads each trainer had: Stanza's arithmetic
+    depends on its thread count, so the same training on other threads gives other models. They are read from each
+    report's gate section, the one place a copied run records them."""
+    rows = []
+    for folder in (OFFLINE, *filter(None, [extended_run()])):
+        text = (folder / "report.md").read_text()
+        dev, threads = STANZA_DEV.search(text), STANZA_THREADS.search(text)
+        if not (dev and threads):
+            raise SystemExit(f"{folder / 'report.md'}: no Stanza dev scores or threads a trainer (its gate "
+                             "analysis section, from models trained here)")
+        commit, written = run_of(folder)
+        rows.append([f"{commit} ({written[:10]})", threads[1], *dev.groups()[1:]])
+    return ("The analysis's Stanza models of each run the pages hold, with the threads each trainer had, scored on "
+            "UD EWT dev (gold words) by the run's report:\n\n"
+            + tabulate(rows, ["run", "threads a trainer", "UPOS", "XPOS", "UAS", "LAS"], tablefmt="github",
+                       disable_numparse=True) + "\n")
 
 
 def offline_run_settings() -> str:
@@ -352,6 +421,7 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "quick look": lambda: (RESULTS / "quick_look.md").read_text(),
           "distill sweep": distill_sweep, "offline run settings": offline_run_settings,
           "static encoders": static_encoders, "headline": headline, "default run cost": default_run_cost,
+          "stanza threads": stanza_threads,
           "params reference": reference_pages.params_reference, "cli reference": reference_pages.cli_reference,
           "stage graph": reference_pages.stage_graph}
 

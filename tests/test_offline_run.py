@@ -96,7 +96,7 @@ def test_a_run_of_other_params_or_with_edited_code_is_refused(run, tmp_path):
     assert not (tmp_path / "offline").exists()
 
 
-def test_a_run_is_checked_whole_by_its_own_environments_snakemake(run):
+def test_a_run_is_checked_whole_by_its_own_environments_snakemake(run, monkeypatch):
     # this environment's library may be later code than the run's commit, so it is the run's .venv that is asked
     python = run / ".venv" / "bin" / "python"
     python.parent.mkdir(parents=True)
@@ -111,6 +111,9 @@ def test_a_run_is_checked_whole_by_its_own_environments_snakemake(run):
     python.write_text('#!/bin/sh\necho "$@" > "$(dirname "$0")/asked"\necho "Nothing to be done."\n')
     offline_run.check_whole(run, extended=True)
     assert (python.parent / "asked").read_text().split()[-2:] == ["--config", "extended=True"]
+    # a run named by a path relative to where the command is typed (`pages/offline_run.py work/offline`)
+    monkeypatch.chdir(run.parent)
+    offline_run.check_whole(Path(run.name))
 
 
 def test_the_pages_take_what_the_default_run_leaves_out_from_the_last_extended_run(run, tmp_path, monkeypatch):

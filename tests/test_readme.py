@@ -3,6 +3,7 @@ results (benchmarks/results/): a number there is never typed by hand."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -52,3 +53,29 @@ def test_no_page_holds_a_path_of_the_machine_it_was_written_on():
     """A generated part (a command's help with a default file) shows the checkout's files relative to it."""
     for page in readme.PAGES:
         assert str(REPO) not in page.read_text(), page
+
+
+def test_the_default_runs_cost_is_set_against_its_aims_and_refuses_a_run_with_what_extended_adds(
+        monkeypatch, tmp_path):
+    """default_run_cost on made-up profiles: a default run's wall time and critical path against the aims (one
+    within, one over, by how much), rule by rule against the run before; a profile holding the parser comparison
+    is no default run."""
+    def job(rule, name, cpu):
+        return {"rule": rule, "job": name, "seconds": cpu, "cpu_seconds": cpu, "threads": 1}
+
+    before = {"label": "the run before", "cores": 2, "wall_seconds": None, "invocations": [{}, {}],
+              "jobs": [job("train", "a", 100.0), job("stanza_models_compared", "stanza_models_compared", 50.0)]}
+    now = {"label": "the default run", "cores": 2, "wall_seconds": 3 * 3600.0, "invocations": [{}],
+           "critical_path": {"seconds": 30 * 60.0, "jobs": [{"job": "train/a", "seconds": 30 * 60.0}]},
+           "jobs": [job("train", "a", 80.0)]}
+    for name, profile in (("time_profile_before", before), ("time_profile", now)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(profile))
+    monkeypatch.setattr(readme, "RESULTS", tmp_path)
+    text = readme.default_run_cost()
+    assert "3.00 h of wall time on 2 cores (0.5 h over the aim of 2.5 h)" in text
+    assert "critical path 30 min (within the aim of 40 min)" in text
+    assert "the parser comparison, 1 job and 50 CPU-s" in text
+    assert "| train                  | 1             | 100            | 1          | 80          | -20      |" in text
+    (tmp_path / "time_profile.json").write_text(json.dumps(before | {"critical_path": now["critical_path"]}))
+    with pytest.raises(SystemExit, match="the parser comparison"):
+        readme.default_run_cost()
