@@ -159,6 +159,9 @@ def install(work: Path, lasagne: str) -> dict:
 
 
 def environment(work: Path, **extra: str) -> dict:
+    """Their interpreter's environment: WORK's libraries and Theano's compile cache, by absolute paths, as their
+    code runs in WORK/main, where a relative WORK would name another folder."""
+    work = work.resolve()
     return dict(os.environ, PYTHONPATH=str(work / "py2-site"), PYTHONDONTWRITEBYTECODE="1",
                 THEANO_FLAGS=f"{THEANO_FLAGS},base_compiledir={work / 'theano'}", **extra)
 

@@ -339,6 +339,13 @@ def test_the_raw_files_their_code_reads_itself_give_our_authors_reading(data, tm
 
 
 
+def test_their_code_finds_its_libraries_from_a_work_folder_named_relatively(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    env = run.environment(Path("work"), AUTHORS_SEED="1")
+    assert env["PYTHONPATH"] == str(tmp_path / "work" / "py2-site") and env["AUTHORS_SEED"] == "1"
+    assert f"base_compiledir={tmp_path / 'work' / 'theano'}" in env["THEANO_FLAGS"]
+
+
 def test_their_code_end_to_end_is_compared_with_ours_on_each_reading(tmp_path):
     """end_to_end.py: per run, their seeds beside ours end to end (their raw-file reading, ours params.yaml's) and
     on each reading on both sides (their code on our tokens for ours)."""
