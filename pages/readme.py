@@ -213,26 +213,27 @@ def changed_settings() -> str:
                         for section, names in sections.items()) + ".")
 
 
-def extended_parts(profile: dict) -> tuple[list[dict], dict[str, list[dict]]]:
-    """``profile``'s jobs (a time profile's JSON) split by today's params.yaml: those the default run keeps, and, by
-    part, those it leaves to ``extended``."""
+def extended_jobs() -> dict[str, set[str]]:
+    """Rule -> the names of its jobs that ``extended`` adds to today's params.yaml's default run: the recurrent
+    twins' training jobs, and the parser comparison's two stages."""
     from paraphrastic.configuration import params
     from paraphrastic.configuration.jobs import JobTables
 
     config = params.load(REPO / "params.yaml")
     default, extended = JobTables.of(dict(config, extended=False)), JobTables.of(dict(config, extended=True))
-    added = {"train": set(extended.jobs) - set(default.jobs),
-             **{rule: {rule} for rule in ("stanza_models_compared", "parse_compared")}}
-    left, kept = {}, []
+    return {"train": set(extended.jobs) - set(default.jobs),
+            **{rule: {rule} for rule in ("stanza_models_compared", "parse_compared")}}
+
+
+def extended_parts(profile: dict, added: dict[str, set[str]]) -> dict[str, list[dict]]:
+    """``profile``'s jobs (a time profile's JSON) that ``extended`` adds (``added``: :func:`extended_jobs`), by
+    part."""
+    left: dict[str, list[dict]] = {}
     for job in profile["jobs"]:
-        for part, (rule, names) in {"the recurrent twins": ("train", added["train"]),
-                                    "the parser comparison": (job["rule"], added.get(job["rule"]) or set())}.items():
-            if job["rule"] == rule and job["job"] in names:
-                left.setdefault(part, []).append(job)
-                break
-        else:
-            kept.append(job)
-    return kept, left
+        if job["job"] in added.get(job["rule"], set()):
+            part = "the recurrent twins" if job["rule"] == "train" else "the parser comparison"
+            left.setdefault(part, []).append(job)
+    return left
 
 
 def cpu_of(jobs: list[dict]) -> float:
@@ -245,11 +246,12 @@ def default_run_cost() -> str:
     ``extended`` adds as that run measured it."""
     before = json.loads((RESULTS / "time_profile_before.json").read_text())
     now = json.loads((RESULTS / "time_profile.json").read_text())
-    kept, left = extended_parts(now)
+    extended = extended_jobs()
+    left = extended_parts(now, extended)
     if left:
         raise SystemExit(f"{RESULTS / 'time_profile.json'}: {now['label']} ran what `extended: true` adds "
                          f"({', '.join(left)}), so it is not a default run (benchmarks/time_profile.py RUN of one)")
-    _, added = extended_parts(before)
+    added = extended_parts(before, extended)
     cores, cpu, cpu_before = now["cores"], cpu_of(now["jobs"]), cpu_of(before["jobs"])
     if now["wall_seconds"]:
         wall, how = now["wall_seconds"], "wall time"
@@ -265,19 +267,21 @@ def default_run_cost() -> str:
         return (f"within the aim of {aim:g} {unit}" if value <= aim
                 else f"{value - aim:.1f} {unit} over the aim of {aim:g} {unit}")
 
-    text = (f"{now['label'][0].upper()}{now['label'][1:]}: {len(now['jobs'])} jobs, {cpu:,.0f} CPU-s, "
+    def capitalized(label: str) -> str:
+        return label[:1].upper() + label[1:]
+
+    text = (f"{capitalized(now['label'])}: {len(now['jobs'])} jobs, {cpu:,.0f} CPU-s, "
             f"{wall / 3600:.2f} h of {how} on {cores} cores ({against(wall / 3600, AIM_HOURS, 'h')}); its critical "
             f"path {critical['seconds'] / 60:.0f} min ({against(critical['seconds'] / 60, AIM_CRITICAL_MIN, 'min')}), "
-            f"by its jobs of a minute or more: {chain}. {before['label'][0].upper()}{before['label'][1:]}, the last "
+            f"by its jobs of a minute or more: {chain}. {capitalized(before['label'])}, the last "
             f"whole run before `extended` left the default run, had {len(before['jobs'])} jobs and "
             f"{cpu_before:,.0f} CPU-s ({cpu_before / before['cores'] / 3600:.1f} h with its "
             f"{before['cores']} cores busy). `extended: true` adds "
             f"what that run measured of the rest: {parts}.\n")
-    rules = sorted({job["rule"] for job in before["jobs"] + now["jobs"]},
-                   key=lambda rule: -cpu_of([job for job in now["jobs"] + before["jobs"] if job["rule"] == rule]))
+    by_rule = {rule: [[job for job in run["jobs"] if job["rule"] == rule] for run in (before, now)]
+               for rule in {job["rule"] for job in before["jobs"] + now["jobs"]}}
     table = []
-    for rule in rules:
-        then, mine = ([job for job in run["jobs"] if job["rule"] == rule] for run in (before, now))
+    for rule, (then, mine) in sorted(by_rule.items(), key=lambda item: -cpu_of(item[1][0] + item[1][1])):
         table.append([rule, len(then), f"{cpu_of(then):,.0f}", len(mine), f"{cpu_of(mine):,.0f}",
                       f"{cpu_of(mine) - cpu_of(then):+,.0f}"])
     table.append(["**all**", len(before["jobs"]), f"{cpu_before:,.0f}", len(now["jobs"]), f"{cpu:,.0f}",
