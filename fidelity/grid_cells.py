@@ -37,6 +37,7 @@ import fcntl
 import itertools
 import json
 import shutil
+import statistics
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -214,7 +215,7 @@ def summary(rows: list[dict]) -> str:
     text = agreement([{**row, "run": f"{row['run']} ({_axes(row)})"} for row in compared],
                      f"Of the {len(rows)} cells, those run on both sides with two seeds or more a side")
     if compared:
-        text += " " + pooled_spread(compared)
+        text += " " + pooled_spread(compared) + " " + by_model(compared)
     waiting = len(rows) - len(compared)
     if waiting:
         text += f" {waiting} {'cell waits' if waiting == 1 else 'cells wait'} for their runs."
@@ -239,6 +240,27 @@ def pooled_spread(compared: list[dict]) -> str:
     return (f"The seeds' spread pooled over {'that cell' if len(compared) == 1 else f'those {len(compared)} cells'}: "
             f"ours ± {ours ** 0.5:.2f}, theirs ± {theirs ** 0.5:.2f} (F {ratio:.2f} on {ours_df} and {theirs_df} "
             f"degrees of freedom, two-sided p {p:.2f}).")
+
+
+def by_model(compared: list[dict]) -> str:
+    """Whether one model's cells lean one way: the mean of each model's differences over its compared cells and,
+    where it has two or more, the one-sample t of those differences against none (two-sided). Each cell can lie
+    within its spread while a model's cells all fall on one side: a detail of that model's code the cells share."""
+    from scipy import stats
+
+    models: dict[str, list[float]] = {}
+    for row in compared:
+        models.setdefault(row["model"], []).append(row["difference"])
+    parts = []
+    for model, differences in models.items():
+        freedom = len(differences) - 1
+        part = f"{model} {statistics.fmean(differences):+.2f} over {len(differences)} cell{'s' * (freedom > 0)}"
+        if freedom:
+            test = stats.ttest_1samp(differences, 0.0)
+            part += (f" (t {test.statistic:+.1f} on {freedom} degree{'s' * (freedom > 1)} of freedom, "
+                     f"p {test.pvalue:.2f})")
+        parts.append(part)
+    return f"The mean difference over each model's compared cells: {'; '.join(parts)}."
 
 
 def _axes(row: dict) -> str:

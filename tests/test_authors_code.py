@@ -464,7 +464,8 @@ def test_a_job_of_theirs_held_by_one_process_is_skipped_by_others_and_free_once_
 
 def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which_lie_outside(tmp_path):
     """grid_cells.py --table: each side's seeds from WORK (theirs' points, ours' train.json) and run.py --raw's earlier
-    rows; the summary sentence names the cells outside the spread and counts those that wait."""
+    rows; the summary sentence names the cells outside the spread, tests whether a model's cells lean one way and counts
+    those that wait."""
     config = cfg.load(REPO / "params.yaml")
     runs, models = grid_cells.cells(config, ["avg"])
     none, dropout, word = models
@@ -497,5 +498,6 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
     assert ("Of the 3 cells, those run on both sides with two seeds or more a side: 1 of 2 within the seeds' spread; "
             f"outside it: {dropout} (avg, λ_c 0, dropout 0.2, scrambling 0) (+1.00, t +8.7). The seeds' spread "
             "pooled over those 2 cells: ours ± 0.09, theirs ± 0.14 (F 0.42 on 3 and 2 degrees of freedom, two-sided "
-            "p 0.48). 1 cell waits for their runs.") in table
+            "p 0.48). The mean difference over each model's compared cells: avg +0.47 over 2 cells (t +0.9 on 1 "
+            "degree of freedom, p 0.53). 1 cell waits for their runs.") in table
     assert "Theirs measured at aaa, ccc; ours trained at bbb" in table
