@@ -24,9 +24,11 @@ default fidelity/results/authors_code_raw.json) for a cell's run count too, with
 and ours trains those seeds as well, so both sides of such a cell have the same seeds.
 
 The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
-lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Writes
-fidelity/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentence that sums it up
-(pages/readme.py).
+lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Under it, the seeds' spread pooled
+over the compared cells, and each model's difference over its cells with each seed's effect fitted out: a side's seed
+fixes the initial weights and the pairs' order in every cell it trains, so one seed's luck is in all of them
+(``seed_effects``). Writes fidelity/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentences
+that sum it up (pages/readme.py).
 """
 
 from __future__ import annotations
@@ -215,7 +217,7 @@ def summary(rows: list[dict]) -> str:
     text = agreement([{**row, "run": f"{row['run']} ({_axes(row)})"} for row in compared],
                      f"Of the {len(rows)} cells, those run on both sides with two seeds or more a side")
     if compared:
-        text += " " + pooled_spread(compared) + " " + by_model(compared)
+        text += " " + pooled_spread(compared) + " " + seed_effects_text(compared)
     waiting = len(rows) - len(compared)
     if waiting:
         text += f" {waiting} {'cell waits' if waiting == 1 else 'cells wait'} for their runs."
@@ -242,25 +244,62 @@ def pooled_spread(compared: list[dict]) -> str:
             f"degrees of freedom, two-sided p {p:.2f}).")
 
 
-def by_model(compared: list[dict]) -> str:
-    """Whether one model's cells lean one way: the mean of each model's differences over its compared cells and,
-    where it has two or more, the one-sample t of those differences against none (two-sided). Each cell can lie
-    within its spread while a model's cells all fall on one side: a detail of that model's code the cells share."""
+def seed_block(side: str, row: dict, seed: str) -> tuple:
+    """What one side's seed fixes in every cell it trains: the initial weights and the order of the pairs. Ours: the
+    seed alone (seed_everything, then the model; the epochs' order from the seed). Theirs: the seed and whether the
+    cell has a dropout layer, since Lasagne's DropoutLayer draws its own seed from numpy's stream (noise.py:74) before
+    the LSTM's weights and the shuffles draw from it."""
+    return (side, seed) if side == "ours" else (side, row["input_dropout"] != "none", seed)
+
+
+def seed_effects(compared: list[dict]) -> dict[str, dict]:
+    """Per model, the two sides' difference with each seed's luck taken out of every cell it is in: each 22-set mean
+    fitted (least squares) as its cell's mean plus its seed's effect (:func:`seed_block`); the difference is that of
+    the two sides' mean seed effects, tested by Welch's t over the seeds' effects (the units that are independent:
+    a cell's seeds are, but one seed's cells are not). With the seeds' effects' sd on each side and the sd of what
+    the fit leaves."""
+    import numpy as np
     from scipy import stats
 
-    models: dict[str, list[float]] = {}
-    for row in compared:
-        models.setdefault(row["model"], []).append(row["difference"])
+    found = {}
+    for model in dict.fromkeys(row["model"] for row in compared):
+        observed = [(row["run"], seed_block(side, row, seed), value["transfer_pearson"])
+                    for row in compared if row["model"] == model
+                    for side in SIDES for seed, value in row[f"{side}_seeds"].items()]
+        cells = list(dict.fromkeys(cell for cell, _, _ in observed))
+        blocks = list(dict.fromkeys(block for _, block, _ in observed))
+        design = np.zeros((len(observed), len(cells) + len(blocks)))
+        for i, (cell, block, _) in enumerate(observed):
+            design[i, cells.index(cell)] = design[i, len(cells) + blocks.index(block)] = 1.0
+        values = np.array([value for _, _, value in observed])
+        # any least-squares solution: the differences of seed effects are the same in all (the cells join the sides)
+        coefficients, _, rank, _ = np.linalg.lstsq(design, values, rcond=None)
+        effects = {side: [float(e) for block, e in zip(blocks, coefficients[len(cells):], strict=True)
+                          if block[0] == side] for side in SIDES}
+        left = len(observed) - rank
+        result = {"cells": len(cells), "seeds": {side: len(effects[side]) for side in SIDES},
+                  "difference": statistics.fmean(effects["ours"]) - statistics.fmean(effects["theirs"]),
+                  "seed_sd": {side: statistics.stdev(effects[side]) for side in SIDES},
+                  "residual_sd": float(np.sqrt(np.sum((values - design @ coefficients) ** 2) / left)) if left else None}
+        test = stats.ttest_ind(effects["ours"], effects["theirs"], equal_var=False)
+        found[model] = {**result, "t": float(test.statistic), "df": float(test.df), "p": float(test.pvalue)}
+    return found
+
+
+def seed_effects_text(compared: list[dict]) -> str:
+    """The sentence on :func:`seed_effects`: why the cells are not independent and each model's difference."""
     parts = []
-    for model, differences in models.items():
-        freedom = len(differences) - 1
-        part = f"{model} {statistics.fmean(differences):+.2f} over {len(differences)} cell{'s' * (freedom > 0)}"
-        if freedom:
-            test = stats.ttest_1samp(differences, 0.0)
-            part += (f" (t {test.statistic:+.1f} on {freedom} degree{'s' * (freedom > 1)} of freedom, "
-                     f"p {test.pvalue:.2f})")
-        parts.append(part)
-    return f"The mean difference over each model's compared cells: {'; '.join(parts)}."
+    for model, fit in seed_effects(compared).items():
+        rest = f", the rest ± {fit['residual_sd']:.2f}" if fit["residual_sd"] is not None else ""
+        parts.append(f"{model} {fit['difference']:+.2f} over {fit['cells']} cell{'s' * (fit['cells'] > 1)} (t "
+                     f"{fit['t']:+.1f} on {fit['df']:.1f} degrees of freedom, p {fit['p']:.2f}; seeds' effects ours "
+                     f"± {fit['seed_sd']['ours']:.2f} over {fit['seeds']['ours']}, theirs ± "
+                     f"{fit['seed_sd']['theirs']:.2f} over {fit['seeds']['theirs']}{rest})")
+    return ("A side's seed starts from the same weights and takes the pairs in the same order in every cell it "
+            "trains (theirs: the same in the cells with a dropout layer, and the same in those without), so its luck "
+            "is in all of them and the cells' differences are not independent. Each model's difference with the "
+            "seeds' effects fitted out (a cell's mean plus a seed's effect; Welch's t over the two sides' seeds' "
+            "effects): " + "; ".join(parts) + ".")
 
 
 def _axes(row: dict) -> str:

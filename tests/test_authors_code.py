@@ -339,6 +339,22 @@ def test_the_raw_files_their_code_reads_itself_give_our_authors_reading(data, tm
 
 
 
+def test_a_seeds_luck_shared_by_the_cells_it_trains_is_fitted_out_of_the_models_difference():
+    """grid_cells.seed_effects: a side's seed k is one block in every cell (theirs: one with a dropout layer, one
+    without), so each 22-set mean is its cell's mean plus its seed's effect; the difference is the two sides' mean
+    seed effects, its t over the seeds."""
+    ours_luck = {"1": -0.6, "2": -0.5, "3": -0.4}
+    theirs_luck = {"none": {"1": 0.1, "2": -0.1, "3": 0.0}, "dropout": {"1": 0.2, "2": -0.2, "3": 0.0}}
+    rows = [{"run": f"cells-lstmavg__{dropout}", "model": "lstmavg", "input_dropout": dropout,
+             "ours_seeds": {k: {"transfer_pearson": mean + v} for k, v in ours_luck.items()},
+             "theirs_seeds": {k: {"transfer_pearson": mean + v} for k, v in theirs_luck[dropout].items()}}
+            for dropout, mean in (("none", 57.0), ("dropout", 56.0))]
+    fit = grid_cells.seed_effects(rows)["lstmavg"]
+    assert fit["cells"] == 2 and fit["seeds"] == {"theirs": 6, "ours": 3}
+    assert round(fit["difference"], 6) == -0.5 and round(fit["residual_sd"], 6) == 0
+    assert round(fit["seed_sd"]["ours"], 6) == 0.1 and fit["t"] < -5
+
+
 def test_their_code_finds_its_libraries_from_a_work_folder_named_relatively(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     env = run.environment(Path("work"), AUTHORS_SEED="1")
@@ -498,6 +514,8 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
     assert ("Of the 3 cells, those run on both sides with two seeds or more a side: 1 of 2 within the seeds' spread; "
             f"outside it: {dropout} (avg, λ_c 0, dropout 0.2, scrambling 0) (+1.00, t +8.7). The seeds' spread "
             "pooled over those 2 cells: ours ± 0.09, theirs ± 0.14 (F 0.42 on 3 and 2 degrees of freedom, two-sided "
-            "p 0.48). The mean difference over each model's compared cells: avg +0.47 over 2 cells (t +0.9 on 1 "
-            "degree of freedom, p 0.53). 1 cell waits for their runs.") in table
+            "p 0.48). A side's seed starts from the same weights") in table
+    assert ("Welch's t over the two sides' seeds' effects): avg +0.50 over 2 cells (t +1.7 on 3.2 degrees of freedom, "
+            "p 0.19; seeds' effects ours ± 0.10 over 3, theirs ± 0.59 over 4, the rest ± 0.00). 1 cell waits for their "
+            "runs.") in table
     assert "Theirs measured at aaa, ccc; ours trained at bbb" in table
