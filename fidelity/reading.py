@@ -65,9 +65,10 @@ def coverage(out: Path) -> dict:
             ["token_coverage"]}
 
 
-def train_job(config: dict, all_runs: dict, run: str, seed: int, data: Path, out: Path, threads: int) -> dict:
-    """One job (run, seed) on WORK/READING's tables, as the train stage trains it (``all_runs``:
-    ``grids.expand(config)[0]``); its train.json."""
+def train_job(config: dict, all_runs: dict, run: str, seed: int, data: Path, out: Path, threads: int,
+              tables: Path | None = None) -> dict:
+    """One job (run, seed) on WORK/READING's tables (``tables``' corpus/ and vocab/ where given), into OUT/models, as
+    the train stage trains it (``all_runs``: ``grids.expand(config)[0]``); its train.json."""
     from paraphrastic.configuration.settings import experiment
     from paraphrastic.training.transfer import train
 
@@ -76,7 +77,8 @@ def train_job(config: dict, all_runs: dict, run: str, seed: int, data: Path, out
         folder.mkdir(parents=True, exist_ok=True)
         write_text(folder / TRAINED_AT, commit() + "\n")  # the code that trains it, for the table's footer
         settings = replace(experiment(config, run, all_runs), seed=seed)
-        train(settings, train_path=out / "corpus" / f"{settings.train_set}.parquet", vocab_dir=out / "vocab",
+        tables = tables or out
+        train(settings, train_path=tables / "corpus" / f"{settings.train_set}.parquet", vocab_dir=tables / "vocab",
               eval_path=data / "corpus" / "eval.parquet", selection=cfg.selection_ids(config), out_dir=folder,
               checkpoint_dir=out / "checkpoints" / run / f"seed{seed}", device="cpu", threads=threads,
               progress=False, eval_batch_size=config["evaluation"]["batch_size"])

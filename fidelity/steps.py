@@ -54,7 +54,7 @@ PASSES = ("g1", "g2", "p1", "p2")
 
 
 def lasagne_names(model: torch.nn.Module, gradients: bool = False) -> dict[str, np.ndarray]:
-    """Our GRAN-1 / LSTMavg / avg weights (or their ``gradients``) under the names of their Lasagne layers'
+    """Our GRAN-1 / LSTM / LSTMavg / avg weights (or their ``gradients``) under the names of their Lasagne layers'
     parameters (``W`` the word embeddings; the LSTM's four gates i, f, c, o are our stacked columns in that order)."""
     def of(p: torch.nn.Parameter) -> np.ndarray:
         return (p.grad if gradients else p).detach().numpy().copy()
@@ -74,6 +74,36 @@ def lasagne_names(model: torch.nn.Module, gradients: bool = False) -> dict[str, 
     return found
 
 
+def load_lasagne_names(model: torch.nn.Module, weights: dict[str, np.ndarray]) -> None:
+    """Our composition weights set from theirs, by their Lasagne names (:func:`lasagne_names`' inverse; ``W``, the
+    word embeddings, is left as it is). Every name the model has must be given, and only those: a weight left at
+    our own start would pass for theirs."""
+    reached = {"lstm.weight_x", "lstm.weight_h", "lstm.bias", "lstm.peephole", "gate_x.0.weight", "gate_x.0.bias",
+               "gate_h.0.weight"}
+    left = [name for name, _ in model.named_parameters() if not name.startswith("embedding.") and name not in reached]
+    if left:
+        raise SystemExit(f"their names do not reach our weights {left}: LSTM, LSTMavg and GRAN-1 only")
+    ours = set(lasagne_names(model)) - {"W"}
+    if ours != set(weights) - {"W"}:
+        raise SystemExit(f"their weights and ours have other names: only theirs {sorted(set(weights) - ours - {'W'})}"
+                         f", only ours {sorted(ours - set(weights))}")
+    given = {name: torch.from_numpy(np.asarray(value, dtype=np.float32)) for name, value in weights.items()}
+    with torch.no_grad():
+        lstm = getattr(model, "lstm", None)
+        if lstm is not None:
+            for k, gate in enumerate(("ingate", "forgetgate", "cell", "outgate")):
+                columns = slice(k * lstm.hidden_dim, (k + 1) * lstm.hidden_dim)
+                lstm.weight_x[:, columns] = given[f"W_in_to_{gate}"]
+                lstm.weight_h[:, columns] = given[f"W_hid_to_{gate}"]
+                lstm.bias[columns] = given[f"b_{gate}"]
+            for k, gate in enumerate(("ingate", "forgetgate", "outgate")):
+                lstm.peephole[k] = given[f"W_cell_to_{gate}"]
+        if hasattr(model, "gate_x"):
+            model.gate_x[0].weight.copy_(given["W_avg1"].T)
+            model.gate_x[0].bias.copy_(given["b_avg"])
+            model.gate_h[0].weight.copy_(given["W_avg2"].T)
+
+
 # the types their train.py's argparse gives the flags run.py writes (train.py:49-71); the others stay strings
 THEIR_TYPES = {"dim": int, "epochs": int, "batchsize": int, "gran_type": int, "eta": float, "margin": float,
                "LW": float, "LC": float, "scramble": float, "dropout": float, "word_dropout": float}
@@ -82,8 +112,8 @@ THEIR_TYPES = {"dim": int, "epochs": int, "batchsize": int, "gran_type": int, "e
 def their_settings(settings, dim: int, steps: int, grad_steps: list[int], weight_steps: list[int]) -> dict:
     """Their ``params`` for RUN as their train.py parses run.py's flags for it (which name any setting their code
     has no equivalent of), with this comparison's steps."""
-    if settings.model not in ("avg", "lstmavg", "gran"):  # the models lasagne_names maps
-        raise SystemExit(f"steps.py compares avg, LSTMavg and GRAN-1 runs, not {settings.model}")
+    if settings.model not in ("avg", "lstm", "lstmavg", "gran"):  # the models lasagne_names maps
+        raise SystemExit(f"steps.py compares avg, LSTM, LSTMavg and GRAN-1 runs, not {settings.model}")
     flags = harness.their_flags(settings, dim)
     given = {flag[1:]: THEIR_TYPES.get(flag[1:], str)(value) for flag, value in zip(flags[::2], flags[1::2],
                                                                                      strict=True)}
@@ -210,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path, help="a checkout of jwieting/acl2017 (holds main/models.py)")
     parser.add_argument("--run", required=True, help="a transfer run of params.yaml or a cell of grid_cells.py "
-                        "(avg, LSTMavg or GRAN-1)")
+                        "(avg, LSTM, LSTMavg or GRAN-1)")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")

@@ -16,11 +16,18 @@ Writes OUT.npz: ``loss.<step>`` (their cost before the step's update), ``grad.<s
 after ``k`` steps for each ``k`` of ``weight_steps``.
 
 Usage (cwd: their ``main/`` folder): python2.7 steps_theirs.py IN.npz OUT.npz
+
+With ``--start`` (same_start.py), IN.npz holds no weights: it seeds ``random`` and ``numpy.random`` with the settings'
+``seed`` as their train.py's top does (shim.py gives the run's seed there), builds their model as train.py does next
+(no draw of their code comes between), and writes the weights it starts from to OUT.npz (``param.<name>``).
+
+Usage: python2.7 steps_theirs.py --start IN.npz OUT.npz
 """
 from __future__ import print_function  # noqa: UP010 (it runs under Python 2.7)
 
 import json
 import os
+import random
 import sys
 
 import lasagne
@@ -103,5 +110,19 @@ def main(source, target):
     print("steps_theirs:", settings["steps"], "steps,", len(_masks), "stochastic passes with given masks")
 
 
+def start(source, target):
+    given = numpy.load(source)
+    settings = json.loads(str(given["settings"]))
+    random.seed(settings["seed"])
+    numpy.random.seed(settings["seed"])
+    model = models(given["embeddings"], Params(settings, {}))
+    numpy.savez(target, **{"param." + p.name: p.get_value()
+                           for p in lasagne.layers.get_all_params(model.final_layer, trainable=True)})
+    print("steps_theirs: the weights their code starts from with seed", settings["seed"])
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--start":
+        start(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1], sys.argv[2])

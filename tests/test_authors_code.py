@@ -26,7 +26,17 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the fidelity package
 sys.path.insert(0, str(REPO / "benchmarks"))  # measured.py
 
-from fidelity import convert, effects, end_to_end, grid_cells, reading, run, steps, steps_summary  # noqa: E402
+from fidelity import (  # noqa: E402
+    convert,
+    effects,
+    end_to_end,
+    grid_cells,
+    reading,
+    run,
+    same_start,
+    steps,
+    steps_summary,
+)
 
 
 def their_lines(path: Path) -> list[str]:
@@ -262,6 +272,61 @@ def test_our_weights_take_their_lasagne_layers_names_and_shapes():
     np.testing.assert_array_equal(named["W_hid_to_forgetgate"], gran.lstm.weight_h.detach().numpy()[:, 8:16])
     np.testing.assert_array_equal(named["W_avg1"], gran.gate_x[0].weight.detach().numpy().T)
     assert set(steps.lasagne_names(build_model("avg", torch.randn(30, 8)))) == {"W"}
+
+
+def test_their_weights_by_lasagne_name_set_ours_exactly_and_a_weight_they_do_not_name_is_refused():
+    """steps.load_lasagne_names, lasagne_names' inverse: ours set from their names gives the same names back
+    (same_start.py starts ours from their initial weights so); a name missing, or a weight of ours that no name of
+    theirs reaches, stops."""
+    import torch
+
+    from paraphrastic.models.encoders import build_model
+
+    for model in ("gran", "lstmavg", "lstm"):
+        torch.manual_seed(0)
+        theirs = steps.lasagne_names(build_model(model, torch.randn(30, 8)))
+        torch.manual_seed(1)
+        ours = build_model(model, torch.randn(30, 8))
+        embeddings = ours.embedding.weight.detach().clone()
+        steps.load_lasagne_names(ours, theirs)
+        named = steps.lasagne_names(ours)
+        assert all(np.array_equal(named[k], v) for k, v in theirs.items() if k != "W")
+        assert torch.equal(ours.embedding.weight, embeddings)  # the word vectors are not theirs to set
+    gran = build_model("gran", torch.randn(30, 8))
+    theirs = steps.lasagne_names(build_model("gran", torch.randn(30, 8)))
+    with pytest.raises(SystemExit, match=r"only ours \['b_avg'\]"):
+        steps.load_lasagne_names(gran, {k: v for k, v in theirs.items() if k != "b_avg"})
+    with pytest.raises(SystemExit, match=r"do not reach our weights \['gate_x.1.weight'"):
+        steps.load_lasagne_names(build_model("gran3", torch.randn(30, 8)), theirs)
+
+
+def test_ours_from_their_start_is_paired_with_their_run_of_the_seed_and_a_wrong_start_stops(tmp_path):
+    """same_start.py: per seed theirs (WORK/points), ours from their start (WORK/same_start/ours) and ours from our
+    own (WORK/ours); the paired difference over the seeds; ours from their weights must score their untrained point."""
+    run_ = "cells-lstmavg__x"
+    values = {1: (57.0, 57.1, 56.5), 2: (57.4, 57.3, 56.9), 3: (56.8, 57.0, 56.4)}  # theirs, from theirs' start, own
+    (tmp_path / "points").mkdir()
+    for seed, (theirs, started, own) in values.items():
+        history = [{"point": 0, "selection_pearson": 35.0, "transfer_pearson": 40.0},
+                   {"point": 1, "selection_pearson": 60.0, "transfer_pearson": theirs}]
+        (tmp_path / "points" / f"{run_}.seed{seed}.json").write_text(json.dumps({"points": history}))
+        for folder, value in ((tmp_path / "same_start/ours", started), (tmp_path / "ours", own)):
+            job = folder / "models" / run_ / f"seed{seed}"
+            job.mkdir(parents=True)
+            (job / "train.json").write_text(json.dumps({"transfer_pearson": value}))
+    row, = same_start.table([run_], tmp_path, {run_: "quarter"})
+    assert row["seeds"]["2"] == {"theirs": 57.4, "ours_from_their_start": 57.3, "ours": 56.9}
+    assert round(row["difference"], 6) == round((0.1 - 0.1 + 0.2) / 3, 6) and -1 < row["t"] < 2
+    assert round(row["ours_own"]["difference"], 2) == -0.47
+    text = same_start.markdown({"commit": "abc", "reading": "authors", "rows": [row]})
+    assert f"| {run_} | 2 | 57.40 | 57.30 | -0.10 | 56.90 |" in text
+    assert f"- {run_}: ours from their start − theirs over 3 seeds: +0.07 ± 0.15 (paired t +0.8, p 0.53); ours " \
+           "from our own start (its 3 seeds) − theirs: -0.47" in text
+    same_start.check_start(run_, 1, {"transfer_pearson": 40.004, "selection_pearson": 35.0},
+                           tmp_path / "points" / f"{run_}.seed1.json")
+    with pytest.raises(SystemExit, match="not the weights it started from"):
+        same_start.check_start(run_, 1, {"transfer_pearson": 41.2, "selection_pearson": 35.0},
+                               tmp_path / "points" / f"{run_}.seed1.json")
 
 
 def test_negatives_that_differ_from_theirs_are_counted_with_their_cosine_gap():

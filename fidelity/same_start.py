@@ -1,0 +1,226 @@
+"""Ours started from the weights their code starts from, beside their run of the same seed:
+python fidelity/same_start.py CHECKOUT --runs RUN ... [--seeds 1 2 3] [--data data] [--work work/cells] [--table]
+
+A difference of the two codes over a cell's seeds is read against the seeds' spread, and much of that spread is
+where each seed starts: a side's seed fixes its initial weights, and the same seed starts every cell it trains
+(grid_cells.py's ``seed_effects``). Here each seed of ours starts from *their* initial weights for that seed: their
+model built under their Python 2.7 after seeding as their train.py seeds (steps_theirs.py ``--start``), its weights
+set into ours by their Lasagne names (steps.py ``load_lasagne_names``; the word vectors are the same file on both
+sides). Ours then trains as the pipeline does, on grid_cells.py's tables of ours (WORK/ours, params.yaml's reading),
+into WORK/same_start/ours/models/RUN/seedK. What still differs between the two runs of a seed is the order of the pairs,
+the dropout masks and the scrambling, which each code draws its own way.
+
+Before a job trains, ours scores their start on the evaluation sets: it must give the 22-set mean their run of that
+seed recorded before its first step (WORK/points, from grid_cells.py ``--sides theirs``), or the weights are not the
+ones their run started from, and the job stops. The table pairs each seed's results: theirs, ours from their start,
+and ours from our own start (WORK/ours/models); per run, the paired difference (ours from their start − theirs: mean,
+sd and the paired t over the seeds) beside the difference of ours from our own start (Welch's t). Writes
+fidelity/results/same_start.{json,md}; docs/fidelity.md shows it (pages/readme.py).
+
+LSTM, LSTMavg and GRAN-1 runs (the models whose weights steps.py names as theirs); it does not run in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts src/, benchmarks/ on the path
+import fidelity  # noqa: E402
+
+REPO = fidelity.REPO
+from measured import commit, publish  # noqa: E402
+
+from fidelity import run as harness  # noqa: E402
+from fidelity.grid_cells import base_rows, cells, ours_found, theirs_found  # noqa: E402
+from fidelity.reading import train_job  # noqa: E402
+from fidelity.steps import load_lasagne_names, their_settings  # noqa: E402
+from paraphrastic.configuration import params as cfg  # noqa: E402
+from paraphrastic.configuration.settings import experiment  # noqa: E402
+
+RESULTS = HERE / "results" / "same_start"
+MODELS = ("lstm", "lstmavg", "gran")
+START_TOLERANCE = 0.01  # 22-set mean Pearson × 100: their untrained point, scored by ours from their weights
+
+
+def their_start(checkout: Path, work: Path, settings, dim: int) -> dict[str, np.ndarray]:
+    """The weights their code starts RUN's seed from, by their Lasagne names (kept in WORK/same_start/starts)."""
+    target = work / "same_start" / "starts" / f"{settings.name}.seed{settings.seed}.npz"
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        source = target.with_suffix(".in.npz")
+        given = their_settings(settings, dim, 0, [], []) | {"seed": settings.seed}
+        # their draws do not depend on the word vectors' values (Lasagne's EmbeddingLayer takes them as given)
+        np.savez(source, settings=json.dumps(given), embeddings=np.zeros((2, dim), dtype=np.float32))
+        partial = target.with_suffix(".partial.npz")
+        proc = subprocess.run([harness.python2(), str(HERE / "steps_theirs.py"), "--start", str(source.resolve()),
+                               str(partial.resolve())], cwd=checkout / "main", capture_output=True, text=True,
+                              env=harness.environment(work))
+        if proc.returncode:
+            raise SystemExit(f"steps_theirs.py --start failed for {settings.name} seed {settings.seed}:\n"
+                             f"{proc.stderr[-3000:]}")
+        partial.replace(target)
+        source.unlink()
+    with np.load(target) as kept:
+        return {name.removeprefix("param."): kept[name] for name in kept.files}
+
+
+def started_from(weights: dict[str, np.ndarray], build):
+    """``build_model`` that builds ours, then sets its composition weights to ``weights`` (theirs)."""
+    def build_model(*args, **kwargs):
+        model = build(*args, **kwargs)
+        load_lasagne_names(model, weights)
+        return model
+    return build_model
+
+
+def start_score(config: dict, settings, weights: dict[str, np.ndarray], tables: Path, data: Path) -> dict:
+    """Ours, built with their start, scored untrained: the 22-set and selection means."""
+    import torch
+
+    from paraphrastic.data.corpus import read_table
+    from paraphrastic.data.vocab import load_vectors
+    from paraphrastic.evaluation import similarity
+    from paraphrastic.models.encoders import build_model
+
+    vocab, matrix = load_vectors(tables / "vocab")
+    model = started_from(weights, build_model)(settings.model, torch.from_numpy(matrix), **settings.model_options())
+    model.eval()
+    frame = read_table(data / "corpus" / "eval.parquet")
+    sets = similarity.PreparedSets.for_model(model, vocab, frame, batch_size=config["evaluation"]["batch_size"])
+    return similarity.summarize(sets.score(model), cfg.selection_ids(config))
+
+
+def check_start(run: str, seed: int, ours: dict, theirs_points: Path) -> None:
+    """Stop unless ours from their weights scores their run's untrained point (its 22-set and selection means)."""
+    first = json.loads(theirs_points.read_text())["points"][0]
+    for key in ("transfer_pearson", "selection_pearson"):
+        if abs(ours[key] - first[key]) > START_TOLERANCE:
+            raise SystemExit(f"{run} seed {seed}: ours from their start scores {key} {ours[key]:.3f} untrained, their "
+                             f"run {first[key]:.3f} ({theirs_points}): these are not the weights it started from")
+
+
+def table(runs: list[str], work: Path, every: dict[str, str]) -> list[dict]:
+    """Per run, each seed with all three results, and the comparisons over them."""
+    rows = []
+    for run in runs:
+        theirs = theirs_found(work, run, every[run])
+        started = ours_found(work / "same_start", run)
+        own = ours_found(work, run)
+        seeds = sorted(set(theirs) & set(started))
+        row = {"run": run, "seeds": {str(s): {"theirs": theirs[s]["transfer_pearson"],
+                                              "ours_from_their_start": started[s]["transfer_pearson"],
+                                              "ours": own[s]["transfer_pearson"] if s in own else None}
+                                     for s in seeds}}
+        if len(seeds) >= 2:
+            row.update(paired([theirs[s]["transfer_pearson"] for s in seeds],
+                              [started[s]["transfer_pearson"] for s in seeds]))
+        if len(seeds) >= 2 and len(own) >= 2:
+            row["ours_own"] = harness.compared_seeds([theirs[s]["transfer_pearson"] for s in seeds],
+                                                     [v["transfer_pearson"] for v in own.values()])
+            row["ours_own_seeds"] = len(own)
+        rows.append(row)
+    return rows
+
+
+def paired(theirs: list[float], ours: list[float]) -> dict:
+    """Seed by seed, ours − theirs: the mean, sd and the paired t over the seeds (two-sided p)."""
+    from scipy import stats
+
+    differences = [o - t for o, t in zip(ours, theirs, strict=True)]
+    test = stats.ttest_rel(ours, theirs)
+    return {"difference": statistics.fmean(differences), "difference_sd": statistics.stdev(differences),
+            "t": float(test.statistic), "p": float(test.pvalue)}
+
+
+def markdown(result: dict) -> str:
+    lines = ["Each seed's STS 2016-selected 22-set mean Pearson (× 100): their code as they ran it, ours started from "
+             "the weights their code starts that seed from (trained on params.yaml's reading, "
+             f"`{result['reading']}`), and ours from its own start (grid_cells.py's jobs), with the difference (ours "
+             "from their start − theirs).", "",
+             "| run | seed | theirs | ours from their start | difference | ours from our own start |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for row in result["rows"]:
+        for seed, v in row["seeds"].items():
+            own = f"{v['ours']:.2f}" if v["ours"] is not None else "–"
+            lines.append(f"| {row['run']} | {seed} | {v['theirs']:.2f} | {v['ours_from_their_start']:.2f} | "
+                         f"{v['ours_from_their_start'] - v['theirs']:+.2f} | {own} |")
+    lines.append("")
+    for row in result["rows"]:
+        if "difference" not in row:
+            lines.append(f"- {row['run']}: {len(row['seeds'])} seed(s) run on both sides, too few to compare.")
+            continue
+        text = (f"- {row['run']}: ours from their start − theirs over {len(row['seeds'])} seeds: "
+                f"{row['difference']:+.2f} ± {row['difference_sd']:.2f} (paired t {row['t']:+.1f}, p {row['p']:.2f})")
+        if "ours_own" in row:
+            own = row["ours_own"]
+            text += (f"; ours from our own start (its {row['ours_own_seeds']} seeds) − theirs: "
+                     f"{own['difference']:+.2f} (Welch's t {own['t']:+.1f})")
+        lines.append(text + ".")
+    lines += ["", f"Tabled at {result['commit']} by `fidelity/same_start.py`."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkout", type=Path, nargs="?", help="a checkout of jwieting/acl2017 (holds "
+                        "main/models.py); not needed with --table")
+    parser.add_argument("--runs", nargs="+", required=True, help="transfer runs or grid_cells.py cells "
+                        "(LSTM, LSTMavg or GRAN-1) whose seeds grid_cells.py has run on their side")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
+    parser.add_argument("--work", type=Path, default=Path("work/cells"), help="grid_cells.py's work folder")
+    parser.add_argument("--lasagne", default=harness.LASAGNE, help="Lasagne to install (see run.py)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads a job of ours (default: %(default)s)")
+    parser.add_argument("--table", action="store_true", help="only table what WORK holds")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
+    args = parser.parse_args(argv)
+    config = cfg.load(REPO / "params.yaml")
+    all_runs = cells(config, list(base_rows(config)))[0]
+    settings = {}
+    for run in args.runs:
+        if run not in all_runs:
+            raise SystemExit(f"--runs: {run} is not a run of grid_cells.py's cells")
+        settings[run] = experiment(config, run, all_runs)
+        if settings[run].model not in MODELS:
+            raise SystemExit(f"--runs: {run} is a {settings[run].model} run; only {', '.join(MODELS)} runs have "
+                             "weights their code and ours both name")
+    if not args.table:
+        if args.checkout is None:
+            raise SystemExit("the authors' checkout is needed to build their start (or --table)")
+        from paraphrastic.data.vocab import load_vectors
+        from paraphrastic.training import transfer
+
+        harness.install(args.work, args.lasagne)
+        tables = args.work / "ours"
+        dim = load_vectors(tables / "vocab")[1].shape[1]
+        for run in args.runs:
+            for seed in args.seeds:
+                points = args.work / "points" / f"{run}.seed{seed}.json"
+                if not points.is_file():
+                    raise SystemExit(f"{points}: their run of {run} seed {seed} is not there (grid_cells.py "
+                                     "--sides theirs)")
+                job = dataclasses.replace(settings[run], seed=seed)
+                weights = their_start(args.checkout, args.work, job, dim)
+                check_start(run, seed, start_score(config, job, weights, tables, args.data), points)
+                with mock.patch.object(transfer, "build_model", started_from(weights, transfer.build_model)):
+                    info = train_job(config, all_runs, run, seed, args.data, args.work / "same_start" / "ours",
+                                     args.threads, tables=tables)
+                print(f"ours from their start {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
+    result = {"commit": commit(), "reading": config["data"]["reading"],
+              "rows": table(args.runs, args.work, {run: s.evaluate_every for run, s in settings.items()})}
+    publish(args.out, result, markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
