@@ -26,9 +26,9 @@ and ours trains those seeds as well, so both sides of such a cell have the same 
 The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
 lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Under it, the seeds' spread pooled
 over the compared cells, and each model's difference over its cells with each seed's effect fitted out: a side's seed
-fixes the initial weights and the pairs' order in every cell it trains, so one seed's luck is in all of them
-(``seed_effects``). Writes fidelity/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentences
-that sum it up (pages/readme.py).
+starts every cell it trains from the same weights, so one seed's luck is in all of them (``seed_effects``). Writes
+fidelity/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentences that sum it up
+(pages/readme.py).
 """
 
 from __future__ import annotations
@@ -245,10 +245,11 @@ def pooled_spread(compared: list[dict]) -> str:
 
 
 def seed_block(side: str, row: dict, seed: str) -> tuple:
-    """What one side's seed fixes in every cell it trains: the initial weights and the order of the pairs. Ours: the
-    seed alone (seed_everything, then the model; the epochs' order from the seed). Theirs: the seed and whether the
-    cell has a dropout layer, since Lasagne's DropoutLayer draws its own seed from numpy's stream (noise.py:74) before
-    the LSTM's weights and the shuffles draw from it."""
+    """The start one side's seed gives every cell it trains. Ours: the seed alone fixes the initial weights
+    (seed_everything, then the model) and each epoch's order of the pairs. Theirs: the seed and whether the cell has a
+    dropout layer fix the weights and the first epoch's order, as Lasagne's DropoutLayer draws its own seed from
+    numpy's stream (noise.py:74) before the weights and the shuffle do (scrambling draws from it too, so the later
+    epochs' orders part)."""
     return (side, seed) if side == "ours" else (side, row["input_dropout"] != "none", seed)
 
 
@@ -295,11 +296,11 @@ def seed_effects_text(compared: list[dict]) -> str:
                      f"{fit['t']:+.1f} on {fit['df']:.1f} degrees of freedom, p {fit['p']:.2f}; seeds' effects ours "
                      f"± {fit['seed_sd']['ours']:.2f} over {fit['seeds']['ours']}, theirs ± "
                      f"{fit['seed_sd']['theirs']:.2f} over {fit['seeds']['theirs']}{rest})")
-    return ("A side's seed starts from the same weights and takes the pairs in the same order in every cell it "
-            "trains (theirs: the same in the cells with a dropout layer, and the same in those without), so its luck "
-            "is in all of them and the cells' differences are not independent. Each model's difference with the "
-            "seeds' effects fitted out (a cell's mean plus a seed's effect; Welch's t over the two sides' seeds' "
-            "effects): " + "; ".join(parts) + ".")
+    return ("A side's seed starts every cell it trains from the same weights (theirs: the same in the cells with a "
+            "dropout layer, and the same in those without), and ours takes the pairs in the same order too, so a "
+            "seed's luck is in all of its cells and the cells' differences are not independent. Each model's "
+            "difference with the seeds' effects fitted out (a cell's mean plus a seed's effect; Welch's t over the "
+            "two sides' seeds' effects): " + "; ".join(parts) + ".")
 
 
 def _axes(row: dict) -> str:
