@@ -163,9 +163,15 @@ def markdown(result: dict) -> str:
                 f"{row['difference']:+.2f} ± {row['difference_sd']:.2f} (paired t {row['t']:+.1f}, p {row['p']:.2f})")
         if "ours_own" in row:
             own = row["ours_own"]
-            text += (f"; ours from our own start (its {row['ours_own_seeds']} seeds) − theirs: "
+            text += (f"; ours from our own start (its {row['ours_own_seeds']} seeds) − these of theirs: "
                      f"{own['difference']:+.2f} (Welch's t {own['t']:+.1f})")
         lines.append(text + ".")
+    pairs = [(v["theirs"], v["ours_from_their_start"]) for row in result["rows"] for v in row["seeds"].values()]
+    if len(result["rows"]) > 1 and len(pairs) >= 2:
+        every = paired([t for t, _ in pairs], [o for _, o in pairs])
+        lines.append(f"- Every seed of the {len(result['rows'])} runs: ours from their start − theirs over "
+                     f"{len(pairs)} seeds: {every['difference']:+.2f} ± {every['difference_sd']:.2f} (paired t "
+                     f"{every['t']:+.1f}, p {every['p']:.2f}).")
     lines += ["", f"Tabled at {result['commit']} by `fidelity/same_start.py`."]
     return "\n".join(lines) + "\n"
 

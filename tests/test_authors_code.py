@@ -321,7 +321,11 @@ def test_ours_from_their_start_is_paired_with_their_run_of_the_seed_and_a_wrong_
     text = same_start.markdown({"commit": "abc", "reading": "authors", "rows": [row]})
     assert f"| {run_} | 2 | 57.40 | 57.30 | -0.10 | 56.90 |" in text
     assert f"- {run_}: ours from their start − theirs over 3 seeds: +0.07 ± 0.15 (paired t +0.8, p 0.53); ours " \
-           "from our own start (its 3 seeds) − theirs: -0.47" in text
+           "from our own start (its 3 seeds) − these of theirs: -0.47" in text
+    assert "Every seed" not in text  # one run: its own line says it
+    both = same_start.markdown({"commit": "abc", "reading": "authors", "rows": [row, {**row, "run": "other"}]})
+    assert "- Every seed of the 2 runs: ours from their start − theirs over 6 seeds: +0.07 ± 0.14 (paired t +1.2" \
+        in both
     same_start.check_start(run_, 1, {"transfer_pearson": 40.004, "selection_pearson": 35.0},
                            tmp_path / "points" / f"{run_}.seed1.json")
     with pytest.raises(SystemExit, match="not the weights it started from"):
