@@ -14,7 +14,8 @@ Before a job trains, ours scores their start on the evaluation sets: it must giv
 seed recorded before its first step (WORK/points, from grid_cells.py ``--sides theirs``), or the weights are not the
 ones their run started from, and the job stops. The table pairs each seed's results: theirs, ours from their start,
 and ours from our own start (WORK/ours/models); per run, the paired difference (ours from their start − theirs: mean,
-sd and the paired t over the seeds) beside the difference of ours from our own start (Welch's t). Writes
+sd and the paired t over the seeds) beside the difference of ours from our own start (Welch's t). It holds every
+seed WORK has of the runs named, trained now or before, and only those runs. Writes
 fidelity/results/same_start.{json,md}; docs/fidelity.md shows it (pages/readme.py).
 
 LSTM, LSTMavg and GRAN-1 runs (the models whose weights steps.py names as theirs); it does not run in CI.
