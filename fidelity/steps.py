@@ -51,6 +51,8 @@ from paraphrastic.training.epochs import ADAM_EPSILONS, adam, seed_everything  #
 from paraphrastic.training.transfer import margin_loss_deterministic_negatives  # noqa: E402
 
 PASSES = ("g1", "g2", "p1", "p2")
+GATES = ("ingate", "forgetgate", "cell", "outgate")  # Lasagne's LSTM gates, our stacked columns' order
+PEEPHOLES = ("ingate", "forgetgate", "outgate")  # the gates a peephole reaches, our peephole rows' order
 
 
 def lasagne_names(model: torch.nn.Module, gradients: bool = False) -> dict[str, np.ndarray]:
@@ -63,11 +65,11 @@ def lasagne_names(model: torch.nn.Module, gradients: bool = False) -> dict[str, 
     lstm = getattr(model, "lstm", None)
     if lstm is not None:
         weight_x, weight_h, bias, peephole = of(lstm.weight_x), of(lstm.weight_h), of(lstm.bias), of(lstm.peephole)
-        for k, gate in enumerate(("ingate", "forgetgate", "cell", "outgate")):
+        for k, gate in enumerate(GATES):
             columns = slice(k * lstm.hidden_dim, (k + 1) * lstm.hidden_dim)
             found |= {f"W_in_to_{gate}": weight_x[:, columns], f"W_hid_to_{gate}": weight_h[:, columns],
                       f"b_{gate}": bias[columns]}
-        found |= {f"W_cell_to_{gate}": peephole[k] for k, gate in enumerate(("ingate", "forgetgate", "outgate"))}
+        found |= {f"W_cell_to_{gate}": peephole[k] for k, gate in enumerate(PEEPHOLES)}
     if hasattr(model, "gate_x"):
         found |= {"W_avg1": of(model.gate_x[0].weight).T, "b_avg": of(model.gate_x[0].bias),
                   "W_avg2": of(model.gate_h[0].weight).T}
@@ -91,12 +93,12 @@ def load_lasagne_names(model: torch.nn.Module, weights: dict[str, np.ndarray]) -
     with torch.no_grad():
         lstm = getattr(model, "lstm", None)
         if lstm is not None:
-            for k, gate in enumerate(("ingate", "forgetgate", "cell", "outgate")):
+            for k, gate in enumerate(GATES):
                 columns = slice(k * lstm.hidden_dim, (k + 1) * lstm.hidden_dim)
                 lstm.weight_x[:, columns] = given[f"W_in_to_{gate}"]
                 lstm.weight_h[:, columns] = given[f"W_hid_to_{gate}"]
                 lstm.bias[columns] = given[f"b_{gate}"]
-            for k, gate in enumerate(("ingate", "forgetgate", "outgate")):
+            for k, gate in enumerate(PEEPHOLES):
                 lstm.peephole[k] = given[f"W_cell_to_{gate}"]
         if hasattr(model, "gate_x"):
             model.gate_x[0].weight.copy_(given["W_avg1"].T)
