@@ -84,19 +84,16 @@ def started_from(weights: dict[str, np.ndarray], build):
     return build_model
 
 
-def start_score(config: dict, settings, weights: dict[str, np.ndarray], tables: Path, data: Path) -> dict:
-    """Ours, built with their start, scored untrained: the 22-set and selection means."""
+def start_score(config: dict, settings, weights: dict[str, np.ndarray], vocab, matrix: np.ndarray, frame) -> dict:
+    """Ours, built with their start, scored untrained on the evaluation table ``frame``: the 22-set and selection
+    means (``vocab`` and ``matrix``: the tables' vocabulary and its vectors)."""
     import torch
 
-    from paraphrastic.data.corpus import read_table
-    from paraphrastic.data.vocab import load_vectors
     from paraphrastic.evaluation import similarity
     from paraphrastic.models.encoders import build_model
 
-    vocab, matrix = load_vectors(tables / "vocab")
     model = started_from(weights, build_model)(settings.model, torch.from_numpy(matrix), **settings.model_options())
     model.eval()
-    frame = read_table(data / "corpus" / "eval.parquet")
     sets = similarity.PreparedSets.for_model(model, vocab, frame, batch_size=config["evaluation"]["batch_size"])
     return similarity.summarize(sets.score(model), cfg.selection_ids(config))
 
@@ -118,16 +115,15 @@ def table(runs: list[str], work: Path, every: dict[str, str]) -> list[dict]:
         started = ours_found(work / "same_start", run)
         own = ours_found(work, run)
         seeds = sorted(set(theirs) & set(started))
-        row = {"run": run, "seeds": {str(s): {"theirs": theirs[s]["transfer_pearson"],
+        theirs_values = [theirs[s]["transfer_pearson"] for s in seeds]
+        row = {"run": run, "seeds": {str(s): {"theirs": value,
                                               "ours_from_their_start": started[s]["transfer_pearson"],
                                               "ours": own[s]["transfer_pearson"] if s in own else None}
-                                     for s in seeds}}
+                                     for s, value in zip(seeds, theirs_values, strict=True)}}
         if len(seeds) >= 2:
-            row.update(paired([theirs[s]["transfer_pearson"] for s in seeds],
-                              [started[s]["transfer_pearson"] for s in seeds]))
+            row.update(paired(theirs_values, [started[s]["transfer_pearson"] for s in seeds]))
         if len(seeds) >= 2 and len(own) >= 2:
-            row["ours_own"] = harness.compared_seeds([theirs[s]["transfer_pearson"] for s in seeds],
-                                                     [v["transfer_pearson"] for v in own.values()])
+            row["ours_own"] = harness.compared_seeds(theirs_values, [v["transfer_pearson"] for v in own.values()])
             row["ours_own_seeds"] = len(own)
         rows.append(row)
     return rows
@@ -204,12 +200,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.table:
         if args.checkout is None:
             raise SystemExit("the authors' checkout is needed to build their start (or --table)")
+        from paraphrastic.data.corpus import read_table
         from paraphrastic.data.vocab import load_vectors
         from paraphrastic.training import transfer
 
         harness.install(args.work, args.lasagne)
         tables = args.work / "ours"
-        dim = load_vectors(tables / "vocab")[1].shape[1]
+        vocab, matrix = load_vectors(tables / "vocab")
+        frame = read_table(args.data / "corpus" / "eval.parquet")
         for run in args.runs:
             for seed in args.seeds:
                 points = args.work / "points" / f"{run}.seed{seed}.json"
@@ -217,8 +215,8 @@ def main(argv: list[str] | None = None) -> int:
                     raise SystemExit(f"{points}: their run of {run} seed {seed} is not there (grid_cells.py "
                                      "--sides theirs)")
                 job = dataclasses.replace(settings[run], seed=seed)
-                weights = their_start(args.checkout, args.work, job, dim)
-                check_start(run, seed, start_score(config, job, weights, tables, args.data), points)
+                weights = their_start(args.checkout, args.work, job, matrix.shape[1])
+                check_start(run, seed, start_score(config, job, weights, vocab, matrix, frame), points)
                 with mock.patch.object(transfer, "build_model", started_from(weights, transfer.build_model)):
                     info = train_job(config, all_runs, run, seed, args.data, args.work / "same_start" / "ours",
                                      args.threads, tables=tables)
