@@ -116,12 +116,13 @@ def table(runs: list[str], work: Path, every: dict[str, str]) -> list[dict]:
         own = ours_found(work, run)
         seeds = sorted(set(theirs) & set(started))
         theirs_values = [theirs[s]["transfer_pearson"] for s in seeds]
-        row = {"run": run, "seeds": {str(s): {"theirs": value,
-                                              "ours_from_their_start": started[s]["transfer_pearson"],
+        started_values = [started[s]["transfer_pearson"] for s in seeds]
+        row = {"run": run, "seeds": {str(s): {"theirs": value, "ours_from_their_start": from_theirs,
                                               "ours": own[s]["transfer_pearson"] if s in own else None}
-                                     for s, value in zip(seeds, theirs_values, strict=True)}}
+                                     for s, value, from_theirs in zip(seeds, theirs_values, started_values,
+                                                                      strict=True)}}
         if len(seeds) >= 2:
-            row.update(paired(theirs_values, [started[s]["transfer_pearson"] for s in seeds]))
+            row.update(paired(theirs_values, started_values))
         if len(seeds) >= 2 and len(own) >= 2:
             row["ours_own"] = harness.compared_seeds(theirs_values, [v["transfer_pearson"] for v in own.values()])
             row["ours_own_seeds"] = len(own)
