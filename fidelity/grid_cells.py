@@ -21,7 +21,11 @@ over several sessions, and the table be assembled at any point (``--table``) fro
 is claimed while it trains (a lock on WORK/claims/RUN.seedK.lock), so several processes of ``--sides theirs``, one a
 core, share the cells without training a job twice. Seeds of theirs measured before by run.py --raw (``--theirs``,
 default fidelity/results/authors_code_raw.json) for a cell's run count too, with the commit they were measured at,
-and ours trains those seeds as well, so both sides of such a cell have the same seeds.
+and ours trains those seeds as well, so both sides of such a cell have the same seeds. The table written before
+(``--tabled``, default OUT.json) is the record of every seed measured so far: a seed it holds for a cell counts
+whether or not WORK still holds its job (a lost or fresh WORK loses nothing tabled), and is not trained again; a
+job WORK holds supersedes the tabled value of its seed. A cell is its run's name, which hashes its settings, so a
+cell whose settings change is a new cell and takes nothing from the old one.
 
 The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
 lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Under it, the seeds' spread pooled
@@ -148,6 +152,22 @@ def earlier_theirs(path: Path | None, wanted: set[str]) -> dict[str, dict[int, d
     return found
 
 
+def tabled(path: Path | None, wanted: set[str]) -> dict[str, dict[str, dict[int, dict]]]:
+    """Run -> side -> seed -> {22-set mean, commit}: the seeds an earlier table of the cells (this script's OUT.json)
+    holds for the cells' runs; nothing where ``path`` is no file."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        rows = json.loads(path.read_text())["rows"]
+        return {row["run"]: {side: {int(seed): {"transfer_pearson": float(value["transfer_pearson"]),
+                                                "commit": value.get("commit")}
+                                    for seed, value in row[f"{side}_seeds"].items()} for side in SIDES}
+                for row in rows if row["run"] in wanted}
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise SystemExit(f"{path}: not a table of the cells ({type(error).__name__}: {error}); --tabled names the "
+                         "earlier OUT.json, or a path that is no file for none") from None
+
+
 def claim(work: Path, run: str, seed: int) -> TextIO | None:
     """WORK/claims/RUN.seedK.lock, open and locked by this process for as long as it holds the file (``close()``
     frees it); None where another process holds it. The kernel frees the lock of a process that ends however it
@@ -194,13 +214,18 @@ def ours_found(work: Path, run: str) -> dict[int, dict]:
     return found
 
 
-def table(config: dict, runs: dict, models: dict[str, str], work: Path, earlier: dict) -> list[dict]:
-    """A row per cell: its axes, both sides' seeds, and compared_seeds where each side has two or more."""
+def table(config: dict, runs: dict, models: dict[str, str], work: Path, earlier: dict,
+          before: dict | None = None) -> list[dict]:
+    """A row per cell: its axes, both sides' seeds, and compared_seeds where each side has two or more. A side's
+    seeds are those the earlier table holds (``before``, :func:`tabled`), run.py --raw's (``earlier``; theirs) and
+    WORK's, each source superseding the one before it seed by seed."""
     rows = []
     for run in models:
         settings = experiment(config, run, runs)
-        theirs = {**earlier.get(run, {}), **theirs_found(work, run, settings.evaluate_every)}
-        ours = ours_found(work, run)
+        prior = (before or {}).get(run, {})
+        theirs = {**prior.get("theirs", {}), **earlier.get(run, {}),
+                  **theirs_found(work, run, settings.evaluate_every)}
+        ours = {**prior.get("ours", {}), **ours_found(work, run)}
         row = {"run": run, **describe(settings), "theirs_seeds": {str(k): v for k, v in sorted(theirs.items())},
                "ours_seeds": {str(k): v for k, v in sorted(ours.items())}}
         if len(theirs) >= 2 and len(ours) >= 2:
@@ -355,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="run.py --raw's earlier result, whose seeds of a cell's run count too")
     parser.add_argument("--table", action="store_true", help="only assemble the table from WORK's jobs")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
+    parser.add_argument("--tabled", type=Path, help="an earlier table of the cells, whose seeds count and are not "
+                        "trained again (default: OUT.json; a path that is no file: none)")
     args = parser.parse_args(argv)
     config = cfg.load(REPO / "params.yaml")
     every = list(base_rows(config))
@@ -383,12 +410,16 @@ def main(argv: list[str] | None = None) -> int:
             sets = [spec.id for spec in EVAL_SETS if spec.id in {e["dataset"] for e in record["eval_sets"]}]
         if "ours" in args.sides:
             prepare(config, config["data"]["reading"], args.data, work / "ours")
-        earlier = earlier_theirs(args.theirs, set(models))
+    earlier = earlier_theirs(args.theirs, set(models))
+    before = tabled(args.out.with_suffix(".json") if args.tabled is None else args.tabled, set(models))
+    if not args.table:
         for run in todo:
+            prior = before.get(run, {})
             # a cell that is a grid run has the seeds run.py --raw measured of theirs: ours trains those seeds too
             for seed in sorted(set(args.seeds) | set(earlier.get(run, {}))):
                 settings = dataclasses.replace(experiment(config, run, runs), seed=seed)
-                held = claim(work, run, seed) if "theirs" in args.sides and seed not in earlier.get(run, {}) else None
+                measured = seed in earlier.get(run, {}) or seed in prior.get("theirs", {})
+                held = claim(work, run, seed) if "theirs" in args.sides and not measured else None
                 if held is not None:
                     points = work / "points" / f"{run}.seed{seed}.json"
                     history = train_theirs(work, settings, seed, record["vectors"]["dim"], sets,
@@ -399,11 +430,11 @@ def main(argv: list[str] | None = None) -> int:
                     held.close()
                     print(f"theirs {run} seed {seed}: 22 sets "
                           f"{selected(history, settings.evaluate_every)['transfer_pearson']:.2f}", flush=True)
-                if "ours" in args.sides:
+                if "ours" in args.sides and seed not in prior.get("ours", {}):
                     info = train_job(config, runs, run, seed, args.data, work / "ours", args.threads)
                     print(f"ours {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
     result = {"commit": commit(), "reading": config["data"]["reading"], "seeds": args.seeds,
-              "rows": table(config, runs, models, work, earlier_theirs(args.theirs, set(models)))}
+              "rows": table(config, runs, models, work, earlier, before)}
     publish(args.out, result, markdown(result))
     return 0
 

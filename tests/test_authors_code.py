@@ -588,3 +588,39 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
             "p 0.19; seeds' effects ours ± 0.10 over 3, theirs ± 0.59 over 4, the rest ± 0.00). 1 cell waits for their "
             "runs.") in table
     assert "Theirs measured at aaa, ccc; ours trained at bbb" in table
+
+
+def test_a_tabled_seed_counts_though_work_lost_its_job_and_a_job_work_holds_supersedes_it(tmp_path):
+    """grid_cells.py --tabled (default OUT.json): the table written before is the record of what was measured, so a
+    fresh or lost WORK keeps every tabled seed; a job WORK holds replaces its seed's tabled value; a cell the
+    settings no longer give (another run name) is dropped; a file that is no table of the cells is named."""
+    config = cfg.load(REPO / "params.yaml")
+    runs, models = grid_cells.cells(config, ["avg"])
+    none, dropout, _ = models
+    out = tmp_path / "cells"
+    earlier = {"commit": "old", "rows": [
+        {"run": none, "theirs_seeds": {"1": {"transfer_pearson": 44.0, "commit": "t1"},
+                                       "2": {"transfer_pearson": 44.2, "commit": "t1"}},
+         "ours_seeds": {"1": {"transfer_pearson": 40.0, "commit": "o1"},
+                        "2": {"transfer_pearson": 44.3, "commit": "o1"}}},
+        {"run": "cells-avg__gone", "theirs_seeds": {"1": {"transfer_pearson": 1.0}}, "ours_seeds": {}}]}
+    out.with_suffix(".json").write_text(json.dumps(earlier))
+    folder = tmp_path / "work/ours/models" / none / "seed1"
+    folder.mkdir(parents=True)
+    (folder / "train.json").write_text(json.dumps({"transfer_pearson": 44.1}))
+    (folder / "trained_at.txt").write_text("new\n")
+    argv = ["--table", "--work", str(tmp_path / "work"), "--models", "avg", "--theirs", str(tmp_path / "none.json"),
+            "--out", str(out)]
+    assert grid_cells.main(argv) == 0
+    rows = {row["run"]: row for row in json.loads(out.with_suffix(".json").read_text())["rows"]}
+    assert set(rows) == set(models)
+    assert rows[none]["theirs_seeds"] == earlier["rows"][0]["theirs_seeds"]
+    assert rows[none]["ours_seeds"] == {"1": {"transfer_pearson": 44.1, "commit": "new"},
+                                        "2": {"transfer_pearson": 44.3, "commit": "o1"}}
+    assert rows[none]["within"] and not rows[dropout]["theirs_seeds"]
+    assert grid_cells.main(argv) == 0  # a second pass reads its own table: the same rows
+    assert {row["run"]: row for row in json.loads(out.with_suffix(".json").read_text())["rows"]} == rows
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"rows": [{"run": none}]}))
+    with pytest.raises(SystemExit, match="broken.json: not a table of the cells"):
+        grid_cells.main([*argv, "--tabled", str(broken)])
