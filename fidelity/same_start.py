@@ -15,8 +15,11 @@ seed recorded before its first step (WORK/points, from grid_cells.py ``--sides t
 ones their run started from, and the job stops. The table pairs each seed's results: theirs, ours from their start,
 and ours from our own start (WORK/ours/models); per run, the paired difference (ours from their start − theirs: mean,
 sd and the paired t over the seeds) beside the difference of ours from our own start (Welch's t). It holds every
-seed WORK has of the runs named, trained now or before, and only those runs. Writes
-fidelity/results/same_start.{json,md}; docs/fidelity.md shows it (pages/readme.py).
+seed of the runs named, trained now or before, and only those runs: the seeds WORK holds, and those the tables
+written before hold (``--tabled``, default OUT.json, for ours from their start; grid_cells.py's table for theirs and
+ours from our own start), so a lost or fresh WORK loses nothing tabled and a tabled seed is not trained again; a
+job WORK holds replaces its seed's tabled value. Writes fidelity/results/same_start.{json,md}; docs/fidelity.md
+shows it (pages/readme.py).
 
 LSTM, LSTMavg and GRAN-1 runs (the models whose weights steps.py names as theirs); it does not run in CI.
 """
@@ -41,6 +44,7 @@ import fidelity  # noqa: E402
 REPO = fidelity.REPO
 from measured import commit, publish  # noqa: E402
 
+from fidelity import grid_cells  # noqa: E402
 from fidelity import run as harness  # noqa: E402
 from fidelity.grid_cells import base_rows, cells, ours_found, theirs_found  # noqa: E402
 from fidelity.reading import train_job  # noqa: E402
@@ -107,13 +111,31 @@ def check_start(run: str, seed: int, ours: dict, theirs_points: Path) -> None:
                              f"run {first[key]:.3f} ({theirs_points}): these are not the weights it started from")
 
 
-def table(runs: list[str], work: Path, every: dict[str, str]) -> list[dict]:
-    """Per run, each seed with all three results, and the comparisons over them."""
+def tabled(path: Path | None, wanted: set[str]) -> dict[str, dict[int, dict]]:
+    """Run -> seed -> {22-set mean} of ours from their start, as an earlier table of this script (OUT.json) holds
+    it; nothing where ``path`` is no file."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        return {row["run"]: {int(seed): {"transfer_pearson": float(v["ours_from_their_start"])}
+                             for seed, v in row["seeds"].items()}
+                for row in json.loads(path.read_text())["rows"] if row["run"] in wanted}
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise SystemExit(f"{path}: not a table of ours from their start ({type(error).__name__}: {error}); --tabled "
+                         "names the earlier OUT.json, or a path that is no file for none") from None
+
+
+def table(runs: list[str], work: Path, every: dict[str, str], before: dict | None = None,
+          cells_before: dict | None = None) -> list[dict]:
+    """Per run, each seed with all three results, and the comparisons over them. Each result's seeds are those the
+    tables written before hold (``before``: ours from their start, :func:`tabled`; ``cells_before``: theirs and ours
+    from our own start, grid_cells.py's :func:`~fidelity.grid_cells.tabled`) and WORK's, WORK's superseding."""
     rows = []
     for run in runs:
-        theirs = theirs_found(work, run, every[run])
-        started = ours_found(work / "same_start", run)
-        own = ours_found(work, run)
+        cell = (cells_before or {}).get(run, {})
+        theirs = {**cell.get("theirs", {}), **theirs_found(work, run, every[run])}
+        started = {**(before or {}).get(run, {}), **ours_found(work / "same_start", run)}
+        own = {**cell.get("ours", {}), **ours_found(work, run)}
         seeds = sorted(set(theirs) & set(started))
         theirs_values = [theirs[s]["transfer_pearson"] for s in seeds]
         started_values = [started[s]["transfer_pearson"] for s in seeds]
@@ -187,6 +209,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads a job of ours (default: %(default)s)")
     parser.add_argument("--table", action="store_true", help="only table what WORK holds")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
+    parser.add_argument("--tabled", type=Path, help="an earlier table of this script, whose seeds count and are not "
+                        "trained again (default: OUT.json; a path that is no file: none)")
+    parser.add_argument("--cells-table", type=Path, default=grid_cells.RESULTS.with_suffix(".json"),
+                        help="grid_cells.py's table, whose seeds of theirs and of ours from our own start count "
+                        "(default: %(default)s)")
     args = parser.parse_args(argv)
     config = cfg.load(REPO / "params.yaml")
     all_runs = cells(config, list(base_rows(config)))[0]
@@ -198,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         if settings[run].model not in MODELS:
             raise SystemExit(f"--runs: {run} is a {settings[run].model} run; only {', '.join(MODELS)} runs have "
                              "weights their code and ours both name")
+    before = tabled(args.out.with_suffix(".json") if args.tabled is None else args.tabled, set(args.runs))
+    cells_before = grid_cells.tabled(args.cells_table, set(args.runs))
     if not args.table:
         if args.checkout is None:
             raise SystemExit("the authors' checkout is needed to build their start (or --table)")
@@ -211,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         frame = read_table(args.data / "corpus" / "eval.parquet")
         for run in args.runs:
             for seed in args.seeds:
+                if seed in before.get(run, {}):
+                    continue
                 points = args.work / "points" / f"{run}.seed{seed}.json"
                 if not points.is_file():
                     raise SystemExit(f"{points}: their run of {run} seed {seed} is not there (grid_cells.py "
@@ -223,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
                                      args.threads, tables=tables)
                 print(f"ours from their start {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
     result = {"commit": commit(), "reading": config["data"]["reading"],
-              "rows": table(args.runs, args.work, {run: s.evaluate_every for run, s in settings.items()})}
+              "rows": table(args.runs, args.work, {run: s.evaluate_every for run, s in settings.items()}, before,
+                            cells_before)}
     publish(args.out, result, markdown(result))
     return 0
 

@@ -331,6 +331,25 @@ def test_ours_from_their_start_is_paired_with_their_run_of_the_seed_and_a_wrong_
     with pytest.raises(SystemExit, match="not the weights it started from"):
         same_start.check_start(run_, 1, {"transfer_pearson": 41.2, "selection_pearson": 35.0},
                                tmp_path / "points" / f"{run_}.seed1.json")
+    # WORK lost: the tables written before hold the same seeds (ours from their start in same_start's own;
+    # theirs and ours from our own start in grid_cells.py's), and a job WORK holds replaces its seed's value
+    written = tmp_path / "same_start.json"
+    written.write_text(json.dumps({"rows": [row]}))
+    cells_table = tmp_path / "cells.json"
+    cells_table.write_text(json.dumps({"rows": [{"run": run_, **{f"{side}_seeds": {
+        str(seed): {"transfer_pearson": v[column], "commit": "c"} for seed, v in values.items()}
+        for side, column in (("theirs", 0), ("ours", 2))}}]}))
+    before, cells_before = same_start.tabled(written, {run_}), grid_cells.tabled(cells_table, {run_})
+    fresh = tmp_path / "fresh"
+    assert same_start.table([run_], fresh, {run_: "quarter"}, before, cells_before) == [row]
+    job = fresh / "same_start/ours/models" / run_ / "seed2"
+    job.mkdir(parents=True)
+    (job / "train.json").write_text(json.dumps({"transfer_pearson": 57.9}))
+    again, = same_start.table([run_], fresh, {run_: "quarter"}, before, cells_before)
+    assert again["seeds"]["2"]["ours_from_their_start"] == 57.9 and again["seeds"]["1"] == row["seeds"]["1"]
+    assert same_start.tabled(tmp_path / "none.json", {run_}) == {}
+    with pytest.raises(SystemExit, match="cells.json: not a table of ours from their start"):
+        same_start.tabled(cells_table, {run_})
 
 
 def test_negatives_that_differ_from_theirs_are_counted_with_their_cosine_gap():
