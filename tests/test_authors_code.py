@@ -36,6 +36,7 @@ from fidelity import (  # noqa: E402
     same_start,
     steps,
     steps_summary,
+    untrained_starts,
 )
 
 
@@ -643,3 +644,35 @@ def test_a_tabled_seed_counts_though_work_lost_its_job_and_a_job_work_holds_supe
     broken.write_text(json.dumps({"rows": [{"run": none}]}))
     with pytest.raises(SystemExit, match="broken.json: not a table of the cells"):
         grid_cells.main([*argv, "--tabled", str(broken)])
+
+
+def test_the_untrained_starts_are_compared_side_by_side_and_a_run_measured_before_is_kept(tmp_path):
+    """untrained_starts.py: per run, each side's untrained scores over the seeds (mean ± sd), Welch's t and the F
+    test of the spreads, on the 22-set and STS 2016 means; --table keeps the runs the table measured before beside
+    those named now, drops one whose settings no cell has any more, and names a file that is no table of them."""
+    config = cfg.load(REPO / "params.yaml")
+    runs, models = grid_cells.cells(config, ["lstmavg", "gran"])
+    lstmavg, gran = (next(run for run, model in models.items() if model == wanted) for wanted in ("lstmavg", "gran"))
+    scores = {"1": ((40.0, 35.0), (41.0, 36.0)), "2": ((42.0, 37.0), (42.0, 38.0)), "3": ((41.0, 33.0), (43.0, 37.0))}
+    seeds = {seed: {**{side: {"transfer_pearson": v[0], "selection_pearson": v[1]}
+                       for side, v in zip(("theirs", "ours"), pair, strict=True)}, "commit": "abc"}
+             for seed, pair in scores.items()}
+    row, = untrained_starts.table({lstmavg: seeds}, [lstmavg])
+    c = row["compared"]["transfer_pearson"]
+    assert (c["theirs"], c["ours"], c["difference"]) == (41.0, 42.0, 1.0)
+    assert round(c["f"], 6) == 1.0 and c["f_p"] == 1.0 and round(c["t"], 2) == 1.22
+    assert row["compared"]["selection_pearson"]["f"] == 0.25  # variances: ours 1, theirs 4
+    out = tmp_path / "starts"
+    out.with_suffix(".json").write_text(json.dumps(
+        {"rows": [row, {"run": "cells-gran__gone", "seeds": {"1": seeds["1"]}}]}))
+    assert untrained_starts.main(["--table", "--runs", gran, "--out", str(out)]) == 0
+    written = json.loads(out.with_suffix(".json").read_text())["rows"]
+    assert [r["run"] for r in written] == [lstmavg, gran] and written[0] == row and written[1]["seeds"] == {}
+    text = out.with_suffix(".md").read_text()
+    assert f"| {lstmavg} | lstmavg | 3 | 22-set mean | 41.00 ± 1.00 | 42.00 ± 1.00 | +1.00 | +1.2 | 0.29 | 1.00 | " \
+           "1.00 |" in text
+    assert f"| {gran} | gran | 0 | – |" in text and "Measured at abc; tabled at" in text
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"rows": [{"run": lstmavg, "seeds": {"1": {"ours": {}}}}]}))
+    with pytest.raises(SystemExit, match="broken.json: not a table of the untrained starts"):
+        untrained_starts.main(["--table", "--runs", gran, "--out", str(out), "--tabled", str(broken)])

@@ -1,0 +1,197 @@
+"""The starts themselves: each side's untrained model over many seeds, scored before any step:
+python fidelity/untrained_starts.py CHECKOUT --runs RUN ... [--seeds 1 2 ... 20] [--data data] [--work work/cells]
+                                    [--table]
+
+same_start.py trains ours from their start to take the start out of a comparison; this asks the question before it,
+whether the two codes draw their starts alike. For each seed: their start (their model built under their Python 2.7
+after seeding as their train.py seeds, same_start.py ``their_start``) set into ours by their Lasagne names and
+scored untrained, and our own start (seeded and built as our train stage builds it) scored untrained, both on the
+evaluation table by our scoring, on grid_cells.py's tables of ours (WORK/ours, params.yaml's reading). Per run, each
+side's 22-set and STS 2016 means over the seeds (mean ± sample sd), the difference (ours − theirs) with Welch's t,
+and the F test of the two sides' spreads: a code whose starts score higher, or spread more, would carry that into
+every cell it trains. The word vectors are the same file on both sides, so only the composition weights differ.
+
+A seed's scores are kept in OUT.json as they are measured; a seed the table written before holds (``--tabled``,
+default OUT.json) is not scored again, and the table keeps the runs it measured before beside those named now.
+Writes fidelity/results/untrained_starts.{json,md}; docs/fidelity.md shows it (pages/readme.py). LSTM, LSTMavg and
+GRAN-1 runs (the models whose weights steps.py names as theirs); it does not run in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts src/, benchmarks/ on the path
+import fidelity  # noqa: E402
+
+REPO = fidelity.REPO
+from measured import commit, publish, published  # noqa: E402
+
+from fidelity import run as harness  # noqa: E402
+from fidelity import same_start  # noqa: E402
+from fidelity.grid_cells import SIDES, base_rows, cells  # noqa: E402
+from paraphrastic.atomic import write_json, write_text  # noqa: E402
+from paraphrastic.configuration import params as cfg  # noqa: E402
+from paraphrastic.configuration.settings import experiment  # noqa: E402
+
+RESULTS = HERE / "results" / "untrained_starts"
+MEANS = {"transfer_pearson": "22-set mean", "selection_pearson": "STS 2016 mean"}
+
+
+def our_start_score(config: dict, settings, vocab, matrix, frame) -> dict:
+    """Ours seeded and built as the train stage builds it (transfer.train), scored untrained."""
+    import torch
+
+    from paraphrastic.evaluation import similarity
+    from paraphrastic.models.encoders import build_model
+    from paraphrastic.training.epochs import seed_everything
+
+    seed_everything(settings.seed)
+    model = build_model(settings.model, torch.from_numpy(matrix), **settings.model_options())
+    model.eval()
+    sets = similarity.PreparedSets.for_model(model, vocab, frame, batch_size=config["evaluation"]["batch_size"])
+    return similarity.summarize(sets.score(model), cfg.selection_ids(config))
+
+
+def tabled(path: Path | None) -> dict[str, dict[str, dict]]:
+    """Run -> seed -> {side: {mean: value}, "commit": the code that scored it} of an earlier table of this script;
+    nothing where ``path`` is no file."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        return {row["run"]: {str(seed): {**{side: {key: float(v[side][key]) for key in MEANS} for side in SIDES},
+                                         "commit": v.get("commit")}
+                             for seed, v in row["seeds"].items()}
+                for row in json.loads(path.read_text())["rows"]}
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise SystemExit(f"{path}: not a table of the untrained starts ({type(error).__name__}: {error}); --tabled "
+                         "names the earlier OUT.json, or a path that is no file for none") from None
+
+
+def compared(seeds: dict[str, dict]) -> dict:
+    """Per mean, each side's mean and sd over the seeds, the difference (ours − theirs), Welch's t and its p, and the
+    F test of the two sides' variances (two-sided p)."""
+    from scipy import stats
+
+    found = {}
+    for key in MEANS:
+        values = {side: [v[side][key] for v in seeds.values()] for side in SIDES}
+        test = stats.ttest_ind(values["ours"], values["theirs"], equal_var=False)
+        ratio = statistics.variance(values["ours"]) / statistics.variance(values["theirs"])
+        freedom = len(seeds) - 1
+        f_p = min(1.0, 2 * min(stats.f.cdf(ratio, freedom, freedom), stats.f.sf(ratio, freedom, freedom)))
+        found[key] = {**{side: statistics.fmean(values[side]) for side in SIDES},
+                      **{f"{side}_sd": statistics.stdev(values[side]) for side in SIDES},
+                      "difference": statistics.fmean(values["ours"]) - statistics.fmean(values["theirs"]),
+                      "t": float(test.statistic), "p": float(test.pvalue), "f": ratio, "f_p": f_p}
+    return found
+
+
+def table(measured: dict[str, dict[str, dict]], runs: list[str]) -> list[dict]:
+    """A row per run: its seeds' scores in seed order, and :func:`compared` where it has two seeds or more."""
+    rows = []
+    for run in runs:
+        seeds = dict(sorted(measured.get(run, {}).items(), key=lambda item: int(item[0])))
+        rows.append({"run": run, "seeds": seeds, **({"compared": compared(seeds)} if len(seeds) >= 2 else {})})
+    return rows
+
+
+def markdown(result: dict, models: dict[str, str]) -> str:
+    lines = ["Each side's untrained start, scored before any step on the evaluation sets by our scoring (Pearson × "
+             f"100; the word vectors are the same on both sides, params.yaml's reading, `{result['reading']}`): "
+             "their model's initial weights for a seed set into ours, and ours seeded and built as our train stage "
+             "builds it; each side's mean ± sample sd over the seeds, the difference (ours − theirs) with Welch's t "
+             "and p, and the F test of the two sides' spreads.", "",
+             "| run | model | seeds | mean | theirs | ours | difference | t | p | F (ours / theirs) | p |",
+             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for row in result["rows"]:
+        if "compared" not in row:
+            lines.append(f"| {row['run']} | {models[row['run']]} | {len(row['seeds'])} | – | – | – | – | – | – | – "
+                         "| – |")
+            continue
+        for key, label in MEANS.items():
+            c = row["compared"][key]
+            lines.append(f"| {row['run']} | {models[row['run']]} | {len(row['seeds'])} | {label} | "
+                         f"{c['theirs']:.2f} ± {c['theirs_sd']:.2f} | {c['ours']:.2f} ± {c['ours_sd']:.2f} | "
+                         f"{c['difference']:+.2f} | {c['t']:+.1f} | {c['p']:.2f} | {c['f']:.2f} | {c['f_p']:.2f} |")
+    measured = sorted({v["commit"] or "unrecorded" for row in result["rows"] for v in row["seeds"].values()})
+    lines += ["", f"Measured at {', '.join(measured) or '–'}; tabled at {result['commit']} by "
+              "`fidelity/untrained_starts.py`."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkout", type=Path, nargs="?", help="a checkout of jwieting/acl2017 (holds "
+                        "main/models.py); not needed with --table")
+    parser.add_argument("--runs", nargs="+", required=True, help="transfer runs or grid_cells.py cells (LSTM, "
+                        "LSTMavg or GRAN-1)")
+    parser.add_argument("--seeds", nargs="+", type=int, default=list(range(1, 21)))
+    parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
+    parser.add_argument("--work", type=Path, default=Path("work/cells"), help="grid_cells.py's work folder (its "
+                        "tables of ours, and their starts kept)")
+    parser.add_argument("--lasagne", default=harness.LASAGNE, help="Lasagne to install (see run.py)")
+    parser.add_argument("--table", action="store_true", help="only table what the earlier table holds")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
+    parser.add_argument("--tabled", type=Path, help="an earlier table of this script, whose seeds are kept and not "
+                        "scored again (default: OUT.json; a path that is no file: none)")
+    args = parser.parse_args(argv)
+    config = cfg.load(REPO / "params.yaml")
+    all_runs = cells(config, list(base_rows(config)))[0]
+    settings = {}
+    for run in args.runs:
+        if run not in all_runs:
+            raise SystemExit(f"--runs: {run} is not a run of grid_cells.py's cells")
+        settings[run] = experiment(config, run, all_runs)
+        if settings[run].model not in same_start.MODELS:
+            raise SystemExit(f"--runs: {run} is a {settings[run].model} run; only {', '.join(same_start.MODELS)} "
+                             "runs have weights their code and ours both name")
+    measured = tabled(published(args.out, ".json") if args.tabled is None else args.tabled)
+    for run in list(measured):  # the table keeps the runs it measured before, while the cells still have them
+        if run not in all_runs:
+            print(f"{run}: no cell of params.yaml's grids has these settings now; its starts are left out", flush=True)
+            del measured[run]
+    runs = [*measured, *(run for run in args.runs if run not in measured)]
+    models = {run: experiment(config, run, all_runs).model for run in runs}
+
+    def result() -> dict:
+        return {"commit": commit(), "reading": config["data"]["reading"], "rows": table(measured, runs)}
+
+    if not args.table:
+        if args.checkout is None:
+            raise SystemExit("the authors' checkout is needed to build their start (or --table)")
+        from paraphrastic.data.corpus import read_table
+        from paraphrastic.data.vocab import load_vectors
+
+        tables = args.work / "ours" / "vocab"
+        if not (tables / "vocab.txt").is_file():
+            raise SystemExit(f"{tables / 'vocab.txt'}: no such file (grid_cells.py --sides ours prepares it)")
+        harness.install(args.work, args.lasagne)
+        vocab, matrix = load_vectors(tables)
+        frame = read_table(args.data / "corpus" / "eval.parquet")
+        for run in args.runs:
+            for seed in args.seeds:
+                if str(seed) in measured.get(run, {}):
+                    continue
+                job = dataclasses.replace(settings[run], seed=seed)
+                weights = same_start.their_start(args.checkout, args.work, job, matrix.shape[1])
+                scores = {"theirs": same_start.start_score(config, job, weights, vocab, matrix, frame),
+                          "ours": our_start_score(config, job, vocab, matrix, frame)}
+                measured.setdefault(run, {})[str(seed)] = {
+                    **{side: {key: scores[side][key] for key in MEANS} for side in SIDES}, "commit": commit()}
+                kept = result()  # written as measured, so a stopped run resumes from the seeds it has
+                write_json(published(args.out, ".json"), kept)
+                write_text(published(args.out, ".md"), markdown(kept, models))
+    kept = result()
+    publish(args.out, kept, markdown(kept, models))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
