@@ -242,11 +242,40 @@ def summary(rows: list[dict]) -> str:
     text = agreement([{**row, "run": f"{row['run']} ({_axes(row)})"} for row in compared],
                      f"Of the {len(rows)} cells, those run on both sides with two seeds or more a side")
     if compared:
-        text += " " + pooled_spread(compared) + " " + seed_effects_text(compared)
+        text += " " + many_cells(compared) + " " + pooled_spread(compared) + " " + seed_effects_text(compared)
     waiting = len(rows) - len(compared)
     if waiting:
         text += f" {waiting} {'cell waits' if waiting == 1 else 'cells wait'} for their runs."
     return text
+
+
+def welch_p(row: dict) -> float:
+    """A compared cell's two-sided p of Welch's t (its t with the Welch-Satterthwaite degrees of freedom)."""
+    from scipy import stats
+
+    return float(stats.ttest_ind_from_stats(
+        row["ours"], row["ours_sd"], len(row["ours_seeds"]), row["theirs"], row["theirs_sd"],
+        len(row["theirs_seeds"]), equal_var=False).pvalue)
+
+
+def holm(p: list[float]) -> list[float]:
+    """Holm's step-down adjustment of ``p`` (in their order): each the chance that any of the tests is as extreme
+    when none differs, whatever the tests' dependence (the cells share seeds, so they are not independent)."""
+    order = sorted(range(len(p)), key=p.__getitem__)
+    adjusted, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def many_cells(compared: list[dict]) -> str:
+    """The smallest of the cells' Welch p, and the same p adjusted (Holm) for the number of cells compared: with
+    many cells, one of them at a small p is expected when the codes are the same."""
+    p = [welch_p(row) for row in compared]
+    least = min(range(len(p)), key=p.__getitem__)
+    return (f"The smallest of the {len(compared)} cells' Welch p is {p[least]:.3f} ({compared[least]['run']}); "
+            f"adjusted (Holm) for the {len(compared)} cells compared, {holm(p)[least]:.2f}.")
 
 
 def pooled_spread(compared: list[dict]) -> str:

@@ -601,9 +601,12 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
     table = out.with_suffix(".md").read_text()
     assert f"| {dropout} | avg | 0 | dropout 0.2 | 0 | 2 / 3 | 45.10 ± 0.14 | 46.10 ± 0.10 | +1.00 | no |" in table
     assert ("Of the 3 cells, those run on both sides with two seeds or more a side: 1 of 2 within the seeds' spread; "
-            f"outside it: {dropout} (avg, λ_c 0, dropout 0.2, scrambling 0) (+1.00, t +8.7). The seeds' spread "
+            f"outside it: {dropout} (avg, λ_c 0, dropout 0.2, scrambling 0) (+1.00, t +8.7). The smallest of the 2 "
+            f"cells' Welch p is 0.022 ({dropout}); adjusted (Holm) for the 2 cells compared, 0.04. The seeds' spread "
             "pooled over those 2 cells: ours ± 0.09, theirs ± 0.14 (F 0.42 on 3 and 2 degrees of freedom, two-sided "
             "p 0.48). A side's seed starts every cell it trains from the same weights") in table
+    # Holm: the smallest p times the number of tests, each next one times one fewer, never below the one before
+    assert [round(v, 6) for v in grid_cells.holm([0.01, 0.04, 0.03, 0.5])] == [0.04, 0.09, 0.09, 0.5]
     assert ("Welch's t over the two sides' seeds' effects): avg +0.50 over 2 cells (t +1.7 on 3.2 degrees of freedom, "
             "p 0.19; seeds' effects ours ± 0.10 over 3, theirs ± 0.59 over 4, the rest ± 0.00). 1 cell waits for their "
             "runs.") in table
