@@ -57,6 +57,21 @@ MODELS = ("lstm", "lstmavg", "gran")
 START_TOLERANCE = 0.01  # 22-set mean Pearson × 100: their untrained point, scored by ours from their weights
 
 
+def named_runs(config: dict, runs: list[str]) -> tuple[dict, dict]:
+    """(every run of grid_cells.py's cells, each of ``runs``' settings): ``runs`` checked as ``--runs`` (cells whose
+    model's weights their code and ours both name)."""
+    all_runs = cells(config, list(base_rows(config)))[0]
+    settings = {}
+    for run in runs:
+        if run not in all_runs:
+            raise SystemExit(f"--runs: {run} is not a run of grid_cells.py's cells")
+        settings[run] = experiment(config, run, all_runs)
+        if settings[run].model not in MODELS:
+            raise SystemExit(f"--runs: {run} is a {settings[run].model} run; only {', '.join(MODELS)} runs have "
+                             "weights their code and ours both name")
+    return all_runs, settings
+
+
 def their_start(checkout: Path, work: Path, settings, dim: int) -> dict[str, np.ndarray]:
     """The weights their code starts RUN's seed from, by their Lasagne names (kept in WORK/same_start/starts)."""
     target = work / "same_start" / "starts" / f"{settings.name}.seed{settings.seed}.npz"
@@ -216,15 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: %(default)s)")
     args = parser.parse_args(argv)
     config = cfg.load(REPO / "params.yaml")
-    all_runs = cells(config, list(base_rows(config)))[0]
-    settings = {}
-    for run in args.runs:
-        if run not in all_runs:
-            raise SystemExit(f"--runs: {run} is not a run of grid_cells.py's cells")
-        settings[run] = experiment(config, run, all_runs)
-        if settings[run].model not in MODELS:
-            raise SystemExit(f"--runs: {run} is a {settings[run].model} run; only {', '.join(MODELS)} runs have "
-                             "weights their code and ours both name")
+    all_runs, settings = named_runs(config, args.runs)
     before = tabled(args.out.with_suffix(".json") if args.tabled is None else args.tabled, set(args.runs))
     cells_before = grid_cells.tabled(args.cells_table, set(args.runs))
     if not args.table:

@@ -35,7 +35,7 @@ from measured import commit, publish, published  # noqa: E402
 
 from fidelity import run as harness  # noqa: E402
 from fidelity import same_start  # noqa: E402
-from fidelity.grid_cells import SIDES, base_rows, cells  # noqa: E402
+from fidelity.grid_cells import SIDES  # noqa: E402
 from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.settings import experiment  # noqa: E402
@@ -143,15 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                         "scored again (default: OUT.json; a path that is no file: none)")
     args = parser.parse_args(argv)
     config = cfg.load(REPO / "params.yaml")
-    all_runs = cells(config, list(base_rows(config)))[0]
-    settings = {}
-    for run in args.runs:
-        if run not in all_runs:
-            raise SystemExit(f"--runs: {run} is not a run of grid_cells.py's cells")
-        settings[run] = experiment(config, run, all_runs)
-        if settings[run].model not in same_start.MODELS:
-            raise SystemExit(f"--runs: {run} is a {settings[run].model} run; only {', '.join(same_start.MODELS)} "
-                             "runs have weights their code and ours both name")
+    all_runs, settings = same_start.named_runs(config, args.runs)
     measured = tabled(published(args.out, ".json") if args.tabled is None else args.tabled)
     for run in list(measured):  # the table keeps the runs it measured before, while the cells still have them
         if run not in all_runs:
