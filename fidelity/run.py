@@ -115,7 +115,7 @@ def points(log: str, selection: list[str]) -> list[dict]:
             point = json.loads(line[len(MARK):])
             results = {name: {"pearson": 100 * r, "spearman": math.nan} for name, r in point["pearson"].items()}
             found.append({"point": point["point"], "per_dataset": {k: v["pearson"] for k, v in results.items()},
-                          **summarize(results, selection)})
+                          **summarize(results, selection), **({"loss": point["loss"]} if "loss" in point else {})})
     return found
 
 

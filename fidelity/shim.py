@@ -7,7 +7,10 @@
 - the evaluation: ``evaluate.evaluate_all`` (which scores two annotated-PPDB files, at the start, at each quarter
   of an epoch and at its end) scores instead the evaluation sets named in ``AUTHORS_EVAL_SETS`` (files under
   ``../data/``, written by convert.py), with their own ``get_correlation``, and prints one line per evaluation
-  point: ``AUTHORS_POINT {"point": n, "pearson": {set: r}}``.
+  point: ``AUTHORS_POINT {"point": n, "pearson": {set: r}, "loss": c}``;
+- the cost: each call of the model's ``train_function`` (its cost before the step: the margin loss's batch mean
+  plus the lambda_c and lambda_w penalties) is kept, and ``loss`` is the mean over the steps since the last point
+  (null at the first), as our history's ``loss`` is, so the two training curves can be set side by side.
 
 Usage (cwd: their ``main/`` folder): python2.7 shim.py TRAIN_ARGS...
 """
@@ -33,6 +36,7 @@ sys.path.insert(0, os.getcwd())
 import evaluate  # noqa: E402  (theirs, from their main/ folder)
 
 _points = [0]
+_costs = []
 
 
 def evaluate_all(model, words):
@@ -40,11 +44,31 @@ def evaluate_all(model, words):
     for name in SETS:
         pearson, _ = evaluate.get_correlation(model, words, os.path.join("..", "data", name))
         scores[name] = float(pearson)
-    print(MARK + json.dumps({"point": _points[0], "pearson": scores}, sort_keys=True))
+    loss = sum(_costs) / len(_costs) if _costs else None
+    del _costs[:]
+    print(MARK + json.dumps({"point": _points[0], "pearson": scores, "loss": loss}, sort_keys=True))
     sys.stdout.flush()
     _points[0] += 1
 
 
 evaluate.evaluate_all = evaluate_all  # before train.py imports models, which binds the name
+import models  # noqa: E402  (theirs, from their main/ folder)
+
+_build = models.models.__init__
+
+
+def _counting_build(self, *args, **kwargs):
+    _build(self, *args, **kwargs)
+    train_function = self.train_function
+
+    def counted(*inputs):
+        cost = train_function(*inputs)
+        _costs.append(float(cost))
+        return cost
+
+    self.train_function = counted
+
+
+models.models.__init__ = _counting_build
 sys.argv = ["train.py"] + sys.argv[1:]
 runpy.run_path("train.py", run_name="__main__")

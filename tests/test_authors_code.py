@@ -144,9 +144,12 @@ def test_their_evaluation_points_are_summarised_and_selected_as_ours_are():
 
     selection = ["sts16.headlines"]
     log = "\n".join(["Num examples: 3"] + [
-        run.MARK + json.dumps({"point": n, "pearson": {"sts12.MSRvid": a, "sts16.headlines": b}})
+        run.MARK + json.dumps({"point": n, "pearson": {"sts12.MSRvid": a, "sts16.headlines": b},
+                               **({"loss": [None, 0.7, 0.6, 0.5][n]} if n < 4 else {})})
         for n, (a, b) in enumerate([(0.5, 0.7), (0.7, 0.6), (0.9, 0.5), (0.5, 0.3), (0.5, 0.4)])])
     history = run.points(log, selection)
+    # the training cost shim.py adds (the mean since the last point), kept where the line has it (older logs do not)
+    assert [p.get("loss", "none") for p in history] == [None, 0.7, 0.6, 0.5, "none"]
     assert [round(p["selection_pearson"], 6) for p in history] == [70.0, 60.0, 50.0, 30.0, 40.0]
     assert [round(p["transfer_pearson"], 6) for p in history] == [50.0, 70.0, 90.0, 50.0, 50.0]  # the sets present
     # the start (point 0, before training) is never selected; point 4 is the first epoch's end
@@ -679,3 +682,11 @@ def test_the_untrained_starts_are_compared_side_by_side_and_a_run_measured_befor
     broken.write_text(json.dumps({"rows": [{"run": lstmavg, "seeds": {"1": {"ours": {}}}}]}))
     with pytest.raises(SystemExit, match="broken.json: not a table of the untrained starts"):
         untrained_starts.main(["--table", "--runs", gran, "--out", str(out), "--tabled", str(broken)])
+
+
+def test_what_their_python_runs_is_ascii():
+    """shim.py and steps_theirs.py run under their Python 2.7, which refuses a file with a non-ASCII character and no
+    encoding line (a λ in a docstring stops every run of theirs)."""
+    for name in ("shim.py", "steps_theirs.py"):
+        lines = (REPO / "fidelity" / name).read_bytes().splitlines()
+        assert not [n for n, line in enumerate(lines, 1) if not line.isascii()], f"fidelity/{name}: not ASCII"
