@@ -9,8 +9,8 @@
   ``../data/``, written by convert.py), with their own ``get_correlation``, and prints one line per evaluation
   point: ``AUTHORS_POINT {"point": n, "pearson": {set: r}, "loss": c}``;
 - the cost: each call of the model's ``train_function`` (its cost before the step: the margin loss's batch mean
-  plus the lambda_c and lambda_w penalties) is kept, and ``loss`` is the mean over the steps since the last point
-  (null at the first), as our history's ``loss`` is, so the two training curves can be set side by side.
+  plus the lambda_c and lambda_w penalties) is kept, and ``loss`` is the mean over the epoch's steps so far (null
+  at the start), as our history's ``loss`` is, so the two training curves can be set side by side.
 
 Usage (cwd: their ``main/`` folder): python2.7 shim.py TRAIN_ARGS...
 """
@@ -27,6 +27,7 @@ import numpy
 SEED = int(os.environ["AUTHORS_SEED"])
 SETS = os.environ["AUTHORS_EVAL_SETS"].split()
 MARK = "AUTHORS_POINT "
+POINTS_PER_EPOCH = 4  # their check_quarter's three points and the epoch's end (run.py's POINTS_PER_EPOCH)
 
 _seed_random, _seed_numpy = random.seed, numpy.random.seed
 random.seed = lambda *_args, **_kwargs: _seed_random(SEED)
@@ -45,9 +46,10 @@ def evaluate_all(model, words):
         pearson, _ = evaluate.get_correlation(model, words, os.path.join("..", "data", name))
         scores[name] = float(pearson)
     loss = sum(_costs) / len(_costs) if _costs else None
-    del _costs[:]
     print(MARK + json.dumps({"point": _points[0], "pearson": scores, "loss": loss}, sort_keys=True))
     sys.stdout.flush()
+    if _points[0] % POINTS_PER_EPOCH == 0:  # the start, or an epoch's end: the next point's mean is the next epoch's
+        del _costs[:]
     _points[0] += 1
 
 
