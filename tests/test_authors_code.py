@@ -28,6 +28,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # measured.py
 
 from fidelity import (  # noqa: E402
     convert,
+    curves,
     effects,
     end_to_end,
     grid_cells,
@@ -690,3 +691,38 @@ def test_what_their_python_runs_is_ascii():
     for name in ("shim.py", "steps_theirs.py"):
         lines = (REPO / "fidelity" / name).read_bytes().splitlines()
         assert not [n for n, line in enumerate(lines, 1) if not line.isascii()], f"fidelity/{name}: not ASCII"
+
+
+def test_a_cells_curves_set_each_point_of_both_sides_side_by_side(tmp_path):
+    """curves.py: their point k (after the start) beside our history's row k, per measure each side's mean over its
+    seeds, the difference and Welch's t; a loss theirs did not record (jobs before shim.py kept it) is left out and
+    counted; a side with no job is named."""
+    run_ = "cells-avg__x"
+    (tmp_path / "points").mkdir()
+    for seed, (values, losses) in {1: ((44.0, 45.0), (None, 0.70, 0.60)), 2: ((44.2, 45.4), (None, 0.72, 0.62)),
+                                   3: ((44.1, 45.2), None)}.items():
+        points = [{"point": k, "transfer_pearson": 40.0 + k, "selection_pearson": 41.0, "loss": losses[k]}
+                  if losses else {"point": k, "transfer_pearson": 40.0 + k, "selection_pearson": 41.0}
+                  for k in range(3)]
+        for k, value in enumerate(values, 1):
+            points[k]["transfer_pearson"] = value
+        (tmp_path / "points" / f"{run_}.seed{seed}.json").write_text(json.dumps({"points": points}))
+    with pytest.raises(SystemExit, match="no finished job of cells-avg__x on our side"):
+        curves.main(["--run", run_, "--work", str(tmp_path), "--out", str(tmp_path / "curves")])
+    for seed, rows in {1: ((44.5, 0.69), (45.5, 0.58)), 2: ((44.7, 0.71), (45.9, 0.60))}.items():
+        folder = tmp_path / "ours/models" / run_ / f"seed{seed}"
+        folder.mkdir(parents=True)
+        (folder / "history.json").write_text(json.dumps([
+            {"epoch": (k + 1) / 4, "transfer_pearson": v, "selection_pearson": 41.0, "loss": loss}
+            for k, (v, loss) in enumerate(rows)]))
+    assert curves.main(["--run", run_, "--work", str(tmp_path), "--out", str(tmp_path / "curves")]) == 0
+    result = json.loads((tmp_path / "curves.json").read_text())
+    first = result["rows"][0]
+    assert (first["epoch"], round(first["transfer_pearson"]["theirs"], 6), first["transfer_pearson"]["ours"]) == (
+        0.25, 44.1, 44.6)
+    assert round(first["transfer_pearson"]["difference"], 6) == 0.5 and first["loss"]["theirs_seeds"] == 2
+    assert round(first["loss"]["difference"], 6) == -0.01 and first["selection_pearson"]["t"] is None
+    text = (tmp_path / "curves.md").read_text()
+    assert "(theirs 1, 2, 3; ours 1, 2)" in text
+    assert "| 0.5 | 45.20 | 45.70 | +0.50 | +2.2 | 41.00 | 41.00 | +0.00 | – | 0.6100 | 0.5900 | -0.0200 | -1.4 | 2 |" \
+        in text
