@@ -22,9 +22,11 @@ is claimed while it trains (a lock on WORK/claims/RUN.seedK.lock), so several pr
 core, share the cells without training a job twice. Seeds of theirs measured before by run.py --raw (``--theirs``,
 default fidelity/results/authors_code_raw.json) for a cell's run count too, with the commit they were measured at,
 and ours trains those seeds as well, so both sides of such a cell have the same seeds. The table written before
-(``--tabled``, default OUT.json) is the record of every seed measured so far: a seed it holds for a cell counts
-whether or not WORK still holds its job (a lost or fresh WORK loses nothing tabled), and is not trained again; a
-job WORK holds supersedes the tabled value of its seed. A cell is its run's name, which hashes its settings, so a
+(OUT.json, read again as the table is written, so a process that ran meanwhile loses nothing) is the record of
+every seed measured so far: a seed it holds for a cell counts whether or not WORK still holds its job (a lost or
+fresh WORK loses nothing tabled), and is not trained again (``--retrain``: trained again, its new value replacing
+the tabled one); a job WORK holds supersedes the tabled value of its seed. ``--tabled`` adds another table's seeds
+(one from an earlier commit, say) where OUT.json has none. A cell is its run's name, which hashes its settings, so a
 cell whose settings change is a new cell and takes nothing from the old one.
 
 The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
@@ -409,8 +411,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="run.py --raw's earlier result, whose seeds of a cell's run count too")
     parser.add_argument("--table", action="store_true", help="only assemble the table from WORK's jobs")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
-    parser.add_argument("--tabled", type=Path, help="an earlier table of the cells, whose seeds count and are not "
-                        "trained again (default: OUT.json; a path that is no file: none)")
+    parser.add_argument("--tabled", type=Path, help="another table of the cells, whose seeds count where OUT.json "
+                        "has none (OUT.json's always count)")
+    parser.add_argument("--retrain", action="store_true", help="train the seeds asked for though a table holds them "
+                        "(the new values replace the tabled ones)")
     args = parser.parse_args(argv)
     config = cfg.load(REPO / "params.yaml")
     every = list(base_rows(config))
@@ -440,7 +444,12 @@ def main(argv: list[str] | None = None) -> int:
         if "ours" in args.sides:
             prepare(config, config["data"]["reading"], args.data, work / "ours")
     earlier = earlier_theirs(args.theirs, set(models))
-    before = tabled(args.out.with_suffix(".json") if args.tabled is None else args.tabled, set(models))
+    def recorded() -> dict:  # --tabled's seeds, and OUT.json's over them
+        out, extra = tabled(args.out.with_suffix(".json"), set(models)), tabled(args.tabled, set(models))
+        return {run: {side: {**extra.get(run, {}).get(side, {}), **out.get(run, {}).get(side, {})} for side in SIDES}
+                for run in {*out, *extra}}
+
+    before = {} if args.retrain else recorded()
     if not args.table:
         for run in todo:
             prior = before.get(run, {})
@@ -463,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
                     info = train_job(config, runs, run, seed, args.data, work / "ours", args.threads)
                     print(f"ours {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
     result = {"commit": commit(), "reading": config["data"]["reading"], "seeds": args.seeds,
-              "rows": table(config, runs, models, work, earlier, before)}
+              "rows": table(config, runs, models, work, earlier, recorded())}
     publish(args.out, result, markdown(result))
     return 0
 

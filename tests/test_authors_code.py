@@ -618,9 +618,9 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
 
 
 def test_a_tabled_seed_counts_though_work_lost_its_job_and_a_job_work_holds_supersedes_it(tmp_path):
-    """grid_cells.py --tabled (default OUT.json): the table written before is the record of what was measured, so a
-    fresh or lost WORK keeps every tabled seed; a job WORK holds replaces its seed's tabled value; a cell the
-    settings no longer give (another run name) is dropped; a file that is no table of the cells is named."""
+    """grid_cells.py: the table written before (OUT.json) is the record of what was measured, so a fresh or lost
+    WORK keeps every tabled seed; a job WORK holds replaces its seed's tabled value; a cell the settings no longer
+    give (another run name) is dropped; --tabled adds another table's seeds; a file that is no table is named."""
     config = cfg.load(REPO / "params.yaml")
     runs, models = grid_cells.cells(config, ["avg"])
     none, dropout, _ = models
@@ -647,6 +647,17 @@ def test_a_tabled_seed_counts_though_work_lost_its_job_and_a_job_work_holds_supe
     assert rows[none]["within"] and not rows[dropout]["theirs_seeds"]
     assert grid_cells.main(argv) == 0  # a second pass reads its own table: the same rows
     assert {row["run"]: row for row in json.loads(out.with_suffix(".json").read_text())["rows"]} == rows
+    # --tabled adds another table's seeds where OUT.json has none, and never drops OUT.json's (a file that is none
+    # adds nothing)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"rows": [{"run": none, "theirs_seeds": {"1": {"transfer_pearson": 1.0},
+                                                                         "3": {"transfer_pearson": 44.4}},
+                                           "ours_seeds": {}}]}))
+    assert grid_cells.main([*argv, "--tabled", str(tmp_path / "missing.json")]) == 0
+    assert {row["run"]: row for row in json.loads(out.with_suffix(".json").read_text())["rows"]} == rows
+    assert grid_cells.main([*argv, "--tabled", str(other)]) == 0
+    theirs = json.loads(out.with_suffix(".json").read_text())["rows"][0]["theirs_seeds"]
+    assert theirs == {**earlier["rows"][0]["theirs_seeds"], "3": {"transfer_pearson": 44.4, "commit": None}}
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"rows": [{"run": none}]}))
     with pytest.raises(SystemExit, match="broken.json: not a table of the cells"):
