@@ -15,11 +15,11 @@ seed recorded before its first step (WORK/points, from grid_cells.py ``--sides t
 ones their run started from, and the job stops. The table pairs each seed's results: theirs, ours from their start,
 and ours from our own start (WORK/ours/models); per run, the paired difference (ours from their start − theirs: mean,
 sd and the paired t over the seeds) beside the difference of ours from our own start (Welch's t). It holds every
-seed of the runs named, trained now or before, and only those runs: the seeds WORK holds, and those the tables
-written before hold (``--tabled``, default OUT.json, for ours from their start; grid_cells.py's table for theirs and
-ours from our own start), so a lost or fresh WORK loses nothing tabled and a tabled seed is not trained again; a
-job WORK holds replaces its seed's tabled value. Writes fidelity/results/same_start.{json,md}; docs/fidelity.md
-shows it (pages/readme.py).
+seed of the runs named and of the runs it tabled before, trained now or before: the seeds WORK holds, and those the
+tables written before hold (OUT.json, and ``--tabled``'s where OUT.json has none, for ours from their start;
+grid_cells.py's table for theirs and ours from our own start), so a lost or fresh WORK loses nothing tabled and a
+tabled seed is not trained again; a job WORK holds replaces its seed's tabled value. Writes
+fidelity/results/same_start.{json,md}; docs/fidelity.md shows it (pages/readme.py).
 
 LSTM, LSTMavg and GRAN-1 runs (the models whose weights steps.py names as theirs); it does not run in CI.
 """
@@ -224,16 +224,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads a job of ours (default: %(default)s)")
     parser.add_argument("--table", action="store_true", help="only table what WORK holds")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
-    parser.add_argument("--tabled", type=Path, help="an earlier table of this script, whose seeds count and are not "
-                        "trained again (default: OUT.json; a path that is no file: none)")
+    parser.add_argument("--tabled", type=Path, help="another table of this script, whose seeds count where OUT.json "
+                        "has none (OUT.json's always count)")
     parser.add_argument("--cells-table", type=Path, default=grid_cells.RESULTS.with_suffix(".json"),
                         help="grid_cells.py's table, whose seeds of theirs and of ours from our own start count "
                         "(default: %(default)s)")
     args = parser.parse_args(argv)
     config = cfg.load(REPO / "params.yaml")
     all_runs, settings = named_runs(config, args.runs)
-    before = tabled(args.out.with_suffix(".json") if args.tabled is None else args.tabled, set(args.runs))
-    cells_before = grid_cells.tabled(args.cells_table, set(args.runs))
+    out, extra = tabled(args.out.with_suffix(".json"), set(all_runs)), tabled(args.tabled, set(all_runs))
+    # OUT.json's seeds over --tabled's; the table keeps its runs in its order, and adds those named now
+    before = {run: {**extra.get(run, {}), **out.get(run, {})} for run in dict.fromkeys([*out, *extra])}
+    runs = [*before, *(run for run in args.runs if run not in before)]
+    settings = named_runs(config, runs)[1]
+    cells_before = grid_cells.tabled(args.cells_table, set(runs))
     if not args.table:
         if args.checkout is None:
             raise SystemExit("the authors' checkout is needed to build their start (or --table)")
@@ -261,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
                                      args.threads, tables=tables)
                 print(f"ours from their start {run} seed {seed}: 22 sets {info['transfer_pearson']:.2f}", flush=True)
     result = {"commit": commit(), "reading": config["data"]["reading"],
-              "rows": table(args.runs, args.work, {run: s.evaluate_every for run, s in settings.items()}, before,
+              "rows": table(runs, args.work, {run: s.evaluate_every for run, s in settings.items()}, before,
                             cells_before)}
     publish(args.out, result, markdown(result))
     return 0

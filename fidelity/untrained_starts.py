@@ -11,8 +11,9 @@ side's 22-set and STS 2016 means over the seeds (mean ± sample sd), the differe
 and the F test of the two sides' spreads: a code whose starts score higher, or spread more, would carry that into
 every cell it trains. The word vectors are the same file on both sides, so only the composition weights differ.
 
-A seed's scores are kept in OUT.json as they are measured; a seed the table written before holds (``--tabled``,
-default OUT.json) is not scored again, and the table keeps the runs it measured before beside those named now.
+A seed's scores are kept in OUT.json as they are measured; a seed the table written before holds (OUT.json, and
+``--tabled``'s where OUT.json has none) is not scored again, and the table keeps the runs it measured before beside
+those named now.
 Writes fidelity/results/untrained_starts.{json,md}; docs/fidelity.md shows it (pages/readme.py). LSTM, LSTMavg and
 GRAN-1 runs (the models whose weights steps.py names as theirs); it does not run in CI.
 """
@@ -139,12 +140,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lasagne", default=harness.LASAGNE, help="Lasagne to install (see run.py)")
     parser.add_argument("--table", action="store_true", help="only table what the earlier table holds")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
-    parser.add_argument("--tabled", type=Path, help="an earlier table of this script, whose seeds are kept and not "
-                        "scored again (default: OUT.json; a path that is no file: none)")
+    parser.add_argument("--tabled", type=Path, help="another table of this script, whose seeds count where OUT.json "
+                        "has none (OUT.json's always count)")
     args = parser.parse_args(argv)
     config = cfg.load(REPO / "params.yaml")
     all_runs, settings = same_start.named_runs(config, args.runs)
-    measured = tabled(published(args.out, ".json") if args.tabled is None else args.tabled)
+    out, extra = tabled(published(args.out, ".json")), tabled(args.tabled)
+    measured = {run: {**extra.get(run, {}), **out.get(run, {})}  # OUT.json's over --tabled's, in the table's order
+                for run in dict.fromkeys([*out, *extra])}
     for run in list(measured):  # the table keeps the runs it measured before, while the cells still have them
         if run not in all_runs:
             print(f"{run}: no cell of params.yaml's grids has these settings now; its starts are left out", flush=True)

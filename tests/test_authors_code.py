@@ -737,3 +737,24 @@ def test_a_cells_curves_set_each_point_of_both_sides_side_by_side(tmp_path):
     assert "(theirs 1, 2, 3; ours 1, 2)" in text
     assert "| 0.5 | 45.20 | 45.70 | +0.50 | +2.2 | 41.00 | 41.00 | +0.00 | – | 0.6100 | 0.5900 | -0.0200 | -1.4 | 2 |" \
         in text
+
+
+def test_same_start_keeps_the_runs_it_tabled_beside_those_named_now(tmp_path):
+    """same_start.py --table --runs B, with A tabled before: the table holds A (its seeds from the tables, in their
+    order) and B; a --tabled file that is none drops nothing."""
+    config = cfg.load(REPO / "params.yaml")
+    first, second = list(grid_cells.cells(config, ["lstmavg"])[1])[:2]
+    seeds = {"1": {"theirs": 57.0, "ours_from_their_start": 57.2, "ours": 56.8},
+             "2": {"theirs": 57.4, "ours_from_their_start": 57.1, "ours": 56.9}}
+    out = tmp_path / "same_start"
+    out.with_suffix(".json").write_text(json.dumps({"rows": [{"run": first, "seeds": seeds}]}))
+    cells_table = tmp_path / "cells.json"
+    sides = {f"{side}_seeds": {seed: {"transfer_pearson": v[side], "commit": "c"} for seed, v in seeds.items()}
+             for side in ("theirs", "ours")}
+    cells_table.write_text(json.dumps({"rows": [{"run": run_, **sides} for run_ in (first, second)]}))
+    argv = ["--table", "--runs", second, "--work", str(tmp_path / "work"), "--out", str(out), "--cells-table",
+            str(cells_table), "--tabled", str(tmp_path / "none.json")]
+    assert same_start.main(argv) == 0
+    rows = json.loads(out.with_suffix(".json").read_text())["rows"]
+    assert [row["run"] for row in rows] == [first, second]
+    assert rows[0]["seeds"] == seeds and rows[1]["seeds"] == {}
