@@ -17,11 +17,12 @@ A block is the text between ``<!-- NAME -->`` and ``<!-- /NAME -->`` on one page
 - ``sentence distillation ablation``: benchmarks/results/sentence_distill_ablation.json, which
   benchmarks/sentence_distill_ablation.py writes, with the row params.yaml names marked;
 - ``fidelity effects``, ``authors code``, ``authors steps``, ``authors steps summary``, ``reading``, ``end to
-  end``, ``fidelity cells`` and ``same start``: fidelity/results/fidelity_effects.md, authors_code.md,
-  authors_steps.md, authors_steps_summary.md, reading.md, end_to_end.md, fidelity_cells.md and same_start.md, which
-  fidelity/effects.py, run.py, steps.py, steps_summary.py, reading.py, end_to_end.py, grid_cells.py and
-  same_start.py write; ``static tokenizer``: benchmarks/results/static_tokenizer.md, which
-  benchmarks/static_tokenizer.py writes;
+  end``, ``fidelity cells``, ``same start``, ``untrained starts`` and ``cell curves``:
+  fidelity/results/fidelity_effects.md, authors_code.md, authors_steps.md, authors_steps_summary.md, reading.md,
+  end_to_end.md, fidelity_cells.md, same_start.md, untrained_starts.md and cell_curves.md, which fidelity/effects.py,
+  run.py, steps.py, steps_summary.py, reading.py, end_to_end.py, grid_cells.py, same_start.py, untrained_starts.py
+  and curves.py write; ``static tokenizer``:
+  benchmarks/results/static_tokenizer.md, which benchmarks/static_tokenizer.py writes;
 - ``headline``: the README's table of Table 4's models, their distilled twins and all-MiniLM-L6-v2, from the
   last whole offline run (docs/offline/, which pages/offline_run.py copies from a run: its metrics.json and
   timings.json) beside the paper's Table 4 (``paper_tables`` in params.yaml);
@@ -418,6 +419,8 @@ BLOCKS = {"time profile": lambda: (RESULTS / "time_profile.md").read_text(), "te
           "end to end": lambda: (FIDELITY / "end_to_end.md").read_text(),
           "fidelity cells": lambda: (FIDELITY / "fidelity_cells.md").read_text(),
           "same start": lambda: (FIDELITY / "same_start.md").read_text(),
+          "untrained starts": lambda: (FIDELITY / "untrained_starts.md").read_text(),
+          "cell curves": lambda: (FIDELITY / "cell_curves.md").read_text(),
           "static tokenizer": lambda: (RESULTS / "static_tokenizer.md").read_text(),
           "throughput": lambda: (RESULTS / "results.md").read_text(),
           "mteb sts": lambda: (RESULTS / "mteb_sts.md").read_text(),
