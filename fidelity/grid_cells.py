@@ -166,8 +166,8 @@ def tabled(path: Path | None, wanted: set[str]) -> dict[str, dict[str, dict[int,
                                     for seed, value in row[f"{side}_seeds"].items()} for side in SIDES}
                 for row in rows if row["run"] in wanted}
     except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise SystemExit(f"{path}: not a table of the cells ({type(error).__name__}: {error}); --tabled names the "
-                         "earlier OUT.json, or a path that is no file for none") from None
+        raise SystemExit(f"{path} (OUT.json or --tabled): not a table of the cells "
+                         f"({type(error).__name__}: {error})") from None
 
 
 def claim(work: Path, run: str, seed: int) -> TextIO | None:
@@ -409,7 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads a job of ours (default: %(default)s)")
     parser.add_argument("--theirs", type=Path, default=HERE / "results" / "authors_code_raw.json",
                         help="run.py --raw's earlier result, whose seeds of a cell's run count too")
-    parser.add_argument("--table", action="store_true", help="only assemble the table from WORK's jobs")
+    parser.add_argument("--table", action="store_true", help="only assemble the table (the tables' seeds and WORK's "
+                        "jobs)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
     parser.add_argument("--tabled", type=Path, help="another table of the cells, whose seeds count where OUT.json "
                         "has none (OUT.json's always count)")
@@ -444,6 +445,7 @@ def main(argv: list[str] | None = None) -> int:
         if "ours" in args.sides:
             prepare(config, config["data"]["reading"], args.data, work / "ours")
     earlier = earlier_theirs(args.theirs, set(models))
+
     def recorded() -> dict:  # --tabled's seeds, and OUT.json's over them
         out, extra = tabled(args.out.with_suffix(".json"), set(models)), tabled(args.tabled, set(models))
         return {run: {side: {**extra.get(run, {}).get(side, {}), **out.get(run, {}).get(side, {})} for side in SIDES}

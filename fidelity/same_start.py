@@ -136,8 +136,8 @@ def tabled(path: Path | None, wanted: set[str]) -> dict[str, dict[int, dict]]:
                              for seed, v in row["seeds"].items()}
                 for row in json.loads(path.read_text())["rows"] if row["run"] in wanted}
     except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise SystemExit(f"{path}: not a table of ours from their start ({type(error).__name__}: {error}); --tabled "
-                         "names the earlier OUT.json, or a path that is no file for none") from None
+        raise SystemExit(f"{path} (OUT.json or --tabled): not a table of ours from their start "
+                         f"({type(error).__name__}: {error})") from None
 
 
 def table(runs: list[str], work: Path, every: dict[str, str], before: dict | None = None,
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("work/cells"), help="grid_cells.py's work folder")
     parser.add_argument("--lasagne", default=harness.LASAGNE, help="Lasagne to install (see run.py)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads a job of ours (default: %(default)s)")
-    parser.add_argument("--table", action="store_true", help="only table what WORK holds")
+    parser.add_argument("--table", action="store_true", help="only table (the tables' seeds and WORK's jobs)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
     parser.add_argument("--tabled", type=Path, help="another table of this script, whose seeds count where OUT.json "
                         "has none (OUT.json's always count)")

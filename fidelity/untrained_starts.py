@@ -71,8 +71,8 @@ def tabled(path: Path | None) -> dict[str, dict[str, dict]]:
                              for seed, v in row["seeds"].items()}
                 for row in json.loads(path.read_text())["rows"]}
     except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise SystemExit(f"{path}: not a table of the untrained starts ({type(error).__name__}: {error}); --tabled "
-                         "names the earlier OUT.json, or a path that is no file for none") from None
+        raise SystemExit(f"{path} (OUT.json or --tabled): not a table of the untrained starts "
+                         f"({type(error).__name__}: {error})") from None
 
 
 def compared(seeds: dict[str, dict]) -> dict:

@@ -353,7 +353,7 @@ def test_ours_from_their_start_is_paired_with_their_run_of_the_seed_and_a_wrong_
     again, = same_start.table([run_], fresh, {run_: "quarter"}, before, cells_before)
     assert again["seeds"]["2"]["ours_from_their_start"] == 57.9 and again["seeds"]["1"] == row["seeds"]["1"]
     assert same_start.tabled(tmp_path / "none.json", {run_}) == {}
-    with pytest.raises(SystemExit, match="cells.json: not a table of ours from their start"):
+    with pytest.raises(SystemExit, match=r"cells.json \(OUT.json or --tabled\): not a table of ours from their start"):
         same_start.tabled(cells_table, {run_})
 
 
@@ -660,7 +660,7 @@ def test_a_tabled_seed_counts_though_work_lost_its_job_and_a_job_work_holds_supe
     assert theirs == {**earlier["rows"][0]["theirs_seeds"], "3": {"transfer_pearson": 44.4, "commit": None}}
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"rows": [{"run": none}]}))
-    with pytest.raises(SystemExit, match="broken.json: not a table of the cells"):
+    with pytest.raises(SystemExit, match=r"broken.json \(OUT.json or --tabled\): not a table of the cells"):
         grid_cells.main([*argv, "--tabled", str(broken)])
 
 
@@ -692,7 +692,7 @@ def test_the_untrained_starts_are_compared_side_by_side_and_a_run_measured_befor
     assert f"| {gran} | gran | 0 | – |" in text and "Measured at abc; tabled at" in text
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"rows": [{"run": lstmavg, "seeds": {"1": {"ours": {}}}}]}))
-    with pytest.raises(SystemExit, match="broken.json: not a table of the untrained starts"):
+    with pytest.raises(SystemExit, match=r"broken.json \(OUT.json or --tabled\): not a table of the untrained starts"):
         untrained_starts.main(["--table", "--runs", gran, "--out", str(out), "--tabled", str(broken)])
 
 
