@@ -8,7 +8,8 @@ WORK/READING/ (the evaluation table stays the pipeline's own, DATA/corpus/eval.p
 (default: Table 4's rows, params.yaml's ``report.table4``, as the authors' code harness; ``--runs``: only these of
 their runs) trains with each seed by the transfer trainer, as the ``train`` stage does, into
 WORK/READING/models/RUN/seedK/. The table gives each run's STS 2016-selected 22-set mean Pearson per seed under both
-readings (every seed WORK holds finished under both, so more seeds for one run are added by training them), their
+readings (every seed WORK holds finished under both, so more seeds for one run are added by training them, and
+every seed the table written before holds, though WORK no longer holds its jobs), their
 means ± sample sd and the difference (authors − ours), and the share of each reading's SimpWiki tokens without a
 word vector. A job found finished is not trained again, so the readings can run in two processes (``--readings``)
 and the table be assembled afterwards (``--table``). Writes fidelity/results/reading.{json,md}; docs/fidelity.md
@@ -115,6 +116,20 @@ def finished(run: str, seed: int, out: Path) -> dict:
     return json.loads(path.read_text())
 
 
+def tabled_seeds(run: str, earlier: dict) -> set[int]:
+    """The seeds of ``run`` the table written before holds under both readings."""
+    held = earlier.get("runs", {}).get(run, {})
+    return set.intersection(*({int(seed) for seed in held.get(reading, {})} for reading in READINGS))
+
+
+def transfer_pearson(run: str, seed: int, out: Path, earlier: dict) -> float:
+    """A job's 22-set mean: WORK's, else the table's earlier result's (a job WORK no longer holds)."""
+    reading = out.name
+    if not (out / "models" / run / f"seed{seed}" / "train.json").is_file() and seed in tabled_seeds(run, earlier):
+        return earlier["runs"][run][reading][str(seed)]
+    return finished(run, seed, out)["transfer_pearson"]
+
+
 def markdown(result: dict) -> str:
     """A row per run: each reading's 22-set means per seed, mean ± sd, the difference of the means."""
     readings = result["readings"]
@@ -157,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "reading",
                         help="each reading's tables and jobs (default: %(default)s)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads a job (default: %(default)s)")
-    parser.add_argument("--table", action="store_true", help="only assemble the table from WORK's jobs")
+    parser.add_argument("--table", action="store_true", help="only assemble the table (WORK's jobs and the seeds "
+                        "the table holds)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
     parser.add_argument("--rewrite", action="store_true", help="only write OUT.md again from OUT.json (no WORK)")
     args = parser.parse_args(argv)
@@ -188,9 +204,11 @@ def main(argv: list[str] | None = None) -> int:
         prepared = {reading: coverage(args.work / reading) for reading in READINGS}
         earlier_path = published(args.out, ".json")
         earlier = json.loads(earlier_path.read_text()) if earlier_path.is_file() else {}
-        seeds = {run: finished_seeds(run, args.seeds, args.work) for run in runs}
+        # WORK's jobs, and the seeds the table written before holds though WORK no longer does (a fresh WORK)
+        seeds = {run: sorted({*finished_seeds(run, args.seeds, args.work), *tabled_seeds(run, earlier)})
+                 for run in runs}
         result = {"commit": commit(), "readings": list(READINGS), "prepared": prepared,
-                  "runs": {run: {reading: {str(seed): finished(run, seed, args.work / reading)["transfer_pearson"]
+                  "runs": {run: {reading: {str(seed): transfer_pearson(run, seed, args.work / reading, earlier)
                                            for seed in seeds[run]} for reading in READINGS} for run in runs},
                   "trained_at": {run: {reading: {str(seed): trained_at(run, seed, args.work / reading, earlier)
                                                  for seed in seeds[run]} for reading in READINGS} for run in runs}}

@@ -395,6 +395,14 @@ def test_the_readings_cost_is_the_difference_of_the_seeds_means_with_each_readin
         "def", "abc", "unrecorded"]
     result["trained_at"] = {"t2-avg-none__x": {"ours": {"1": "abc"}, "authors": {"1": "def"}}}
     assert "Trained at abc, def, tabled at abc by" in reading.markdown(result)
+    # a job WORK no longer holds keeps the value the table written before holds (seed 2: under both readings)
+    assert reading.tabled_seeds("t2-avg-none__x", result) == {1, 2}
+    assert reading.transfer_pearson("t2-avg-none__x", 2, tmp_path / "authors", result) == 45.5
+    (tmp_path / "authors" / "models" / "t2-avg-none__x" / "seed4" / "train.json").write_text(
+        json.dumps({"transfer_pearson": 46.0}))
+    assert reading.transfer_pearson("t2-avg-none__x", 4, tmp_path / "authors", result) == 46.0
+    with pytest.raises(SystemExit, match="seed3/train.json: no finished job"):
+        reading.transfer_pearson("t2-avg-none__x", 3, tmp_path / "authors", result)
 
 
 def test_the_raw_files_their_code_reads_itself_give_our_authors_reading(data, tmp_path):
