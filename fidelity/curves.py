@@ -27,6 +27,7 @@ import fidelity  # noqa: E402
 REPO = fidelity.REPO
 from measured import commit, publish  # noqa: E402
 
+from fidelity.grid_cells import ours_jobs, theirs_jobs  # noqa: E402
 from fidelity.run import POINTS_PER_EPOCH  # noqa: E402
 
 RESULTS = HERE / "results" / "cell_curves"
@@ -35,22 +36,12 @@ MEASURES = {"transfer_pearson": "22-set mean", "selection_pearson": "STS 2016 me
 
 def theirs_curves(work: Path, run: str) -> dict[int, list[dict]]:
     """Seed -> their points after the start (point k is the k-th quarter's end), from WORK/points."""
-    found = {}
-    for path in sorted((work / "points").glob(f"{run}.seed*.json")):
-        seed = path.name.removeprefix(f"{run}.seed").removesuffix(".json")
-        if seed.isdigit():
-            found[int(seed)] = json.loads(path.read_text())["points"][1:]
-    return found
+    return {seed: kept["points"][1:] for seed, kept in theirs_jobs(work, run).items()}
 
 
 def ours_curves(work: Path, run: str) -> dict[int, list[dict]]:
-    """Seed -> our history (a row per quarter's end), from WORK/ours/models."""
-    found = {}
-    for folder in sorted((work / "ours" / "models" / run).glob("seed*")):
-        history = folder / "history.json"
-        if folder.name.removeprefix("seed").isdigit() and history.is_file():
-            found[int(folder.name.removeprefix("seed"))] = json.loads(history.read_text())
-    return found
+    """Seed -> our history (a row per quarter's end) of each finished job, from WORK/ours/models."""
+    return {seed: json.loads((folder / "history.json").read_text()) for seed, folder in ours_jobs(work, run).items()}
 
 
 def curves(theirs: dict[int, list[dict]], ours: dict[int, list[dict]]) -> list[dict]:

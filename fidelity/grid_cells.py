@@ -192,27 +192,37 @@ def _copied_whole(source: str, target: str) -> None:
         shutil.copy2(source, partial)
 
 
-def theirs_found(work: Path, run: str, selection_every: str) -> dict[int, dict]:
-    """Seed -> {22-set mean, commit} of every job of theirs WORK/points holds finished for ``run``."""
+def theirs_jobs(work: Path, run: str) -> dict[int, dict]:
+    """Seed -> the record (its evaluation points, commit, ...) of every job of theirs WORK/points holds finished for
+    ``run``."""
     found = {}
     for path in sorted((work / "points").glob(f"{run}.seed*.json")):
         seed = path.name.removeprefix(f"{run}.seed").removesuffix(".json")
         if seed.isdigit():
-            kept = json.loads(path.read_text())
-            found[int(seed)] = {"transfer_pearson": selected(kept["points"], selection_every)["transfer_pearson"],
-                                "commit": kept.get("commit")}
+            found[int(seed)] = json.loads(path.read_text())
     return found
+
+
+def ours_jobs(work: Path, run: str) -> dict[int, Path]:
+    """Seed -> the folder of every job of ours WORK/ours/models holds finished (its train.json written) for ``run``."""
+    return {int(folder.name.removeprefix("seed")): folder
+            for folder in sorted((work / "ours" / "models" / run).glob("seed*"))
+            if folder.name.removeprefix("seed").isdigit() and (folder / "train.json").is_file()}
+
+
+def theirs_found(work: Path, run: str, selection_every: str) -> dict[int, dict]:
+    """Seed -> {22-set mean, commit} of every job of theirs WORK/points holds finished for ``run``."""
+    return {seed: {"transfer_pearson": selected(kept["points"], selection_every)["transfer_pearson"],
+                   "commit": kept.get("commit")} for seed, kept in theirs_jobs(work, run).items()}
 
 
 def ours_found(work: Path, run: str) -> dict[int, dict]:
     """Seed -> {22-set mean, commit} of every job of ours WORK/ours/models holds finished for ``run``."""
     found = {}
-    for folder in sorted((work / "ours" / "models" / run).glob("seed*")):
-        info, stamp = folder / "train.json", folder / "trained_at.txt"
-        if folder.name.removeprefix("seed").isdigit() and info.is_file():
-            found[int(folder.name.removeprefix("seed"))] = {
-                "transfer_pearson": json.loads(info.read_text())["transfer_pearson"],
-                "commit": stamp.read_text().strip() if stamp.is_file() else None}
+    for seed, folder in ours_jobs(work, run).items():
+        stamp = folder / "trained_at.txt"
+        found[seed] = {"transfer_pearson": json.loads((folder / "train.json").read_text())["transfer_pearson"],
+                       "commit": stamp.read_text().strip() if stamp.is_file() else None}
     return found
 
 

@@ -734,6 +734,7 @@ def test_a_cells_curves_set_each_point_of_both_sides_side_by_side(tmp_path):
         (folder / "history.json").write_text(json.dumps([
             {"epoch": (k + 1) / 4, "transfer_pearson": v, "selection_pearson": 41.0, "loss": loss}
             for k, (v, loss) in enumerate(rows)]))
+        (folder / "train.json").write_text(json.dumps({"transfer_pearson": rows[-1][0]}))  # a finished job
     assert curves.main(["--run", run_, "--work", str(tmp_path), "--out", str(tmp_path / "curves")]) == 0
     result = json.loads((tmp_path / "curves.json").read_text())
     first = result["rows"][0]
