@@ -30,9 +30,10 @@ the tabled one); a job WORK holds supersedes the tabled value of its seed. ``--t
 cell whose settings change is a new cell and takes nothing from the old one.
 
 The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
-lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Under it, the seeds' spread pooled
-over the compared cells, and each model's difference over its cells with each seed's effect fitted out: a side's seed
-starts every cell it trains from the same weights, so one seed's luck is in all of them (``seed_effects``). Writes
+lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Under it, each model's
+difference over its cells with each seed's effect fitted out (a side's seed starts every cell it trains from the same
+weights, so one seed's luck is in all of them) and whether a side's seeds spread more, read from the same fit
+(``seed_effects``). Writes
 fidelity/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentences that sum it up
 (pages/readme.py).
 """
@@ -254,7 +255,7 @@ def summary(rows: list[dict]) -> str:
     text = agreement([{**row, "run": f"{row['run']} ({_axes(row)})"} for row in compared],
                      f"Of the {len(rows)} cells, those run on both sides with two seeds or more a side")
     if compared:
-        text += " " + many_cells(compared) + " " + pooled_spread(compared) + " " + seed_effects_text(compared)
+        text += " " + many_cells(compared) + " " + seed_effects_text(compared)
     waiting = len(rows) - len(compared)
     if waiting:
         text += f" {waiting} {'cell waits' if waiting == 1 else 'cells wait'} for their runs."
@@ -290,26 +291,6 @@ def many_cells(compared: list[dict]) -> str:
             f"adjusted (Holm) for the {len(compared)} cells compared, {holm(p)[least]:.2f}.")
 
 
-def pooled_spread(compared: list[dict]) -> str:
-    """Whether one side's seeds spread more than the other's over the compared cells: each side's sd pooled over the
-    cells (each cell's variance weighted by its degrees of freedom) and the F test of the two (two-sided). A
-    difference of the means is read against the seeds' spread, so a side whose seeds spread more is itself a
-    difference of the codes to look for."""
-    from scipy import stats
-
-    pooled = {}
-    for side in SIDES:
-        freedom = [len(row[f"{side}_seeds"]) - 1 for row in compared]
-        pooled[side] = (sum(f * row[f"{side}_sd"] ** 2 for f, row in zip(freedom, compared, strict=True))
-                        / sum(freedom), sum(freedom))
-    (ours, ours_df), (theirs, theirs_df) = pooled["ours"], pooled["theirs"]
-    ratio = ours / theirs if theirs else float("inf")
-    p = min(1.0, 2 * min(stats.f.cdf(ratio, ours_df, theirs_df), stats.f.sf(ratio, ours_df, theirs_df)))
-    return (f"The seeds' spread pooled over {'that cell' if len(compared) == 1 else f'those {len(compared)} cells'}: "
-            f"ours ± {ours ** 0.5:.2f}, theirs ± {theirs ** 0.5:.2f} (F {ratio:.2f} on {ours_df} and {theirs_df} "
-            f"degrees of freedom, two-sided p {p:.2f}).")
-
-
 def seed_block(side: str, row: dict, seed: str) -> tuple:
     """The start one side's seed gives every cell it trains. Ours: the seed alone fixes the initial weights
     (seed_everything, then the model) and each epoch's order of the pairs. Theirs: the seed and whether the cell has a
@@ -319,54 +300,100 @@ def seed_block(side: str, row: dict, seed: str) -> tuple:
     return (side, seed) if side == "ours" else (side, row["input_dropout"] != "none", seed)
 
 
+def _fit(observed: list[tuple]) -> tuple:
+    """Least squares of each 22-set mean as its cell's mean plus its seed's effect: the design's cells and blocks (in
+    order of appearance), the coefficients (any solution), the residuals and their degrees of freedom."""
+    import numpy as np
+
+    cells = list(dict.fromkeys(cell for cell, _, _ in observed))
+    blocks = list(dict.fromkeys(block for _, block, _ in observed))
+    design = np.zeros((len(observed), len(cells) + len(blocks)))
+    for i, (cell, block, _) in enumerate(observed):
+        design[i, cells.index(cell)] = design[i, len(cells) + blocks.index(block)] = 1.0
+    values = np.array([value for _, _, value in observed])
+    coefficients, _, rank, _ = np.linalg.lstsq(design, values, rcond=None)
+    return cells, blocks, coefficients, values - design @ coefficients, len(observed) - int(rank)
+
+
+def variance_ratio(ours: float, ours_df: int, theirs: float, theirs_df: int) -> dict:
+    """The F test (two-sided) of two variances: whether one side's seeds spread more than the other's. A difference
+    of the means is read against the seeds' spread, so a side whose seeds spread more is itself a difference of the
+    codes to look for."""
+    from scipy import stats
+
+    if not theirs:
+        return {"F": float("inf") if ours else float("nan"), "df": (ours_df, theirs_df),
+                "p": 0.0 if ours else float("nan")}
+    ratio = ours / theirs
+    p = min(1.0, 2 * min(stats.f.cdf(ratio, ours_df, theirs_df), stats.f.sf(ratio, ours_df, theirs_df)))
+    return {"F": float(ratio), "df": (ours_df, theirs_df), "p": float(p)}
+
+
 def seed_effects(compared: list[dict]) -> dict[str, dict]:
     """Per model, the two sides' difference with each seed's luck taken out of every cell it is in: each 22-set mean
-    fitted (least squares) as its cell's mean plus its seed's effect (:func:`seed_block`); the difference is that of
-    the two sides' mean seed effects, tested by Welch's t over the seeds' effects (the units that are independent:
-    a cell's seeds are, but one seed's cells are not). With the seeds' effects' sd on each side and the sd of what
-    the fit leaves."""
+    fitted (least squares, both sides at once) as its cell's mean plus its seed's effect (:func:`seed_block`); the
+    difference is that of the two sides' mean seed effects, tested by Welch's t over the seeds' effects (the units
+    that are independent: a cell's seeds are, but one seed's cells are not).
+
+    And whether a side's seeds spread more, in the two parts the fit tells apart: the seeds' effects (their sd, F
+    test on the seeds) and what is left within a seed's cells (each side fitted alone; its residual sd, F test on
+    the residuals' degrees of freedom). Pooling the cells' sds instead would count one seed's luck once per cell."""
     import numpy as np
     from scipy import stats
 
     found = {}
     for model in dict.fromkeys(row["model"] for row in compared):
-        observed = [(row["run"], seed_block(side, row, seed), value["transfer_pearson"])
+        def observed(sides, model=model):
+            return [(row["run"], seed_block(side, row, seed), value["transfer_pearson"])
                     for row in compared if row["model"] == model
-                    for side in SIDES for seed, value in row[f"{side}_seeds"].items()]
-        cells = list(dict.fromkeys(cell for cell, _, _ in observed))
-        blocks = list(dict.fromkeys(block for _, block, _ in observed))
-        design = np.zeros((len(observed), len(cells) + len(blocks)))
-        for i, (cell, block, _) in enumerate(observed):
-            design[i, cells.index(cell)] = design[i, len(cells) + blocks.index(block)] = 1.0
-        values = np.array([value for _, _, value in observed])
+                    for side in sides for seed, value in row[f"{side}_seeds"].items()]
+
         # any least-squares solution: the differences of seed effects are the same in all (the cells join the sides)
-        coefficients, _, rank, _ = np.linalg.lstsq(design, values, rcond=None)
+        cells, blocks, coefficients, _, _ = _fit(observed(SIDES))
         effects = {side: [float(e) for block, e in zip(blocks, coefficients[len(cells):], strict=True)
                           if block[0] == side] for side in SIDES}
-        left = len(observed) - rank
-        result = {"cells": len(cells), "seeds": {side: len(effects[side]) for side in SIDES},
-                  "difference": statistics.fmean(effects["ours"]) - statistics.fmean(effects["theirs"]),
-                  "seed_sd": {side: statistics.stdev(effects[side]) for side in SIDES},
-                  "residual_sd": float(np.sqrt(np.sum((values - design @ coefficients) ** 2) / left)) if left else None}
+        left = {}
+        for side in SIDES:
+            _, _, _, residuals, freedom = _fit(observed([side]))
+            left[side] = (float(np.sum(residuals ** 2) / freedom), freedom) if freedom else None
+        seed_var = {side: statistics.variance(effects[side]) for side in SIDES}
         test = stats.ttest_ind(effects["ours"], effects["theirs"], equal_var=False)
-        found[model] = {**result, "t": float(test.statistic), "df": float(test.df), "p": float(test.pvalue)}
+        found[model] = {
+            "cells": len(cells), "seeds": {side: len(effects[side]) for side in SIDES},
+            "difference": statistics.fmean(effects["ours"]) - statistics.fmean(effects["theirs"]),
+            "t": float(test.statistic), "df": float(test.df), "p": float(test.pvalue),
+            "seed_sd": {side: seed_var[side] ** 0.5 for side in SIDES},
+            "seed_spread": variance_ratio(seed_var["ours"], len(effects["ours"]) - 1,
+                                          seed_var["theirs"], len(effects["theirs"]) - 1),
+            "left_sd": {side: left[side] and left[side][0] ** 0.5 for side in SIDES},
+            "left_spread": (variance_ratio(*left["ours"], *left["theirs"])
+                            if left["ours"] and left["theirs"] else None)}
     return found
 
 
 def seed_effects_text(compared: list[dict]) -> str:
-    """The sentence on :func:`seed_effects`: why the cells are not independent and each model's difference."""
+    """The sentence on :func:`seed_effects`: why the cells are not independent, each model's difference and whether
+    a side's seeds spread more."""
     parts = []
     for model, fit in seed_effects(compared).items():
-        rest = f", the rest ± {fit['residual_sd']:.2f}" if fit["residual_sd"] is not None else ""
-        parts.append(f"{model} {fit['difference']:+.2f} over {fit['cells']} cell{'s' * (fit['cells'] > 1)} (t "
-                     f"{fit['t']:+.1f} on {fit['df']:.1f} degrees of freedom, p {fit['p']:.2f}; seeds' effects ours "
-                     f"± {fit['seed_sd']['ours']:.2f} over {fit['seeds']['ours']}, theirs ± "
-                     f"{fit['seed_sd']['theirs']:.2f} over {fit['seeds']['theirs']}{rest})")
+        spread = fit["seed_spread"]
+        text = (f"{model} {fit['difference']:+.2f} over {fit['cells']} cell{'s' * (fit['cells'] > 1)} (t "
+                f"{fit['t']:+.1f} on {fit['df']:.1f} degrees of freedom, p {fit['p']:.2f}; seeds' effects ours "
+                f"± {fit['seed_sd']['ours']:.2f} over {fit['seeds']['ours']}, theirs ± "
+                f"{fit['seed_sd']['theirs']:.2f} over {fit['seeds']['theirs']}, F {spread['F']:.2f}, p "
+                f"{spread['p']:.2f}")
+        left = fit["left_spread"]
+        if left:
+            text += (f"; left within a seed's cells ours ± {fit['left_sd']['ours']:.2f} on {left['df'][0]}, theirs ± "
+                     f"{fit['left_sd']['theirs']:.2f} on {left['df'][1]} degrees of freedom, F {left['F']:.2f}, p "
+                     f"{left['p']:.2f}")
+        parts.append(text + ")")
     return ("A side's seed starts every cell it trains from the same weights (theirs: the same in the cells with a "
             "dropout layer, and the same in those without), and ours takes the pairs in the same order too, so a "
             "seed's luck is in all of its cells and the cells' differences are not independent. Each model's "
             "difference with the seeds' effects fitted out (a cell's mean plus a seed's effect; Welch's t over the "
-            "two sides' seeds' effects): " + "; ".join(parts) + ".")
+            "two sides' seeds' effects), and whether a side's seeds spread more (F tests, two-sided: of the seeds' "
+            "effects, and of what is left within a seed's cells, each side fitted alone): " + "; ".join(parts) + ".")
 
 
 def _axes(row: dict) -> str:
