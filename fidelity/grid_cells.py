@@ -297,7 +297,12 @@ def seed_block(side: str, row: dict, seed: str) -> tuple:
     dropout layer fix the weights and the first epoch's order, as Lasagne's DropoutLayer draws its own seed from
     numpy's stream (noise.py:74) before the weights and the shuffle do (scrambling draws from it too, so the later
     epochs' orders part)."""
-    return (side, seed) if side == "ours" else (side, row["input_dropout"] != "none", seed)
+    return (side, seed) if side == "ours" else dropout_layer_block(side, row, seed)
+
+
+def dropout_layer_block(side: str, row: dict, seed: str) -> tuple:
+    """A seed's block as theirs has it: one for the cells with a dropout layer, one for those without."""
+    return side, row["input_dropout"] != "none", seed
 
 
 def _fit(observed: list[tuple]) -> tuple:
@@ -336,15 +341,18 @@ def seed_effects(compared: list[dict]) -> dict[str, dict]:
     that are independent: a cell's seeds are, but one seed's cells are not).
 
     And whether a side's seeds spread more, in the two parts the fit tells apart: the seeds' effects (their sd, F
-    test on the seeds) and what is left within a seed's cells (each side fitted alone; its residual sd, F test on
-    the residuals' degrees of freedom). Pooling the cells' sds instead would count one seed's luck once per cell."""
+    test on the seeds) and what is left within a seed's cells (the residual sd, F test on the residuals' degrees of
+    freedom). For that, each side is fitted alone, with theirs' blocks on both sides (a seed's effect in the cells with
+    a dropout layer and another in those without), so that neither fit is freer than the other to take up how a
+    seed's luck changes from cell to cell. Pooling the cells' sds instead would count one seed's luck
+    once per cell."""
     import numpy as np
     from scipy import stats
 
     found = {}
     for model in dict.fromkeys(row["model"] for row in compared):
-        def observed(sides, model=model):
-            return [(row["run"], seed_block(side, row, seed), value["transfer_pearson"])
+        def observed(sides, block=seed_block, model=model):
+            return [(row["run"], block(side, row, seed), value["transfer_pearson"])
                     for row in compared if row["model"] == model
                     for side in sides for seed, value in row[f"{side}_seeds"].items()]
 
@@ -354,7 +362,7 @@ def seed_effects(compared: list[dict]) -> dict[str, dict]:
                           if block[0] == side] for side in SIDES}
         left = {}
         for side in SIDES:
-            _, _, _, residuals, freedom = _fit(observed([side]))
+            _, _, _, residuals, freedom = _fit(observed([side], dropout_layer_block))
             left[side] = (float(np.sum(residuals ** 2) / freedom), freedom) if freedom else None
         seed_var = {side: statistics.variance(effects[side]) for side in SIDES}
         test = stats.ttest_ind(effects["ours"], effects["theirs"], equal_var=False)
@@ -393,7 +401,8 @@ def seed_effects_text(compared: list[dict]) -> str:
             "seed's luck is in all of its cells and the cells' differences are not independent. Each model's "
             "difference with the seeds' effects fitted out (a cell's mean plus a seed's effect; Welch's t over the "
             "two sides' seeds' effects), and whether a side's seeds spread more (F tests, two-sided: of the seeds' "
-            "effects, and of what is left within a seed's cells, each side fitted alone): " + "; ".join(parts) + ".")
+            "effects, and of what is left within a seed's cells, each side fitted alone with a seed's effect for the "
+            "cells with a dropout layer and another for those without, as theirs has them): " + "; ".join(parts) + ".")
 
 
 def _axes(row: dict) -> str:

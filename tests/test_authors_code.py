@@ -444,8 +444,6 @@ def test_a_seeds_luck_shared_by_the_cells_it_trains_is_fitted_out_of_the_models_
     """grid_cells.seed_effects: a side's seed k is one block in every cell (theirs: one with a dropout layer, one
     without), so each 22-set mean is its cell's mean plus its seed's effect; the difference is the two sides' mean
     seed effects, its t over the seeds; the spreads are compared in the seeds' effects and in what is left."""
-    from scipy import stats
-
     ours_luck = {"1": -0.6, "2": -0.5, "3": -0.4}
     theirs_luck = {False: {"1": 0.1, "2": -0.1, "3": 0.0}, True: {"1": 0.2, "2": -0.2, "3": 0.0}}
     rows = [{"run": f"cells-lstmavg__{dropout}", "model": "lstmavg", "input_dropout": dropout,
@@ -458,19 +456,19 @@ def test_a_seeds_luck_shared_by_the_cells_it_trains_is_fitted_out_of_the_models_
     assert round(fit["difference"], 6) == -0.5 and fit["t"] < -5
     assert round(fit["seed_sd"]["ours"], 6) == 0.1 and fit["seed_spread"]["df"] == (2, 5)
     assert fit["seed_spread"]["F"] == pytest.approx(0.1 ** 2 / fit["seed_sd"]["theirs"] ** 2)
-    # the luck is all the seeds': nothing is left within a seed's cells. Ours is a whole 3 × 3 layout (4 degrees of
-    # freedom left); theirs a 2 × 3 one (the two cells with a dropout layer; 2) and one cell its seeds fit exactly
+    # the luck is all the seeds': nothing is left within a seed's cells. Each side is fitted with theirs' blocks: the
+    # two cells with a dropout layer make a 2 × 3 layout (2 degrees of freedom left), the other cell its seeds fit
     assert fit["left_sd"] == {"theirs": pytest.approx(0), "ours": pytest.approx(0)}
-    assert fit["left_spread"]["df"] == (4, 2)
+    assert fit["left_spread"]["df"] == (2, 2)
 
-    # one seed's luck in one cell alone: a bump d left in a whole r × c layout leaves the variance
-    # d² (1 - 1/r)(1 - 1/c) / ((r - 1)(c - 1)): ours 0.3² / 9, theirs 0.1² / 6, so F 6
-    rows[0]["ours_seeds"]["1"]["transfer_pearson"] += 0.3
+    # one seed's luck in one cell alone: a bump d in a 2 × 3 layout leaves the variance d² (1 - 1/2)(1 - 1/3) / 2,
+    # d² / 6: ours 0.3, theirs 0.1, so F 9 on (2, 2) degrees of freedom, where P(F > x) is 1 / (1 + x)
+    rows[1]["ours_seeds"]["1"]["transfer_pearson"] += 0.3
     rows[1]["theirs_seeds"]["1"]["transfer_pearson"] += 0.1
     fit = grid_cells.seed_effects(rows)["lstmavg"]
-    assert fit["left_sd"]["ours"] == pytest.approx(0.1) and fit["left_sd"]["theirs"] == pytest.approx(0.1 / 6 ** 0.5)
-    assert fit["left_spread"]["F"] == pytest.approx(6.0)
-    assert fit["left_spread"]["p"] == pytest.approx(2 * stats.f.sf(6.0, 4, 2))
+    assert fit["left_sd"]["ours"] == pytest.approx(0.3 / 6 ** 0.5)
+    assert fit["left_sd"]["theirs"] == pytest.approx(0.1 / 6 ** 0.5)
+    assert fit["left_spread"]["F"] == pytest.approx(9.0) and fit["left_spread"]["p"] == pytest.approx(2 / 10)
 
 
 def test_their_code_finds_its_libraries_from_a_work_folder_named_relatively(tmp_path, monkeypatch):
@@ -636,7 +634,7 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
     # Holm: the smallest p times the number of tests, each next one times one fewer, never below the one before
     assert [round(v, 6) for v in grid_cells.holm([0.01, 0.04, 0.03, 0.5])] == [0.04, 0.09, 0.09, 0.5]
     # theirs' seeds are four blocks (two cells, one with a dropout layer): nothing left of theirs to compare
-    assert ("each side fitted alone): avg +0.50 over 2 cells (t +1.7 on 3.2 degrees of freedom, p 0.19; seeds' "
+    assert ("as theirs has them): avg +0.50 over 2 cells (t +1.7 on 3.2 degrees of freedom, p 0.19; seeds' "
             "effects ours ± 0.10 over 3, theirs ± 0.59 over 4, F 0.03, p 0.06). 1 cell waits for their runs.") in table
     assert "Theirs measured at aaa, ccc; ours trained at bbb" in table
 
