@@ -30,12 +30,11 @@ the tabled one); a job WORK holds supersedes the tabled value of its seed. ``--t
 cell whose settings change is a new cell and takes nothing from the old one.
 
 The table gives, per cell, both sides' 22-set means (mean ± sample sd), the difference (ours − theirs), whether it
-lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Under it, each model's
-difference over its cells with each seed's effect fitted out (a side's seed starts every cell it trains from the same
-weights, so one seed's luck is in all of them) and whether a side's seeds spread more, read from the same fit
-(``seed_effects``). Writes
-fidelity/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentences that sum it up
-(pages/readme.py).
+lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Under it, each model's difference
+over its cells with each seed's effect fitted out (a side's seed starts every cell it trains from the same weights,
+so one seed's luck is in all of them) and whether a side's seeds spread more, read from the same fit
+(``seed_effects``). Writes fidelity/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentences
+that sum it up (pages/readme.py).
 """
 
 from __future__ import annotations
@@ -344,8 +343,7 @@ def seed_effects(compared: list[dict]) -> dict[str, dict]:
     test on the seeds) and what is left within a seed's cells (the residual sd, F test on the residuals' degrees of
     freedom). For that, each side is fitted alone, with theirs' blocks on both sides (a seed's effect in the cells with
     a dropout layer and another in those without), so that neither fit is freer than the other to take up how a
-    seed's luck changes from cell to cell. Pooling the cells' sds instead would count one seed's luck
-    once per cell."""
+    seed's luck changes from cell to cell. Pooling the cells' sds instead would count one seed's luck once per cell."""
     import numpy as np
     from scipy import stats
 
