@@ -377,10 +377,38 @@ def seed_effects(compared: list[dict]) -> dict[str, dict]:
     return found
 
 
+def lambda_c_twins(compared: list[dict]) -> dict[str, dict]:
+    """Per model, how nearly a cell repeats its twin in λ_c (the same model, dropout and scrambling at the other
+    λ_c): the sd of the per-seed differences between twins (each side's seeds both twins have, pooled over the pairs
+    and sides) beside the sd of those seeds within a cell. Where the first is much the smaller, a twin nearly repeats
+    its runs, and the degrees of freedom of what the seeds' fit leaves count it again."""
+    found = {}
+    for model in dict.fromkeys(row["model"] for row in compared):
+        rows = [row for row in compared if row["model"] == model]
+        twins = [(a, b) for i, a in enumerate(rows) for b in rows[i + 1:]
+                 if (a["input_dropout"], a["scramble"]) == (b["input_dropout"], b["scramble"])
+                 and a["lambda_c"] != b["lambda_c"]]
+        apart, within = [], []  # each: (sum of squares about the mean, degrees of freedom)
+        for first, second in twins:
+            for side in SIDES:
+                seeds = [seed for seed in first[f"{side}_seeds"] if seed in second[f"{side}_seeds"]]
+                if len(seeds) < 2:
+                    continue
+                x, y = ([row[f"{side}_seeds"][seed]["transfer_pearson"] for seed in seeds] for row in (first, second))
+                apart.append((statistics.variance([b - a for a, b in zip(x, y, strict=True)]) * (len(seeds) - 1),
+                              len(seeds) - 1))
+                within += [(statistics.variance(values) * (len(seeds) - 1), len(seeds) - 1) for values in (x, y)]
+        if apart:
+            found[model] = {"pairs": len(apart),
+                            "apart_sd": (sum(s for s, _ in apart) / sum(f for _, f in apart)) ** 0.5,
+                            "within_sd": (sum(s for s, _ in within) / sum(f for _, f in within)) ** 0.5}
+    return found
+
+
 def seed_effects_text(compared: list[dict]) -> str:
     """The sentence on :func:`seed_effects`: why the cells are not independent, each model's difference and whether
     a side's seeds spread more."""
-    parts = []
+    parts, twins = [], lambda_c_twins(compared)
     for model, fit in seed_effects(compared).items():
         spread = fit["seed_spread"]
         text = (f"{model} {fit['difference']:+.2f} over {fit['cells']} cell{'s' * (fit['cells'] > 1)} (t "
@@ -393,6 +421,10 @@ def seed_effects_text(compared: list[dict]) -> str:
             text += (f"; left within a seed's cells ours ± {fit['left_sd']['ours']:.2f} on {left['df'][0]}, theirs ± "
                      f"{fit['left_sd']['theirs']:.2f} on {left['df'][1]} degrees of freedom, F {left['F']:.2f}, p "
                      f"{left['p']:.2f}")
+        twin = twins.get(model)
+        if twin:
+            text += (f"; a cell and its twin in λ_c differ seed by seed by ± {twin['apart_sd']:.2f} over "
+                     f"{twin['pairs']} of a side's twin pairs, where a cell's seeds spread ± {twin['within_sd']:.2f}")
         parts.append(text + ")")
     return ("A side's seed starts every cell it trains from the same weights (theirs: the same in the cells with a "
             "dropout layer, and the same in those without), and ours takes the pairs in the same order too, so a "
@@ -400,7 +432,9 @@ def seed_effects_text(compared: list[dict]) -> str:
             "difference with the seeds' effects fitted out (a cell's mean plus a seed's effect; Welch's t over the "
             "two sides' seeds' effects), and whether a side's seeds spread more (F tests, two-sided: of the seeds' "
             "effects, and of what is left within a seed's cells, each side fitted alone with a seed's effect for the "
-            "cells with a dropout layer and another for those without, as theirs has them): " + "; ".join(parts) + ".")
+            "cells with a dropout layer and another for those without, as theirs has them; a twin in λ_c is the same "
+            "cell at the other λ_c, and one that nearly repeats its cell's runs counts again in the degrees of freedom "
+            "of what is left): " + "; ".join(parts) + ".")
 
 
 def _axes(row: dict) -> str:

@@ -471,6 +471,22 @@ def test_a_seeds_luck_shared_by_the_cells_it_trains_is_fitted_out_of_the_models_
     assert fit["left_spread"]["F"] == pytest.approx(9.0) and fit["left_spread"]["p"] == pytest.approx(2 / 10)
 
 
+def test_a_cell_and_its_twin_in_lambda_c_are_compared_seed_by_seed():
+    """grid_cells.lambda_c_twins: the same model, dropout and scrambling at the other λ_c is a cell's twin; the sd
+    of the per-seed differences (about their mean) is set beside the sd of the seeds within the cells."""
+    def row(lambda_c, scramble, ours, theirs):
+        return {"model": "gran", "input_dropout": "none", "scramble": scramble, "lambda_c": lambda_c,
+                "ours_seeds": {str(k): {"transfer_pearson": v} for k, v in enumerate(ours, 1)},
+                "theirs_seeds": {str(k): {"transfer_pearson": v} for k, v in enumerate(theirs, 1)}}
+
+    rows = [row(0.0, 0.0, [1.0, 2.0, 3.0], [5.0]), row(1e-5, 0.0, [1.1, 2.2, 3.3], [5.5, 6.0]),
+            row(1e-5, 0.5, [9.0, 1.0, 4.0], [0.0, 9.0])]  # no twin: another scrambling; theirs: one seed in common
+    twins = grid_cells.lambda_c_twins(rows)["gran"]
+    assert twins["pairs"] == 1 and twins["apart_sd"] == pytest.approx(0.1)  # differences 0.1, 0.2, 0.3
+    assert twins["within_sd"] == pytest.approx(((1.0 + 1.21) / 2) ** 0.5)
+    assert grid_cells.lambda_c_twins(rows[1:]) == {}
+
+
 def test_their_code_finds_its_libraries_from_a_work_folder_named_relatively(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     env = run.environment(Path("work"), AUTHORS_SEED="1")
@@ -634,7 +650,7 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
     # Holm: the smallest p times the number of tests, each next one times one fewer, never below the one before
     assert [round(v, 6) for v in grid_cells.holm([0.01, 0.04, 0.03, 0.5])] == [0.04, 0.09, 0.09, 0.5]
     # theirs' seeds are four blocks (two cells, one with a dropout layer): nothing left of theirs to compare
-    assert ("as theirs has them): avg +0.50 over 2 cells (t +1.7 on 3.2 degrees of freedom, p 0.19; seeds' "
+    assert ("of what is left): avg +0.50 over 2 cells (t +1.7 on 3.2 degrees of freedom, p 0.19; seeds' "
             "effects ours ± 0.10 over 3, theirs ± 0.59 over 4, F 0.03, p 0.06). 1 cell waits for their runs.") in table
     assert "Theirs measured at aaa, ccc; ours trained at bbb" in table
 
