@@ -457,7 +457,8 @@ def test_a_seeds_luck_shared_by_the_cells_it_trains_is_fitted_out_of_the_models_
     assert round(fit["seed_sd"]["ours"], 6) == 0.1 and fit["seed_spread"]["df"] == (2, 5)
     assert fit["seed_spread"]["F"] == pytest.approx(0.1 ** 2 / fit["seed_sd"]["theirs"] ** 2)
     # the luck is all the seeds': nothing is left within a seed's cells. Each side is fitted with theirs' blocks: the
-    # two cells with a dropout layer make a 2 × 3 layout (2 degrees of freedom left), the other cell its seeds fit
+    # two cells with a dropout layer make a 2 × 3 layout (2 degrees of freedom left); the cell without, alone in its
+    # blocks, is fitted exactly
     assert fit["left_sd"] == {"theirs": pytest.approx(0), "ours": pytest.approx(0)}
     assert fit["left_spread"]["df"] == (2, 2)
 
@@ -649,7 +650,7 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
             "starts every cell it trains from the same weights") in table
     # Holm: the smallest p times the number of tests, each next one times one fewer, never below the one before
     assert [round(v, 6) for v in grid_cells.holm([0.01, 0.04, 0.03, 0.5])] == [0.04, 0.09, 0.09, 0.5]
-    # theirs' seeds are four blocks (two cells, one with a dropout layer): nothing left of theirs to compare
+    # with theirs' blocks each cell (one with a dropout layer, one without) is alone in its blocks: nothing is left
     assert ("of what is left): avg +0.50 over 2 cells (t +1.7 on 3.2 degrees of freedom, p 0.19; seeds' "
             "effects ours ± 0.10 over 3, theirs ± 0.59 over 4, F 0.03, p 0.06). 1 cell waits for their runs.") in table
     assert "Theirs measured at aaa, ccc; ours trained at bbb" in table
