@@ -405,6 +405,14 @@ def lambda_c_twins(compared: list[dict]) -> dict[str, dict]:
     return found
 
 
+def p_text(p: float) -> str:
+    """A p as the summary writes it: two decimals, three below 0.01 (so a small p never reads as 0.00); "undefined"
+    where there is none (two spreads both nil)."""
+    if p != p:  # NaN
+        return "undefined"
+    return f"{p:.2f}" if p >= 0.01 else f"{p:.3f}" if p >= 0.001 else "< 0.001"
+
+
 def seed_effects_text(compared: list[dict]) -> str:
     """The sentence on :func:`seed_effects`: why the cells are not independent, each model's difference and whether
     a side's seeds spread more."""
@@ -412,15 +420,15 @@ def seed_effects_text(compared: list[dict]) -> str:
     for model, fit in seed_effects(compared).items():
         spread = fit["seed_spread"]
         text = (f"{model} {fit['difference']:+.2f} over {fit['cells']} cell{'s' * (fit['cells'] > 1)} (t "
-                f"{fit['t']:+.1f} on {fit['df']:.1f} degrees of freedom, p {fit['p']:.2f}; seeds' effects ours "
+                f"{fit['t']:+.1f} on {fit['df']:.1f} degrees of freedom, p {p_text(fit['p'])}; seeds' effects ours "
                 f"± {fit['seed_sd']['ours']:.2f} over {fit['seeds']['ours']}, theirs ± "
                 f"{fit['seed_sd']['theirs']:.2f} over {fit['seeds']['theirs']}, F {spread['F']:.2f}, p "
-                f"{spread['p']:.2f}")
+                f"{p_text(spread['p'])}")
         left = fit["left_spread"]
         if left:
             text += (f"; left within a seed's cells ours ± {fit['left_sd']['ours']:.2f} on {left['df'][0]}, theirs ± "
                      f"{fit['left_sd']['theirs']:.2f} on {left['df'][1]} degrees of freedom, F {left['F']:.2f}, p "
-                     f"{left['p']:.2f}")
+                     f"{p_text(left['p'])}")
         twin = twins.get(model)
         if twin:
             text += (f"; a cell and its twin in λ_c differ seed by seed by ± {twin['apart_sd']:.2f} over "

@@ -488,6 +488,11 @@ def test_a_cell_and_its_twin_in_lambda_c_are_compared_seed_by_seed():
     assert grid_cells.lambda_c_twins(rows[1:]) == {}
 
 
+def test_a_small_p_never_reads_as_zero():
+    assert [grid_cells.p_text(p) for p in (0.456, 0.0123, 0.0046, 0.0004, float("nan"))] == [
+        "0.46", "0.01", "0.005", "< 0.001", "undefined"]
+
+
 def test_their_code_finds_its_libraries_from_a_work_folder_named_relatively(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     env = run.environment(Path("work"), AUTHORS_SEED="1")
