@@ -138,18 +138,23 @@ def critical_path(found: list[dict], logs: list[tuple[str, list[str]]]) -> dict 
                 upstream |= {job for out, job in writer.items() if out.startswith(inside)}
         return upstream - {name}
 
+    def longer(chain: tuple[float, list[str]]) -> tuple[float, int]:
+        # of chains as long in seconds, the one with more jobs: a job measured at 0 s (Snakemake's benchmark rounds
+        # to hundredths) still ends the chain it follows, and the tie would otherwise go to whichever came first
+        return chain[0], len(chain[1])
+
     longest: dict[str, tuple[float, list[str]]] = {}
     visiting: set[str] = set()
 
     def chain(name: str) -> tuple[float, list[str]]:
         if name not in longest:
             visiting.add(name)  # a folder input can name a job downstream of this one: that is no dependency
-            before = max((chain(job) for job in needs(name) - visiting), default=(0.0, []), key=lambda c: c[0])
+            before = max((chain(job) for job in needs(name) - visiting), default=(0.0, []), key=longer)
             visiting.discard(name)
             longest[name] = (before[0] + seconds[name], [*before[1], name])
         return longest[name]
 
-    total, path = max((chain(name) for name in blocks), key=lambda c: c[0])
+    total, path = max((chain(name) for name in blocks), key=longer)
     return {"seconds": total, "jobs": [{"job": name.removeprefix("logs/benchmarks/").removesuffix(".tsv"),
                                         "seconds": seconds[name]} for name in path]}
 

@@ -193,6 +193,14 @@ def test_time_profile_names_the_critical_path_from_snakemakes_own_log(tmp_path, 
     log = ["rule a:", "    input: out", "    output: out/a.json", "    benchmark: logs/benchmarks/a/job.tsv",
            "rule b:", "    input: out/a.json", "    output: out/b.json", "    benchmark: logs/benchmarks/b/job.tsv"]
     assert time_profile.critical_path(found[:2], [("log", log)])["seconds"] == 6
+    # a last job its benchmark measured at 0 s still ends the chain (the diamond's report/job, ahead of which the tie
+    # went to whichever chain came first)
+    found[1]["seconds"] = 0.0
+    log = ["rule a:", "    output: a.json", "    benchmark: logs/benchmarks/a/job.tsv",
+           "rule b:", "    input: a.json", "    output: b.json", "    benchmark: logs/benchmarks/b/job.tsv"]
+    for order in (log, log[3:] + log[:3]):
+        assert [job["job"] for job in time_profile.critical_path(found[:2], [("log", order)])["jobs"]] == [
+            "a/job", "b/job"]
 
 
 def test_gated_sum_benchmark_compares_equal_gradients(tmp_path):
