@@ -36,7 +36,7 @@ from measured import commit, publish, published  # noqa: E402
 
 from fidelity import run as harness  # noqa: E402
 from fidelity import same_start  # noqa: E402
-from fidelity.grid_cells import SIDES  # noqa: E402
+from fidelity.grid_cells import SIDES, variance_ratio  # noqa: E402
 from paraphrastic.atomic import write_json, write_text  # noqa: E402
 from paraphrastic.configuration import params as cfg  # noqa: E402
 from paraphrastic.configuration.settings import experiment  # noqa: E402
@@ -84,13 +84,13 @@ def compared(seeds: dict[str, dict]) -> dict:
     for key in MEANS:
         values = {side: [v[side][key] for v in seeds.values()] for side in SIDES}
         test = stats.ttest_ind(values["ours"], values["theirs"], equal_var=False)
-        ratio = statistics.variance(values["ours"]) / statistics.variance(values["theirs"])
         freedom = len(seeds) - 1
-        f_p = min(1.0, 2 * min(stats.f.cdf(ratio, freedom, freedom), stats.f.sf(ratio, freedom, freedom)))
+        spread = variance_ratio(statistics.variance(values["ours"]), freedom,
+                                statistics.variance(values["theirs"]), freedom)
         found[key] = {**{side: statistics.fmean(values[side]) for side in SIDES},
                       **{f"{side}_sd": statistics.stdev(values[side]) for side in SIDES},
                       "difference": statistics.fmean(values["ours"]) - statistics.fmean(values["theirs"]),
-                      "t": float(test.statistic), "p": float(test.pvalue), "f": ratio, "f_p": f_p}
+                      "t": float(test.statistic), "p": float(test.pvalue), "f": spread["F"], "f_p": spread["p"]}
     return found
 
 
