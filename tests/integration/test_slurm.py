@@ -8,7 +8,8 @@ settings in tests/slurm/profile; what they need besides
 (the data stages, the other training jobs) is built first with the local profile (not the Stanza models, the
 analyses or the report, which ask nothing of SLURM that these do not). The training job is cancelled with `scancel`
 mid-training: the profile's retries resubmit it, it resumes from its checkpoint and ends with exactly the metrics of
-an uninterrupted run; so does a group of supervised jobs.
+an uninterrupted run; so does a group of supervised jobs. Each is frozen (SIGSTOP) before its cancel, which SLURM
+delivers as SIGCONT and SIGTERM, so a job whose epochs take a tenth of a second cannot finish first.
 
 Needs root and Debian's slurm-wlm and munge (`.ci/run` installs them). Skipped without them,
 except under CI (PARAPHRASTIC_REQUIRE_SLURM=1), where that is a failure.
@@ -20,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -95,13 +97,44 @@ def running_job(env: dict, needle: str) -> str | None:
     return next(iter(running_jobs(env, needle)), None)
 
 
-def early_in_training(checkpoints: Path) -> str | None:
-    """The rule (train_supervised or train_universal) of a grouped job that has finished its first epoch and has
-    more than two to go, if any."""
+def early_in_training(checkpoints: Path) -> tuple[str, Path] | None:
+    """The rule (train_supervised or train_universal) and checkpoint folder of a grouped job that has finished its
+    first epoch and has more than two to go, if any."""
     for first in checkpoints.rglob("epoch-1.pt"):
         if not any((first.parent / f"epoch-{e}.pt").exists() for e in range(3, SUPERVISED_EPOCHS + 1)):
-            return "train_universal" if "universal" in first.relative_to(checkpoints).parts else "train_supervised"
+            rule = "train_universal" if "universal" in first.relative_to(checkpoints).parts else "train_supervised"
+            return rule, first.parent
     return None
+
+
+def frozen_trainer(checkpoints: Path) -> int | None:
+    """Stop (SIGSTOP) the training process that writes ``checkpoints`` (its `--checkpoints` argument) and return its
+    pid, or None if none runs: frozen, it cannot finish between the test's look and SLURM's signal."""
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            cwd = Path(os.readlink(proc / "cwd"))
+        except OSError:  # not a process, gone, or not ours
+            continue
+        written = argv[argv.index("--checkpoints") + 1] if "--checkpoints" in argv[:-1] else None
+        if written and (cwd / written).resolve() == checkpoints.resolve():
+            try:
+                os.kill(int(proc.name), signal.SIGSTOP)
+            except ProcessLookupError:
+                return None
+            return int(proc.name)
+    return None
+
+
+def cancel_frozen(env: dict, jobs: list[str], pid: int | None) -> bool:
+    """scancel ``jobs`` once their trainer ``pid`` is frozen; if there are none or that fails (a job ended in
+    between), thaw it."""
+    if pid is None:
+        return False
+    if jobs and subprocess.run(["scancel", *jobs], env=env).returncode == 0:
+        return True  # SLURM's cancel sends SIGCONT before SIGTERM: the trainer wakes to save its place and stop
+    os.kill(pid, signal.SIGCONT)
+    return False
 
 
 @pytest.fixture(scope="module")
@@ -136,20 +169,22 @@ def slurm_pipeline(slurm, root: Path, mirror: Path) -> tuple:
     cancelled, shown, group, deadline = None, "", None, time.time() + 1800
     while proc.poll() is None and time.time() < deadline and (cancelled is None or group is None):
         if cancelled is None and checkpoint.exists():
-            cancelled = running_job(env, f"wildcards_{VICTIM}")
-            if cancelled:
-                shown = subprocess.run(["scontrol", "show", "job", cancelled], env=env, capture_output=True,
+            job = running_job(env, f"wildcards_{VICTIM}")
+            if job:
+                shown = subprocess.run(["scontrol", "show", "job", job], env=env, capture_output=True,
                                        text=True).stdout
-                if subprocess.run(["scancel", cancelled], env=env).returncode != 0:
-                    cancelled = None  # it finished in between: the assertion below says so
-        if group is None and (rule := early_in_training(supervised)):
+                if cancel_frozen(env, [job], frozen_trainer(checkpoint.parent)):
+                    cancelled = job  # otherwise it finished in between: the assertion below says so
+        if group is None and (caught := early_in_training(supervised)):
             # A group job is named after its group and rules (supervised_train_supervised...), not its members, so
             # every running group of the rule whose member is early in its training is cancelled: a group caught
-            # after its members finished would leave nothing to resume (its members' epochs take a second or two)
+            # after its members finished would leave nothing to resume (a universal member's five epochs take half a
+            # second, hence the freeze)
+            rule, folder = caught
             groups = running_jobs(env, rule)
-            if groups and subprocess.run(["scancel", *groups], env=env).returncode == 0:
+            if cancel_frozen(env, groups, frozen_trainer(folder)):
                 group = ",".join(groups)
-        time.sleep(0.2)
+        time.sleep(0.1)
     rc = proc.wait(timeout=max(deadline - time.time(), 1))
     log.close()
     text = (root / "snakemake-slurm.log").read_text(errors="replace")
