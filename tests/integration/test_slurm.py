@@ -17,6 +17,7 @@ except under CI (PARAPHRASTIC_REQUIRE_SLURM=1), where that is a failure.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -133,7 +134,8 @@ def cancel_frozen(env: dict, jobs: list[str], pid: int | None) -> bool:
         return False
     if jobs and subprocess.run(["scancel", *jobs], env=env).returncode == 0:
         return True  # SLURM's cancel sends SIGCONT before SIGTERM: the trainer wakes to save its place and stop
-    os.kill(pid, signal.SIGCONT)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGCONT)
     return False
 
 
