@@ -17,7 +17,8 @@ vector file itself, as they ran it (run.py ``--raw``), into WORK/points; ours on
 ``data.reading`` makes (prepare_train and vocab into WORK/ours, as reading.py prepares a reading) into
 WORK/ours/models. Both select on STS 2016 as the pipeline does. A job found finished is not trained again (ours
 resumes a killed job from its checkpoint; theirs restarts it), so the sides can run in two processes (``--sides``),
-over several sessions, and the table be assembled at any point (``--table``) from what WORK holds. A job of theirs
+over several sessions, and the table be assembled at any point (``--table``) from what WORK holds; ``--models``
+and ``--cells`` choose what trains, and the table always holds every model's cells. A job of theirs
 is claimed while it trains (a lock on WORK/claims/RUN.seedK.lock), so several processes of ``--sides theirs``, one a
 core, share the cells without training a job twice. Seeds of theirs measured before by run.py --raw (``--theirs``,
 default fidelity/results/authors_code_raw.json) for a cell's run count too, with the commit they were measured at,
@@ -483,9 +484,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path, nargs="?", help="a checkout of jwieting/acl2017 (holds main/train.py; "
                         "not needed with --table or --sides ours)")
-    parser.add_argument("--models", nargs="+", help="the models whose cells to run (default: all: Table 4's and "
-                        "Table 2's LSTM)")
-    parser.add_argument("--cells", nargs="+", metavar="RUN", help="only these cells (their run names)")
+    parser.add_argument("--models", nargs="+", help="the models whose cells to train (default: all: Table 4's and "
+                        "Table 2's LSTM); the table always holds every model's cells")
+    parser.add_argument("--cells", nargs="+", metavar="RUN", help="train only these cells (their run names)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
     parser.add_argument("--sides", nargs="+", choices=SIDES, default=list(SIDES), help="train these sides' jobs")
     parser.add_argument("--data", type=Path, default=REPO / "data", help="the project's data folder")
@@ -508,12 +509,14 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(args.models or []) - set(every))
     if unknown:
         parser.error(f"--models: {unknown[0]!r} has no cells (models: {', '.join(every)})")
-    runs, models = cells(config, args.models or every)
+    # every model's cells, whichever train: a table of some models would drop the others' tabled seeds
+    runs, models = cells(config, every)
+    chosen = [run for run, model in models.items() if model in (args.models or every)]
     if args.cells:
-        unknown = sorted(set(args.cells) - set(models))
+        unknown = sorted(set(args.cells) - set(chosen))
         if unknown:
             parser.error(f"--cells: {unknown[0]!r} is no cell of the models {args.models or every}")
-    todo = [run for run in models if not args.cells or run in args.cells]
+    todo = [run for run in chosen if not args.cells or run in args.cells]
     work = args.work
     if not args.table:
         for needed in ("raw/FETCHED.json", "corpus/eval.parquet", "vocab/vocab.txt"):

@@ -649,7 +649,10 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
     assert round(rows[dropout]["difference"], 2) == 1.0
     table = out.with_suffix(".md").read_text()
     assert f"| {dropout} | avg | 0 | dropout 0.2 | 0 | 2 / 3 | 45.10 ± 0.14 | 46.10 ± 0.10 | +1.00 | no |" in table
-    assert ("Of the 3 cells, those run on both sides with two seeds or more a side: 1 of 2 within the seeds' spread; "
+    every = len(grid_cells.cells(config, list(grid_cells.base_rows(config)))[1])  # --models trains; all are tabled
+    assert every > len(models) and len(rows) == every
+    assert (f"Of the {every} cells, those run on both sides with two seeds or more a side: 1 of 2 within the seeds' "
+            "spread; "
             f"outside it: {dropout} (avg, λ_c 0, dropout 0.2, scrambling 0) (+1.00, t +8.7). The smallest of the 2 "
             f"cells' Welch p is 0.022 ({dropout}); adjusted (Holm) for the 2 cells compared, 0.04. A side's seed "
             "starts every cell it trains from the same weights") in table
@@ -657,7 +660,8 @@ def test_the_cells_table_compares_each_cell_with_two_seeds_a_side_and_says_which
     assert [round(v, 6) for v in grid_cells.holm([0.01, 0.04, 0.03, 0.5])] == [0.04, 0.09, 0.09, 0.5]
     # with theirs' blocks each cell (one with a dropout layer, one without) is alone in its blocks: nothing is left
     assert ("of what is left): avg +0.50 over 2 cells (t +1.7 on 3.2 degrees of freedom, p 0.19; seeds' "
-            "effects ours ± 0.10 over 3, theirs ± 0.59 over 4, F 0.03, p 0.06). 1 cell waits for their runs.") in table
+            f"effects ours ± 0.10 over 3, theirs ± 0.59 over 4, F 0.03, p 0.06). {every - 2} cells wait for their "
+            "runs.") in table
     assert "Theirs measured at aaa, ccc; ours trained at bbb" in table
 
 
@@ -668,13 +672,15 @@ def test_a_tabled_seed_counts_though_work_lost_its_job_and_a_job_work_holds_supe
     config = cfg.load(REPO / "params.yaml")
     runs, models = grid_cells.cells(config, ["avg"])
     none, dropout, _ = models
+    gran = next(iter(grid_cells.cells(config, ["gran"])[1]))
     out = tmp_path / "cells"
     earlier = {"commit": "old", "rows": [
         {"run": none, "theirs_seeds": {"1": {"transfer_pearson": 44.0, "commit": "t1"},
                                        "2": {"transfer_pearson": 44.2, "commit": "t1"}},
          "ours_seeds": {"1": {"transfer_pearson": 40.0, "commit": "o1"},
                         "2": {"transfer_pearson": 44.3, "commit": "o1"}}},
-        {"run": "cells-avg__gone", "theirs_seeds": {"1": {"transfer_pearson": 1.0}}, "ours_seeds": {}}]}
+        {"run": "cells-avg__gone", "theirs_seeds": {"1": {"transfer_pearson": 1.0}}, "ours_seeds": {}},
+        {"run": gran, "theirs_seeds": {"1": {"transfer_pearson": 55.0, "commit": "t2"}}, "ours_seeds": {}}]}
     out.with_suffix(".json").write_text(json.dumps(earlier))
     folder = tmp_path / "work/ours/models" / none / "seed1"
     folder.mkdir(parents=True)
@@ -684,7 +690,9 @@ def test_a_tabled_seed_counts_though_work_lost_its_job_and_a_job_work_holds_supe
             "--out", str(out)]
     assert grid_cells.main(argv) == 0
     rows = {row["run"]: row for row in json.loads(out.with_suffix(".json").read_text())["rows"]}
-    assert set(rows) == set(models)
+    assert set(models) < set(rows) and "cells-avg__gone" not in rows
+    # --models chooses what trains: the table keeps every model's cells, and another model's tabled seeds with them
+    assert rows[gran]["theirs_seeds"] == earlier["rows"][2]["theirs_seeds"]
     assert rows[none]["theirs_seeds"] == earlier["rows"][0]["theirs_seeds"]
     assert rows[none]["ours_seeds"] == {"1": {"transfer_pearson": 44.1, "commit": "new"},
                                         "2": {"transfer_pearson": 44.3, "commit": "o1"}}
@@ -700,7 +708,7 @@ def test_a_tabled_seed_counts_though_work_lost_its_job_and_a_job_work_holds_supe
     assert grid_cells.main([*argv, "--tabled", str(tmp_path / "missing.json")]) == 0
     assert {row["run"]: row for row in json.loads(out.with_suffix(".json").read_text())["rows"]} == rows
     assert grid_cells.main([*argv, "--tabled", str(other)]) == 0
-    theirs = json.loads(out.with_suffix(".json").read_text())["rows"][0]["theirs_seeds"]
+    theirs = {row["run"]: row for row in json.loads(out.with_suffix(".json").read_text())["rows"]}[none]["theirs_seeds"]
     assert theirs == {**earlier["rows"][0]["theirs_seeds"], "3": {"transfer_pearson": 44.4, "commit": None}}
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"rows": [{"run": none}]}))
