@@ -1,5 +1,5 @@
 """Their training steps beside ours, on the same batches with the same weights and dropout masks:
-python fidelity/steps.py CHECKOUT --run RUN [--steps 20] [--data data] [--work WORK]
+python fidelity/steps.py CHECKOUT --run RUN [--steps 20] [--data data] [--work WORK] [--their-negatives]
 
 Where a run's results differ from theirs by more than the seeds' spread (run.py's table), this says whether a
 training step differs. Both sides start from our model's initial weights for RUN's first seed; for each of
@@ -51,6 +51,7 @@ from paraphrastic.training.epochs import ADAM_EPSILONS, adam, seed_everything  #
 from paraphrastic.training.transfer import margin_loss_deterministic_negatives  # noqa: E402
 
 PASSES = ("g1", "g2", "p1", "p2")
+THEIR_NEGATIVES = "uncorrected, their negatives"  # --their-negatives' run of ours, beside the two ε placements
 GATES = ("ingate", "forgetgate", "cell", "outgate")  # Lasagne's LSTM gates, our stacked columns' order
 PEEPHOLES = ("ingate", "forgetgate", "outgate")  # the gates a peephole reaches, our peephole rows' order
 
@@ -159,9 +160,11 @@ def batches_and_masks(settings, corpus, vocab: Vocabulary, dim: int, steps: int,
 
 
 def our_steps(settings, model: torch.nn.Module, batches: list, given: dict, theirs: dict, epsilon: str,
-              grad_steps: list[int], weight_steps: list[int]) -> dict:
+              grad_steps: list[int], weight_steps: list[int], their_negatives: bool = False) -> dict:
     """Our steps on the same batches and masks, each beside theirs: negatives, loss, gradients (at ``grad_steps``)
-    and the weights' largest difference (after each of ``weight_steps``)."""
+    and the weights' largest difference (after each of ``weight_steps``). With ``their_negatives``, ours takes the
+    negatives their get_pairs chose instead of its own, so a near-tie that rounding breaks the other way on our
+    pass does not part the two runs and what is left to differ is the loss, gradients and step."""
     optimizer = adam(model.parameters(), settings.learning_rate, epsilon=epsilon)
     queue: list[torch.Tensor] = []
     real_dropout = torch.nn.functional.dropout
@@ -180,7 +183,9 @@ def our_steps(settings, model: torch.nn.Module, batches: list, given: dict, thei
             masks = {name: torch.from_numpy(given[f"mask.{step}.{name}"].astype(np.float32)) for name in PASSES}
             queue[:] = [torch.cat([masks["g1"], masks["g2"]]), torch.cat([masks["p1"], masks["p2"]])]
             chosen: list = []
-            with mock.patch("paraphrastic.training.transfer.choose_negatives", new=recording(chosen)):
+            forced = their_indices(tokens, theirs[f"negatives.{step}.p1"], theirs[f"negatives.{step}.p2"]) \
+                if their_negatives else None
+            with mock.patch("paraphrastic.training.transfer.choose_negatives", new=recording(chosen, forced)):
                 objective = margin_loss_deterministic_negatives(model, tokens, mask, settings.margin,
                                                                 sampling=settings.sampling)
             # the step descends the objective plus λ_c's and λ_w's penalties, as training's and their cost does
@@ -248,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=Path("data"), help="the project's data folder")
     parser.add_argument("--work", type=Path, default=Path("authors_code"), help="run.py's work folder")
     parser.add_argument("--lasagne", default=harness.LASAGNE, help="Lasagne to install (see run.py)")
+    parser.add_argument("--their-negatives", action="store_true",
+                        help=f"also step ours taking the negatives theirs chose (`{THEIR_NEGATIVES}`): what "
+                        "differs from theirs once a near-tie is broken alike")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "authors_steps",
                         help="writes OUT.json and OUT.md, the table docs/fidelity.md shows (default: %(default)s)")
     args = parser.parse_args(argv)
@@ -285,6 +293,10 @@ def main(argv: list[str] | None = None) -> int:
     for epsilon in ADAM_EPSILONS:
         model.load_state_dict(initial)
         compared[epsilon] = our_steps(settings, model, batches, given, theirs, epsilon, grad_steps, weight_steps)
+    if args.their_negatives:
+        model.load_state_dict(initial)
+        compared[THEIR_NEGATIVES] = our_steps(settings, model, batches, given, theirs, "uncorrected", grad_steps,
+                                              weight_steps, their_negatives=True)
     moved = {k: max(float(np.abs(theirs[f"param.{k}.{name}"] - value).max()) for name, value in start.items())
              for k in weight_steps}
     reading = harness.our_reading(args.data, settings.train_set) or "ours"  # a run before the record: ours
@@ -294,28 +306,43 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def recording(chosen: list):
-    """choose_negatives, appending the embeddings it chose on and what it chose to ``chosen``."""
+def recording(chosen: list, forced: tuple[torch.Tensor, torch.Tensor] | None = None):
+    """choose_negatives, appending the embeddings it chose on and what it chose to ``chosen``; with ``forced``
+    (:func:`their_indices`), what it returns and records is that choice instead of its own."""
     def wrapped(g1, g2, **kwargs):
-        picked = choose_negatives(g1, g2, **kwargs)
+        picked = forced if forced is not None else choose_negatives(g1, g2, **kwargs)
         chosen.append((torch.cat([g1, g2]), torch.cat(picked)))
         return picked
     return wrapped
 
 
+def sentences(tokens: torch.Tensor) -> list[tuple[int, ...]]:
+    """Each row of a padded batch as its word ids (their padding and ours are 0)."""
+    return [tuple(row[row != 0].tolist()) for row in tokens.numpy()]
+
+
+def their_indices(tokens: torch.Tensor, p1: np.ndarray, p2: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """The negatives their get_pairs chose (padded word ids) as indices into our batch ``tokens`` (its first
+    sentences, then their paraphrases), as choose_negatives returns them; of sentences repeated in the batch, the
+    first (the same words embed alike)."""
+    words = sentences(tokens)
+    picked = torch.tensor([words.index(tuple(row[row != 0].tolist())) for row in [*p1, *p2]])
+    return picked[: len(p1)], picked[len(p1):]
+
+
 def negative_differences(tokens: torch.Tensor, chosen: list, p1: np.ndarray, p2: np.ndarray) -> tuple[int, float]:
     """How many sentences' negatives differ from theirs, and the largest gap, on our deterministic pass, between
     the cosines of our choice and of theirs with the sentence: a near-tie that rounding breaks (two near-identical
-    candidates, such as a pair's two sides) has a gap of float32's rounding, 1e-7."""
+    candidates, such as a pair's two sides, or an LSTM's two sentences ending in the same long run of words) has a
+    gap of float32's rounding, 1e-7."""
     clean, picked = chosen[0]
     unit = torch.nn.functional.normalize(clean, dim=1)
-    words = [tuple(row[row != 0].tolist()) for row in tokens.numpy()]
+    words = sentences(tokens)
+    theirs = torch.cat(their_indices(tokens, p1, p2)).tolist()
     differ, gap = 0, 0.0
-    for anchor, (ours, theirs) in enumerate(zip(picked.tolist(), [*p1, *p2], strict=True)):
-        wanted = tuple(theirs[theirs != 0].tolist())
-        if words[ours] != wanted:
+    for anchor, (ours, j) in enumerate(zip(picked.tolist(), theirs, strict=True)):
+        if words[ours] != words[j]:
             differ += 1
-            j = words.index(wanted)
             gap = max(gap, abs(float(unit[anchor] @ unit[ours] - unit[anchor] @ unit[j])))
     return differ, gap
 

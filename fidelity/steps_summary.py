@@ -25,12 +25,15 @@ REPO = fidelity.REPO
 from measured import publish, published  # noqa: E402  (puts src/ on the path too)
 
 EPSILON = "uncorrected"  # Adam's ε where Lasagne adds it: the pipeline's default
+THEIR_NEGATIVES = "uncorrected, their negatives"  # steps.py --their-negatives (steps.THEIR_NEGATIVES)
 
 
 def row(result: dict) -> dict:
     ours = result["compared"][EPSILON]
     last = max(ours["weights"], key=int)
-    return {"run": result["run"], "reading": result.get("reading", "ours"), "seed": result["seed"],
+    forced = result["compared"].get(THEIR_NEGATIVES)
+    return {"weights_difference_their_negatives": forced["weights"][last] if forced else None,
+            "run": result["run"], "reading": result.get("reading", "ours"), "seed": result["seed"],
             "commit": result["commit"], "steps": len(ours["steps"]),
             "largest_loss_difference": max(abs(s["loss"] - s["theirs_loss"]) for s in ours["steps"]),
             "steps_with_other_negatives": sum(1 for s in ours["steps"] if s["negatives_differ"]),
@@ -42,14 +45,17 @@ def markdown(rows: list[dict]) -> str:
     lines = ["Their model and ours step by step (`fidelity/steps.py`: the same batches, scrambled as "
              "the run scrambles, the same initial weights and dropout or word-dropout masks; each side chooses its "
              "own negatives and takes its own Adam step, with Adam's ε as Lasagne places it), per run and reading of "
-             "the training text:", "",
+             "the training text; the last but one column, where measured (`--their-negatives`), is ours taking the "
+             "negatives theirs chose:", "",
              "| run | reading | steps | largest loss difference | steps with another negative | gradients, step 0 "
-             "| weights after the last step | their largest move |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+             "| weights after the last step | with their negatives | their largest move |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
+        forced = r.get("weights_difference_their_negatives")
         lines.append(f"| {r['run']} | {r['reading']} | {r['steps']} | {r['largest_loss_difference']:.1e} | "
                      f"{r['steps_with_other_negatives']} | {r['gradient_difference']:.1e} | "
-                     f"{r['weights_difference']:.1e} | {r['their_largest_move']:.1e} |")
+                     f"{r['weights_difference']:.1e} | {'—' if forced is None else f'{forced:.1e}'} | "
+                     f"{r['their_largest_move']:.1e} |")
     commits = sorted({r["commit"] for r in rows if r["commit"]})
     return "\n".join(lines) + f"\n\nMeasured at {', '.join(commits)}.\n"
 

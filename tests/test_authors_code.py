@@ -366,6 +366,12 @@ def test_negatives_that_differ_from_theirs_are_counted_with_their_cosine_gap():
     theirs = np.array([[7, 8, 9], [5, 6, 0], [7, 8, 9], [5, 6, 0]])  # the sentences theirs chose, padded
     differ, gap = steps.negative_differences(tokens, [(clean, ours)], theirs[:2], theirs[2:])
     assert differ == 1 and gap == 0.0  # the third sentence: ours 7 9 8, theirs 7 8 9, at the same cosine
+    # --their-negatives: theirs' choice as indices into our batch, returned and recorded in place of our own
+    forced = steps.their_indices(tokens, theirs[:2], theirs[2:])
+    assert [t.tolist() for t in forced] == [[1, 0], [1, 0]]
+    chosen = []
+    assert steps.recording(chosen, forced)(clean[:2], clean[2:]) is forced
+    assert steps.negative_differences(tokens, chosen, theirs[:2], theirs[2:]) == (0, 0.0)
 
 
 def test_the_readings_cost_is_the_difference_of_the_seeds_means_with_each_readings_missing_vectors(tmp_path):
@@ -565,7 +571,11 @@ def test_the_steps_summary_gives_each_comparisons_largest_differences_under_lasa
     row = steps_summary.row(result)
     assert row["reading"] == "ours" and row["steps"] == 2 and row["steps_with_other_negatives"] == 1
     assert row["largest_loss_difference"] == pytest.approx(2e-4) and row["weights_difference"] == 2e-6
-    assert "| t3-gran__x | ours | 2 | 2.0e-04 | 1 | 3.0e-07 | 2.0e-06 | 4.0e-03 |" in steps_summary.markdown([row])
+    assert "| t3-gran__x | ours | 2 | 2.0e-04 | 1 | 3.0e-07 | 2.0e-06 | — | 4.0e-03 |" in steps_summary.markdown([row])
+    # steps.py --their-negatives: ours' weights after the last step when it takes the negatives theirs chose
+    result["compared"][steps.THEIR_NEGATIVES] = {"steps": [step(0, 0.5, 0), step(1, 0.5, 0)],
+                                                 "weights": {"1": 1e-7, "2": 3e-7}}
+    assert "| 2.0e-06 | 3.0e-07 | 4.0e-03 |" in steps_summary.markdown([steps_summary.row(result)])
 
 
 def test_the_cells_are_each_thinned_axis_off_and_at_its_kept_value_and_a_grid_run_keeps_its_name():
