@@ -9,11 +9,15 @@ scored untrained, and our own start (seeded and built as our train stage builds 
 evaluation table by our scoring, on grid_cells.py's tables of ours (WORK/ours, params.yaml's reading). Per run, each
 side's 22-set and STS 2016 means over the seeds (mean ± sample sd), the difference (ours − theirs) with Welch's t,
 and the F test of the two sides' spreads: a code whose starts score higher, or spread more, would carry that into
-every cell it trains. The word vectors are the same file on both sides, so only the composition weights differ.
+every cell it trains. The word vectors are the same file on both sides, so only the composition weights differ; the
+second table compares those weights themselves, block by block under their Lasagne names: per seed each block's
+mean, sd and (for a square block) spectral radius, and per run each side's mean of these over the seeds with
+Welch's t, so a block drawn from another distribution (another scale, or an orthogonal draw against a uniform one)
+shows by name.
 
 A seed's scores are kept in OUT.json as they are measured; a seed the table written before holds (OUT.json, and
-``--tabled``'s where OUT.json has none) is not scored again, and the table keeps the runs it measured before beside
-those named now.
+``--tabled``'s where OUT.json has none) is not scored again (only its weights' statistics are added where it has
+none), and the table keeps the runs it measured before beside those named now.
 Writes fidelity/results/untrained_starts.{json,md}; docs/fidelity.md shows it (pages/readme.py). LSTM, LSTMavg and
 GRAN-1 runs (the models whose weights steps.py names as theirs); it does not run in CI.
 """
@@ -26,6 +30,8 @@ import json
 import statistics
 import sys
 from pathlib import Path
+
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the repository: importing fidelity puts src/, benchmarks/ on the path
@@ -43,6 +49,34 @@ from paraphrastic.configuration.settings import experiment  # noqa: E402
 
 RESULTS = HERE / "results" / "untrained_starts"
 MEANS = {"transfer_pearson": "22-set mean", "selection_pearson": "STS 2016 mean"}
+STATISTICS = {"mean": "mean", "sd": "sd", "radius": "spectral radius"}  # of a weight block at the start
+
+
+def weight_statistics(weights: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """Per composition weight block (their Lasagne names; ``W``, the word vectors, is the same file on both sides and
+    left out): its values' mean and sd, and for a square block its spectral radius (the largest |eigenvalue|), which
+    sets how a recurrent state grows or fades at the start."""
+    found = {}
+    for name, value in sorted(weights.items()):
+        if name == "W":
+            continue
+        value = np.asarray(value, dtype=np.float64)
+        found[name] = {"mean": float(value.mean()), "sd": float(value.std())}
+        if value.ndim == 2 and value.shape[0] == value.shape[1]:
+            found[name]["radius"] = float(np.abs(np.linalg.eigvals(value)).max())
+    return found
+
+
+def our_start_weights(settings, matrix) -> dict[str, np.ndarray]:
+    """Ours seeded and built as the train stage builds it, its weights by their Lasagne names."""
+    import torch
+
+    from fidelity.steps import lasagne_names
+    from paraphrastic.models.encoders import build_model
+    from paraphrastic.training.epochs import seed_everything
+
+    seed_everything(settings.seed)
+    return lasagne_names(build_model(settings.model, torch.from_numpy(matrix), **settings.model_options()))
 
 
 def our_start_score(config: dict, settings, vocab, matrix, frame) -> dict:
@@ -67,7 +101,11 @@ def tabled(path: Path | None) -> dict[str, dict[str, dict]]:
         return {}
     try:
         return {row["run"]: {str(seed): {**{side: {key: float(v[side][key]) for key in MEANS} for side in SIDES},
-                                         "commit": v.get("commit")}
+                                         "commit": v.get("commit"),
+                                         **({"weights": {side: {name: {k: float(x) for k, x in stats.items()}
+                                                                for name, stats in v["weights"][side].items()}
+                                                         for side in SIDES}, "weights_commit": v.get("weights_commit")}
+                                            if "weights" in v else {})}
                              for seed, v in row["seeds"].items()}
                 for row in json.loads(path.read_text())["rows"]}
     except (ValueError, KeyError, TypeError, AttributeError) as error:
@@ -94,12 +132,37 @@ def compared(seeds: dict[str, dict]) -> dict:
     return found
 
 
+def compared_weights(seeds: dict[str, dict]) -> dict[str, dict[str, dict]]:
+    """Per weight block and statistic (:func:`weight_statistics`), over the seeds that have them: each side's mean,
+    the difference (ours − theirs) and Welch's t (None where neither side varies over the seeds, as a constant
+    bias: then the two means say all)."""
+    from scipy import stats
+
+    measured = [v["weights"] for v in seeds.values() if "weights" in v]
+    if len(measured) < 2:
+        return {}
+    found: dict[str, dict[str, dict]] = {}
+    for name, found_first in measured[0]["theirs"].items():
+        for key in found_first:
+            values = {side: [w[side][name][key] for w in measured] for side in SIDES}
+            varies = any(max(values[side]) > min(values[side]) for side in SIDES)
+            found.setdefault(name, {})[key] = {
+                **{side: statistics.fmean(values[side]) for side in SIDES}, "seeds": len(measured),
+                "difference": statistics.fmean(values["ours"]) - statistics.fmean(values["theirs"]),
+                "t": float(stats.ttest_ind(values["ours"], values["theirs"], equal_var=False).statistic)
+                if varies else None}
+    return found
+
+
 def table(measured: dict[str, dict[str, dict]], runs: list[str]) -> list[dict]:
-    """A row per run: its seeds' scores in seed order, and :func:`compared` where it has two seeds or more."""
+    """A row per run: its seeds' scores in seed order, and :func:`compared` where it has two seeds or more (and
+    :func:`compared_weights` where two seeds or more have their weights' statistics)."""
     rows = []
     for run in runs:
         seeds = dict(sorted(measured.get(run, {}).items(), key=lambda item: int(item[0])))
-        rows.append({"run": run, "seeds": seeds, **({"compared": compared(seeds)} if len(seeds) >= 2 else {})})
+        weights = compared_weights(seeds)
+        rows.append({"run": run, "seeds": seeds, **({"compared": compared(seeds)} if len(seeds) >= 2 else {}),
+                     **({"compared_weights": weights} if weights else {})})
     return rows
 
 
@@ -121,8 +184,32 @@ def markdown(result: dict, models: dict[str, str]) -> str:
             lines.append(f"| {row['run']} | {models[row['run']]} | {len(row['seeds'])} | {label} | "
                          f"{c['theirs']:.2f} ± {c['theirs_sd']:.2f} | {c['ours']:.2f} ± {c['ours_sd']:.2f} | "
                          f"{c['difference']:+.2f} | {c['t']:+.1f} | {c['p']:.2f} | {c['f']:.2f} | {c['f_p']:.2f} |")
+    weighed = [row for row in result["rows"] if "compared_weights" in row]
+    if weighed:
+        lines += ["", "The starts' composition weights themselves, block by block under their Lasagne names: per seed "
+                  "each block's mean, sd and (a square block's) spectral radius, and here each side's mean of these "
+                  "over the seeds with Welch's t (– where neither side varies over the seeds, as a constant bias). A "
+                  "seed draws the same block in every model that has it, on each side, so a block the runs share "
+                  "with the same values is one row.",
+                  "", "| runs | seeds | weights | " + " | ".join(f"{label}: theirs | ours | t" for label in
+                                                              STATISTICS.values()) + " |",
+                  "|---|---:|---|" + "---:|---:|---:|" * len(STATISTICS)]
+        shared: dict[str, list[str]] = {}  # a row's cells -> the runs that give it
+        for row in weighed:
+            for name, found in row["compared_weights"].items():
+                cells = []
+                for key in STATISTICS:
+                    c = found.get(key)
+                    cells += ["–"] * 3 if c is None else [
+                        f"{c['theirs']:.4f}", f"{c['ours']:.4f}", "–" if c["t"] is None else f"{c['t']:+.1f}"]
+                seeds = next(iter(found.values()))["seeds"]
+                shared.setdefault(f"| {seeds} | {name} | " + " | ".join(cells) + " |", []).append(row["run"])
+        lines += [f"| {', '.join(runs)} " + cells for cells, runs in shared.items()]
     measured = sorted({v["commit"] or "unrecorded" for row in result["rows"] for v in row["seeds"].values()})
-    lines += ["", f"Measured at {', '.join(measured) or '–'}; tabled at {result['commit']} by "
+    weights_at = sorted({v["weights_commit"] or "unrecorded" for row in result["rows"] for v in row["seeds"].values()
+                         if "weights" in v})
+    weights_note = f" (the weights at {', '.join(weights_at)})" if weights_at else ""
+    lines += ["", f"Measured at {', '.join(measured) or '–'}{weights_note}; tabled at {result['commit']} by "
               "`fidelity/untrained_starts.py`."]
     return "\n".join(lines) + "\n"
 
@@ -172,14 +259,22 @@ def main(argv: list[str] | None = None) -> int:
         frame = read_table(args.data / "corpus" / "eval.parquet")
         for run in args.runs:
             for seed in args.seeds:
-                if str(seed) in measured.get(run, {}):
+                before = measured.get(run, {}).get(str(seed), {})
+                if "weights" in before:
                     continue
                 job = dataclasses.replace(settings[run], seed=seed)
                 weights = same_start.their_start(args.checkout, args.work, job, matrix.shape[1])
-                scores = {"theirs": same_start.start_score(config, job, weights, vocab, matrix, frame),
-                          "ours": our_start_score(config, job, vocab, matrix, frame)}
-                measured.setdefault(run, {})[str(seed)] = {
-                    **{side: {key: scores[side][key] for key in MEANS} for side in SIDES}, "commit": commit()}
+                weighed = {"weights": {"theirs": weight_statistics(weights),
+                                       "ours": weight_statistics(our_start_weights(job, matrix))},
+                           "weights_commit": commit()}
+                if before:  # scored before the weights were compared: its scores and their commit stay
+                    before.update(weighed)
+                else:
+                    scores = {"theirs": same_start.start_score(config, job, weights, vocab, matrix, frame),
+                              "ours": our_start_score(config, job, vocab, matrix, frame)}
+                    measured.setdefault(run, {})[str(seed)] = {
+                        **{side: {key: scores[side][key] for key in MEANS} for side in SIDES}, "commit": commit(),
+                        **weighed}
                 kept = result()  # written as measured, so a stopped run resumes from the seeds it has
                 write_json(published(args.out, ".json"), kept)
                 write_text(published(args.out, ".md"), markdown(kept, models))

@@ -758,6 +758,43 @@ def test_the_untrained_starts_are_compared_side_by_side_and_a_run_measured_befor
         untrained_starts.main(["--table", "--runs", gran, "--out", str(out), "--tabled", str(broken)])
 
 
+def test_the_starts_weights_are_compared_block_by_block_and_a_block_the_runs_share_is_one_row(tmp_path):
+    """untrained_starts.py: each composition block's mean, sd and (square) spectral radius per seed, the word vectors
+    left out; per run each side's mean over the seeds with Welch's t (none where neither side varies); a block two
+    runs share with the same values is one row of the table."""
+    found = untrained_starts.weight_statistics({"W": np.ones((3, 2)), "W_hid_to_cell": np.diag([2.0, -3.0]),
+                                                "b_cell": np.zeros(2)})
+    assert set(found) == {"W_hid_to_cell", "b_cell"}
+    assert found["W_hid_to_cell"] == pytest.approx({"mean": -0.25, "sd": float(np.std([2, 0, 0, -3])), "radius": 3.0})
+    assert found["b_cell"] == {"mean": 0.0, "sd": 0.0}  # not square: no radius
+
+    def seed(theirs_radius, ours_radius):
+        weights = {side: {"W_hid_to_cell": {"mean": 0.0, "sd": 0.1, "radius": radius}, "b_cell": {"mean": 0.0,
+                                                                                                 "sd": 0.0}}
+                   for side, radius in (("theirs", theirs_radius), ("ours", ours_radius))}
+        return {side: {"transfer_pearson": 40.0 + radius, "selection_pearson": 35.0 - radius}
+                for side, radius in (("theirs", theirs_radius), ("ours", ours_radius))} | {
+            "commit": "abc", "weights": weights, "weights_commit": "def"}
+
+    seeds = {"1": seed(0.74, 0.75), "2": seed(0.76, 0.77)}
+    rows = untrained_starts.table({"run-a": seeds, "run-b": seeds, "run-c": {"1": seed(0.7, 0.7)}},
+                                  ["run-a", "run-b", "run-c"])
+    radius = rows[0]["compared_weights"]["W_hid_to_cell"]["radius"]
+    assert (radius["theirs"], radius["ours"], radius["seeds"]) == (0.75, 0.76, 2)
+    assert round(radius["t"], 2) == 0.71
+    assert rows[0]["compared_weights"]["b_cell"]["sd"]["t"] is None  # constant on both sides: no t
+    assert "compared_weights" not in rows[2]  # one seed: nothing to compare
+    text = untrained_starts.markdown({"commit": "xyz", "reading": "authors", "rows": rows},
+                                     {"run-a": "lstm", "run-b": "lstm", "run-c": "lstm"})
+    assert "| run-a, run-b | 2 | W_hid_to_cell | 0.0000 | 0.0000 | – | 0.1000 | 0.1000 | – | 0.7500 | 0.7600 | " \
+           "+0.7 |" in text
+    assert "| run-a, run-b | 2 | b_cell | 0.0000 | 0.0000 | – | 0.0000 | 0.0000 | – | – | – | – |" in text
+    assert "Measured at abc (the weights at def); tabled at xyz" in text
+    out = tmp_path / "starts.json"
+    out.write_text(json.dumps({"rows": rows}))
+    assert untrained_starts.tabled(out)["run-a"]["2"]["weights"] == seeds["2"]["weights"]
+
+
 def test_what_their_python_runs_is_ascii():
     """shim.py and steps_theirs.py run under their Python 2.7, which refuses a file with a non-ASCII character and no
     encoding line (a λ in a docstring stops every run of theirs)."""
