@@ -24,21 +24,23 @@ import fidelity  # noqa: E402
 REPO = fidelity.REPO
 from measured import publish, published  # noqa: E402  (puts src/ on the path too)
 
+from fidelity.steps import THEIR_NEGATIVES  # noqa: E402  (ours with the negatives theirs chose)
+
 EPSILON = "uncorrected"  # Adam's ε where Lasagne adds it: the pipeline's default
-THEIR_NEGATIVES = "uncorrected, their negatives"  # steps.py --their-negatives (steps.THEIR_NEGATIVES)
 
 
 def row(result: dict) -> dict:
     ours = result["compared"][EPSILON]
     last = max(ours["weights"], key=int)
     forced = result["compared"].get(THEIR_NEGATIVES)
-    return {"weights_difference_their_negatives": forced["weights"][last] if forced else None,
-            "run": result["run"], "reading": result.get("reading", "ours"), "seed": result["seed"],
+    return {"run": result["run"], "reading": result.get("reading", "ours"), "seed": result["seed"],
             "commit": result["commit"], "steps": len(ours["steps"]),
             "largest_loss_difference": max(abs(s["loss"] - s["theirs_loss"]) for s in ours["steps"]),
             "steps_with_other_negatives": sum(1 for s in ours["steps"] if s["negatives_differ"]),
             "gradient_difference": ours["steps"][0]["gradient_difference"],
-            "weights_difference": ours["weights"][last], "their_largest_move": result["their_largest_move"][last]}
+            "weights_difference": ours["weights"][last],
+            "weights_difference_their_negatives": forced["weights"][last] if forced else None,
+            "their_largest_move": result["their_largest_move"][last]}
 
 
 def markdown(rows: list[dict]) -> str:
