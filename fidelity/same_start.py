@@ -14,7 +14,12 @@ Before a job trains, ours scores their start on the evaluation sets: it must giv
 seed recorded before its first step (WORK/points, from grid_cells.py ``--sides theirs``), or the weights are not the
 ones their run started from, and the job stops. The table pairs each seed's results: theirs, ours from their start,
 and ours from our own start (WORK/ours/models); per run, the paired difference (ours from their start − theirs: mean,
-sd and the paired t over the seeds) beside the difference of ours from our own start (Welch's t). It holds every
+sd and the paired t over the seeds) beside the difference of ours from our own start (Welch's t), and the start's
+own effect: ours from their start − ours from our own start, paired by seed (a seed of ours draws the same order of
+pairs, masks and scrambles from either start, so only the start differs). With ``--without-their-runs``, seeds their
+code has not run train too: their start is built as for the seeds it has run, with no run of theirs to check it
+against, and such a seed counts in the start's effect only; many of them ask, without a run of theirs at 15
+CPU-minutes a seed, whether their starts train to other results than ours. It holds every
 seed of the runs named and of the runs it tabled before, trained now or before: the seeds WORK holds, and those the
 tables written before hold (OUT.json, and ``--tabled``'s where OUT.json has none, for ours from their start;
 grid_cells.py's table for theirs and ours from our own start), so a lost or fresh WORK loses nothing tabled and a
@@ -151,20 +156,32 @@ def table(runs: list[str], work: Path, every: dict[str, str], before: dict | Non
         theirs = {**cell.get("theirs", {}), **theirs_found(work, run, every[run])}
         started = {**(before or {}).get(run, {}), **ours_found(work / "same_start", run)}
         own = {**cell.get("ours", {}), **ours_found(work, run)}
-        seeds = sorted(set(theirs) & set(started))
-        theirs_values = [theirs[s]["transfer_pearson"] for s in seeds]
-        started_values = [started[s]["transfer_pearson"] for s in seeds]
-        row = {"run": run, "seeds": {str(s): {"theirs": value, "ours_from_their_start": from_theirs,
+        row = {"run": run, "seeds": {str(s): {"theirs": theirs[s]["transfer_pearson"] if s in theirs else None,
+                                              "ours_from_their_start": started[s]["transfer_pearson"],
                                               "ours": own[s]["transfer_pearson"] if s in own else None}
-                                     for s, value, from_theirs in zip(seeds, theirs_values, started_values,
-                                                                      strict=True)}}
-        if len(seeds) >= 2:
-            row.update(paired(theirs_values, started_values))
-        if len(seeds) >= 2 and len(own) >= 2:
-            row["ours_own"] = harness.compared_seeds(theirs_values, [v["transfer_pearson"] for v in own.values()])
-            row["ours_own_seeds"] = len(own)
+                                     for s in sorted(started)}}
+        row.update(comparisons(row["seeds"], [v["transfer_pearson"] for v in own.values()]))
         rows.append(row)
     return rows
+
+
+def comparisons(seeds: dict[str, dict], own: list[float]) -> dict:
+    """A row's comparisons over its ``seeds``: ours from their start − theirs, paired over the seeds their code ran;
+    ours from our own start (``own``, its every seed) − those seeds of theirs; and the start's effect, ours from
+    their start − ours from our own start paired over the seeds with both (``start_``-prefixed keys)."""
+    found: dict = {}
+    run = [v for v in seeds.values() if v["theirs"] is not None]
+    if len(run) >= 2:
+        theirs = [v["theirs"] for v in run]
+        found.update(paired(theirs, [v["ours_from_their_start"] for v in run]))
+        if len(own) >= 2:
+            found |= {"ours_own": harness.compared_seeds(theirs, own), "ours_own_seeds": len(own)}
+    both = [v for v in seeds.values() if v["ours"] is not None]
+    if len(both) >= 2:
+        found |= {f"start_{key}": value for key, value in paired([v["ours"] for v in both],
+                                                                 [v["ours_from_their_start"] for v in both]).items()}
+        found["start_seeds"] = len(both)
+    return found
 
 
 def paired(theirs: list[float], ours: list[float]) -> dict:
@@ -184,24 +201,33 @@ def markdown(result: dict) -> str:
              "from their start − theirs).", "",
              "| run | seed | theirs | ours from their start | difference | ours from our own start |",
              "|---|---:|---:|---:|---:|---:|"]
+    def shown(value: float | None) -> str:
+        return "–" if value is None else f"{value:.2f}"
+
     for row in result["rows"]:
         for seed, v in row["seeds"].items():
-            own = f"{v['ours']:.2f}" if v["ours"] is not None else "–"
-            lines.append(f"| {row['run']} | {seed} | {v['theirs']:.2f} | {v['ours_from_their_start']:.2f} | "
-                         f"{v['ours_from_their_start'] - v['theirs']:+.2f} | {own} |")
+            difference = "–" if v["theirs"] is None else f"{v['ours_from_their_start'] - v['theirs']:+.2f}"
+            lines.append(f"| {row['run']} | {seed} | {shown(v['theirs'])} | {v['ours_from_their_start']:.2f} | "
+                         f"{difference} | {shown(v['ours'])} |")
     lines.append("")
     for row in result["rows"]:
+        run = sum(v["theirs"] is not None for v in row["seeds"].values())
         if "difference" not in row:
-            lines.append(f"- {row['run']}: {len(row['seeds'])} seed(s) run on both sides, too few to compare.")
-            continue
-        text = (f"- {row['run']}: ours from their start − theirs over {len(row['seeds'])} seeds: "
-                f"{row['difference']:+.2f} ± {row['difference_sd']:.2f} (paired t {row['t']:+.1f}, p {row['p']:.2f})")
+            text = f"- {row['run']}: {run} seed(s) run on both sides, too few to compare"
+        else:
+            text = (f"- {row['run']}: ours from their start − theirs over {run} seeds: {row['difference']:+.2f} ± "
+                    f"{row['difference_sd']:.2f} (paired t {row['t']:+.1f}, p {row['p']:.2f})")
         if "ours_own" in row:
             own = row["ours_own"]
             text += (f"; ours from our own start (its {row['ours_own_seeds']} seeds) − these of theirs: "
                      f"{own['difference']:+.2f} (Welch's t {own['t']:+.1f})")
+        if "start_difference" in row and row["start_seeds"] > run:  # seeds their code has not run say more
+            text += (f"; their start − our own, both trained by ours, over {row['start_seeds']} seeds: "
+                     f"{row['start_difference']:+.2f} ± {row['start_difference_sd']:.2f} (paired t "
+                     f"{row['start_t']:+.1f}, p {row['start_p']:.2f})")
         lines.append(text + ".")
-    pairs = [(v["theirs"], v["ours_from_their_start"]) for row in result["rows"] for v in row["seeds"].values()]
+    pairs = [(v["theirs"], v["ours_from_their_start"]) for row in result["rows"] for v in row["seeds"].values()
+             if v["theirs"] is not None]
     if len(result["rows"]) > 1 and len(pairs) >= 2:
         every = paired([t for t, _ in pairs], [o for _, o in pairs])
         lines.append(f"- Every seed of the {len(result['rows'])} runs: ours from their start − theirs over "
@@ -222,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("work/cells"), help="grid_cells.py's work folder")
     parser.add_argument("--lasagne", default=harness.LASAGNE, help="Lasagne to install (see run.py)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads a job of ours (default: %(default)s)")
+    parser.add_argument("--without-their-runs", action="store_true", help="also train seeds their code has not run "
+                        "(their start unchecked; they count in the start's effect only)")
     parser.add_argument("--table", action="store_true", help="only table (the tables' seeds and WORK's jobs)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="writes OUT.json and OUT.md (default: %(default)s)")
     parser.add_argument("--tabled", type=Path, help="another table of this script, whose seeds count where OUT.json "
@@ -254,12 +282,13 @@ def main(argv: list[str] | None = None) -> int:
                 if seed in before.get(run, {}):
                     continue
                 points = args.work / "points" / f"{run}.seed{seed}.json"
-                if not points.is_file():
+                if not points.is_file() and not args.without_their_runs:
                     raise SystemExit(f"{points}: their run of {run} seed {seed} is not there (grid_cells.py "
-                                     "--sides theirs)")
+                                     "--sides theirs, or --without-their-runs)")
                 job = dataclasses.replace(settings[run], seed=seed)
                 weights = their_start(args.checkout, args.work, job, matrix.shape[1])
-                check_start(run, seed, start_score(config, job, weights, vocab, matrix, frame), points)
+                if points.is_file():
+                    check_start(run, seed, start_score(config, job, weights, vocab, matrix, frame), points)
                 with mock.patch.object(transfer, "build_model", started_from(weights, transfer.build_model)):
                     info = train_job(config, all_runs, run, seed, args.data, args.work / "same_start" / "ours",
                                      args.threads, tables=tables)

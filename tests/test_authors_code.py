@@ -839,6 +839,38 @@ def test_a_cells_curves_set_each_point_of_both_sides_side_by_side(tmp_path):
         in text
 
 
+def test_a_seed_their_code_has_not_run_counts_in_the_starts_effect_only(tmp_path):
+    """same_start.py --without-their-runs: a seed with ours from their start and ours from our own but no run of
+    theirs is tabled with – for theirs; it leaves ours − theirs as it was and counts in the start's effect (ours from
+    their start − ours from our own, paired by seed), which the run's line gives once it has seeds theirs has not."""
+    run_ = "cells-lstm__x"
+    values = {1: (54.0, 54.2, 53.6), 2: (54.4, 54.1, 53.9), 3: (None, 53.9, 53.2)}  # theirs, from theirs' start, own
+    (tmp_path / "points").mkdir()
+    for seed, (theirs, started, own) in values.items():
+        if theirs is not None:
+            history = [{"point": 0, "selection_pearson": 35.0, "transfer_pearson": 25.0},
+                       {"point": 1, "selection_pearson": 60.0, "transfer_pearson": theirs}]
+            (tmp_path / "points" / f"{run_}.seed{seed}.json").write_text(json.dumps({"points": history}))
+        for folder, value in ((tmp_path / "same_start/ours", started), (tmp_path / "ours", own)):
+            job = folder / "models" / run_ / f"seed{seed}"
+            job.mkdir(parents=True)
+            (job / "train.json").write_text(json.dumps({"transfer_pearson": value}))
+    row, = same_start.table([run_], tmp_path, {run_: "quarter"})
+    assert row["seeds"]["3"] == {"theirs": None, "ours_from_their_start": 53.9, "ours": 53.2}
+    assert round(row["difference"], 6) == round((0.2 - 0.3) / 2, 6)  # seeds 1 and 2 only
+    assert row["start_seeds"] == 3 and round(row["start_difference"], 6) == round((0.6 + 0.2 + 0.7) / 3, 6)
+    text = same_start.markdown({"commit": "abc", "reading": "authors", "rows": [row]})
+    assert f"| {run_} | 3 | – | 53.90 | – | 53.20 |" in text
+    assert f"- {run_}: ours from their start − theirs over 2 seeds: -0.05" in text
+    assert "their start − our own, both trained by ours, over 3 seeds: +0.50 ± 0.26" in text
+    assert "over 3 seeds: +0.07" not in text  # the seed without theirs is not paired with theirs
+    run_seeds = {seed: v for seed, v in row["seeds"].items() if v["theirs"] is not None}
+    only_run = {"run": run_, "seeds": run_seeds, **same_start.comparisons(run_seeds, [53.6, 53.9])}
+    assert only_run["start_seeds"] == 2  # no seed beyond theirs: the run's line says nothing more
+    assert "both trained by ours" not in same_start.markdown({"commit": "abc", "reading": "authors",
+                                                              "rows": [only_run]})
+
+
 def test_same_start_keeps_the_runs_it_tabled_beside_those_named_now(tmp_path):
     """same_start.py --table --runs B, with A tabled before: the table holds A (its seeds from the tables, in their
     order) and B; a --tabled file that is none drops nothing."""
