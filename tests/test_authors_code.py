@@ -305,20 +305,27 @@ def test_their_weights_by_lasagne_name_set_ours_exactly_and_a_weight_they_do_not
         steps.load_lasagne_names(build_model("gran3", torch.randn(30, 8)), theirs)
 
 
+def same_start_work(work: Path, run_: str, values: dict[int, tuple]) -> None:
+    """A work folder of same_start.py: per seed (theirs, ours from their start, ours from our own), their run's
+    points (its untrained point scoring 40.0; none where theirs is None) and our two jobs' train.json."""
+    (work / "points").mkdir()
+    for seed, (theirs, started, own) in values.items():
+        if theirs is not None:
+            history = [{"point": 0, "selection_pearson": 35.0, "transfer_pearson": 40.0},
+                       {"point": 1, "selection_pearson": 60.0, "transfer_pearson": theirs}]
+            (work / "points" / f"{run_}.seed{seed}.json").write_text(json.dumps({"points": history}))
+        for folder, value in ((work / "same_start/ours", started), (work / "ours", own)):
+            job = folder / "models" / run_ / f"seed{seed}"
+            job.mkdir(parents=True)
+            (job / "train.json").write_text(json.dumps({"transfer_pearson": value}))
+
+
 def test_ours_from_their_start_is_paired_with_their_run_of_the_seed_and_a_wrong_start_stops(tmp_path):
     """same_start.py: per seed theirs (WORK/points), ours from their start (WORK/same_start/ours) and ours from our
     own (WORK/ours); the paired difference over the seeds; ours from their weights must score their untrained point."""
     run_ = "cells-lstmavg__x"
     values = {1: (57.0, 57.1, 56.5), 2: (57.4, 57.3, 56.9), 3: (56.8, 57.0, 56.4)}  # theirs, from theirs' start, own
-    (tmp_path / "points").mkdir()
-    for seed, (theirs, started, own) in values.items():
-        history = [{"point": 0, "selection_pearson": 35.0, "transfer_pearson": 40.0},
-                   {"point": 1, "selection_pearson": 60.0, "transfer_pearson": theirs}]
-        (tmp_path / "points" / f"{run_}.seed{seed}.json").write_text(json.dumps({"points": history}))
-        for folder, value in ((tmp_path / "same_start/ours", started), (tmp_path / "ours", own)):
-            job = folder / "models" / run_ / f"seed{seed}"
-            job.mkdir(parents=True)
-            (job / "train.json").write_text(json.dumps({"transfer_pearson": value}))
+    same_start_work(tmp_path, run_, values)
     row, = same_start.table([run_], tmp_path, {run_: "quarter"})
     assert row["seeds"]["2"] == {"theirs": 57.4, "ours_from_their_start": 57.3, "ours": 56.9}
     assert round(row["difference"], 6) == round((0.1 - 0.1 + 0.2) / 3, 6) and -1 < row["t"] < 2
@@ -844,17 +851,7 @@ def test_a_seed_their_code_has_not_run_counts_in_the_starts_effect_only(tmp_path
     theirs is tabled with – for theirs; it leaves ours − theirs as it was and counts in the start's effect (ours from
     their start − ours from our own, paired by seed), which the run's line gives once it has seeds theirs has not."""
     run_ = "cells-lstm__x"
-    values = {1: (54.0, 54.2, 53.6), 2: (54.4, 54.1, 53.9), 3: (None, 53.9, 53.2)}  # theirs, from theirs' start, own
-    (tmp_path / "points").mkdir()
-    for seed, (theirs, started, own) in values.items():
-        if theirs is not None:
-            history = [{"point": 0, "selection_pearson": 35.0, "transfer_pearson": 25.0},
-                       {"point": 1, "selection_pearson": 60.0, "transfer_pearson": theirs}]
-            (tmp_path / "points" / f"{run_}.seed{seed}.json").write_text(json.dumps({"points": history}))
-        for folder, value in ((tmp_path / "same_start/ours", started), (tmp_path / "ours", own)):
-            job = folder / "models" / run_ / f"seed{seed}"
-            job.mkdir(parents=True)
-            (job / "train.json").write_text(json.dumps({"transfer_pearson": value}))
+    same_start_work(tmp_path, run_, {1: (54.0, 54.2, 53.6), 2: (54.4, 54.1, 53.9), 3: (None, 53.9, 53.2)})
     row, = same_start.table([run_], tmp_path, {run_: "quarter"})
     assert row["seeds"]["3"] == {"theirs": None, "ours_from_their_start": 53.9, "ours": 53.2}
     assert round(row["difference"], 6) == round((0.2 - 0.3) / 2, 6)  # seeds 1 and 2 only
