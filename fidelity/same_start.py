@@ -108,18 +108,25 @@ def started_from(weights: dict[str, np.ndarray], build):
     return build_model
 
 
-def start_score(config: dict, settings, weights: dict[str, np.ndarray], vocab, matrix: np.ndarray, frame) -> dict:
-    """Ours, built with their start, scored untrained on the evaluation table ``frame``: the 22-set and selection
-    means (``vocab`` and ``matrix``: the tables' vocabulary and its vectors)."""
-    import torch
-
+def untrained_score(config: dict, model, vocab, frame) -> dict:
+    """``model`` scored as it is (no step taken) on the evaluation table ``frame``: the 22-set and selection means
+    (``vocab``: the tables' vocabulary)."""
     from paraphrastic.evaluation import similarity
-    from paraphrastic.models.encoders import build_model
 
-    model = started_from(weights, build_model)(settings.model, torch.from_numpy(matrix), **settings.model_options())
     model.eval()
     sets = similarity.PreparedSets.for_model(model, vocab, frame, batch_size=config["evaluation"]["batch_size"])
     return similarity.summarize(sets.score(model), cfg.selection_ids(config))
+
+
+def start_score(config: dict, settings, weights: dict[str, np.ndarray], vocab, matrix: np.ndarray, frame) -> dict:
+    """Ours, built with their start, scored untrained on the evaluation table ``frame`` (:func:`untrained_score`;
+    ``matrix``: the tables' vectors)."""
+    import torch
+
+    from paraphrastic.models.encoders import build_model
+
+    model = started_from(weights, build_model)(settings.model, torch.from_numpy(matrix), **settings.model_options())
+    return untrained_score(config, model, vocab, frame)
 
 
 def check_start(run: str, seed: int, ours: dict, theirs_points: Path) -> None:
@@ -170,10 +177,10 @@ def comparisons(seeds: dict[str, dict], own: list[float]) -> dict:
     ours from our own start (``own``, its every seed) − those seeds of theirs; and the start's effect, ours from
     their start − ours from our own start paired over the seeds with both (``start_``-prefixed keys)."""
     found: dict = {}
-    run = [v for v in seeds.values() if v["theirs"] is not None]
-    if len(run) >= 2:
-        theirs = [v["theirs"] for v in run]
-        found.update(paired(theirs, [v["ours_from_their_start"] for v in run]))
+    ran = [v for v in seeds.values() if v["theirs"] is not None]  # the seeds their code has run
+    if len(ran) >= 2:
+        theirs = [v["theirs"] for v in ran]
+        found.update(paired(theirs, [v["ours_from_their_start"] for v in ran]))
         if len(own) >= 2:
             found |= {"ours_own": harness.compared_seeds(theirs, own), "ours_own_seeds": len(own)}
     both = [v for v in seeds.values() if v["ours"] is not None]
@@ -211,17 +218,17 @@ def markdown(result: dict) -> str:
                          f"{difference} | {shown(v['ours'])} |")
     lines.append("")
     for row in result["rows"]:
-        run = sum(v["theirs"] is not None for v in row["seeds"].values())
+        ran = sum(v["theirs"] is not None for v in row["seeds"].values())
         if "difference" not in row:
-            text = f"- {row['run']}: {run} seed(s) run on both sides, too few to compare"
+            text = f"- {row['run']}: {ran} seed(s) run on both sides, too few to compare"
         else:
-            text = (f"- {row['run']}: ours from their start − theirs over {run} seeds: {row['difference']:+.2f} ± "
+            text = (f"- {row['run']}: ours from their start − theirs over {ran} seeds: {row['difference']:+.2f} ± "
                     f"{row['difference_sd']:.2f} (paired t {row['t']:+.1f}, p {row['p']:.2f})")
         if "ours_own" in row:
             own = row["ours_own"]
             text += (f"; ours from our own start (its {row['ours_own_seeds']} seeds) − these of theirs: "
                      f"{own['difference']:+.2f} (Welch's t {own['t']:+.1f})")
-        if "start_difference" in row and row["start_seeds"] > run:  # seeds their code has not run say more
+        if "start_difference" in row and row["start_seeds"] > ran:  # seeds their code has not run say more
             text += (f"; their start − our own, both trained by ours, over {row['start_seeds']} seeds: "
                      f"{row['start_difference']:+.2f} ± {row['start_difference_sd']:.2f} (paired t "
                      f"{row['start_t']:+.1f}, p {row['start_p']:.2f})")

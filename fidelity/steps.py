@@ -183,8 +183,8 @@ def our_steps(settings, model: torch.nn.Module, batches: list, given: dict, thei
             masks = {name: torch.from_numpy(given[f"mask.{step}.{name}"].astype(np.float32)) for name in PASSES}
             queue[:] = [torch.cat([masks["g1"], masks["g2"]]), torch.cat([masks["p1"], masks["p2"]])]
             chosen: list = []
-            forced = their_indices(tokens, theirs[f"negatives.{step}.p1"], theirs[f"negatives.{step}.p2"]) \
-                if their_negatives else None
+            forced = their_indices(sentences(tokens), theirs[f"negatives.{step}.p1"],
+                                   theirs[f"negatives.{step}.p2"]) if their_negatives else None
             with mock.patch("paraphrastic.training.transfer.choose_negatives", new=recording(chosen, forced)):
                 objective = margin_loss_deterministic_negatives(model, tokens, mask, settings.margin,
                                                                 sampling=settings.sampling)
@@ -321,11 +321,10 @@ def sentences(tokens: torch.Tensor) -> list[tuple[int, ...]]:
     return [tuple(row[row != 0].tolist()) for row in tokens.numpy()]
 
 
-def their_indices(tokens: torch.Tensor, p1: np.ndarray, p2: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-    """The negatives their get_pairs chose (padded word ids) as indices into our batch ``tokens`` (its first
-    sentences, then their paraphrases), as choose_negatives returns them; of sentences repeated in the batch, the
-    first (the same words embed alike)."""
-    words = sentences(tokens)
+def their_indices(words: list[tuple[int, ...]], p1: np.ndarray, p2: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """The negatives their get_pairs chose (padded word ids) as indices into our batch (``words``: its
+    :func:`sentences`, the first sentences, then their paraphrases), as choose_negatives returns them; of sentences
+    repeated in the batch, the first (the same words embed alike)."""
     picked = torch.tensor([words.index(tuple(row[row != 0].tolist())) for row in [*p1, *p2]])
     return picked[: len(p1)], picked[len(p1):]
 
@@ -338,7 +337,7 @@ def negative_differences(tokens: torch.Tensor, chosen: list, p1: np.ndarray, p2:
     clean, picked = chosen[0]
     unit = torch.nn.functional.normalize(clean, dim=1)
     words = sentences(tokens)
-    theirs = torch.cat(their_indices(tokens, p1, p2)).tolist()
+    theirs = torch.cat(their_indices(words, p1, p2)).tolist()
     differ, gap = 0, 0.0
     for anchor, (ours, j) in enumerate(zip(picked.tolist(), theirs, strict=True)):
         if words[ours] != words[j]:

@@ -67,31 +67,15 @@ def weight_statistics(weights: dict[str, np.ndarray]) -> dict[str, dict[str, flo
     return found
 
 
-def our_start_weights(settings, matrix) -> dict[str, np.ndarray]:
-    """Ours seeded and built as the train stage builds it, its weights by their Lasagne names."""
+def our_start(settings, matrix):
+    """Ours seeded and built as the train stage builds it (transfer.train), untrained."""
     import torch
 
-    from fidelity.steps import lasagne_names
     from paraphrastic.models.encoders import build_model
     from paraphrastic.training.epochs import seed_everything
 
     seed_everything(settings.seed)
-    return lasagne_names(build_model(settings.model, torch.from_numpy(matrix), **settings.model_options()))
-
-
-def our_start_score(config: dict, settings, vocab, matrix, frame) -> dict:
-    """Ours seeded and built as the train stage builds it (transfer.train), scored untrained."""
-    import torch
-
-    from paraphrastic.evaluation import similarity
-    from paraphrastic.models.encoders import build_model
-    from paraphrastic.training.epochs import seed_everything
-
-    seed_everything(settings.seed)
-    model = build_model(settings.model, torch.from_numpy(matrix), **settings.model_options())
-    model.eval()
-    sets = similarity.PreparedSets.for_model(model, vocab, frame, batch_size=config["evaluation"]["batch_size"])
-    return similarity.summarize(sets.score(model), cfg.selection_ids(config))
+    return build_model(settings.model, torch.from_numpy(matrix), **settings.model_options())
 
 
 def tabled(path: Path | None) -> dict[str, dict[str, dict]]:
@@ -248,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.table:
         if args.checkout is None:
             raise SystemExit("the authors' checkout is needed to build their start (or --table)")
+        from fidelity.steps import lasagne_names
         from paraphrastic.data.corpus import read_table
         from paraphrastic.data.vocab import load_vectors
 
@@ -264,14 +249,15 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 job = dataclasses.replace(settings[run], seed=seed)
                 weights = same_start.their_start(args.checkout, args.work, job, matrix.shape[1])
+                ours = our_start(job, matrix)
                 weighed = {"weights": {"theirs": weight_statistics(weights),
-                                       "ours": weight_statistics(our_start_weights(job, matrix))},
+                                       "ours": weight_statistics(lasagne_names(ours))},
                            "weights_commit": commit()}
                 if before:  # scored before the weights were compared: its scores and their commit stay
                     before.update(weighed)
                 else:
                     scores = {"theirs": same_start.start_score(config, job, weights, vocab, matrix, frame),
-                              "ours": our_start_score(config, job, vocab, matrix, frame)}
+                              "ours": same_start.untrained_score(config, ours, vocab, frame)}
                     measured.setdefault(run, {})[str(seed)] = {
                         **{side: {key: scores[side][key] for key in MEANS} for side in SIDES}, "commit": commit(),
                         **weighed}

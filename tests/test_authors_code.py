@@ -374,7 +374,7 @@ def test_negatives_that_differ_from_theirs_are_counted_with_their_cosine_gap():
     differ, gap = steps.negative_differences(tokens, [(clean, ours)], theirs[:2], theirs[2:])
     assert differ == 1 and gap == 0.0  # the third sentence: ours 7 9 8, theirs 7 8 9, at the same cosine
     # --their-negatives: theirs' choice as indices into our batch, returned and recorded in place of our own
-    forced = steps.their_indices(tokens, theirs[:2], theirs[2:])
+    forced = steps.their_indices(steps.sentences(tokens), theirs[:2], theirs[2:])
     assert [t.tolist() for t in forced] == [[1, 0], [1, 0]]
     chosen = []
     assert steps.recording(chosen, forced)(clean[:2], clean[2:]) is forced
