@@ -372,7 +372,9 @@ def test_nan_loss_stops_with_a_clear_error(workspace):
 
 def _cli_params(ws, tmp: Path) -> Path:
     config = yaml.safe_load((REPO / "params.test.yaml").read_text())
-    config["experiments"] = {"toy": {"model": "lstmavg", "train_set": "simpwiki", "epochs": 3,
+    # 20 epochs: after the first one's checkpoint, which the interrupting tests wait for, 19 are left to train, so a
+    # signal sent then reaches a running job; with 3 the toy could finish first (it did once, in CI, under SIGTERM)
+    config["experiments"] = {"toy": {"model": "lstmavg", "train_set": "simpwiki", "epochs": 20,
                                      "learning_rate": 0.01, "batch_size": 16}}
     config["evaluation"].update({"sets": ["sts12.MSRvid"], "selection": ["sts16.headlines"]})
     config["word_vectors"]["distilled_rows"] = []  # they name the experiments replaced above
