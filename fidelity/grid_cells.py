@@ -34,8 +34,9 @@ The table gives, per cell, both sides' 22-set means (mean ± sample sd), the dif
 lies within the seeds' spread (the larger sd) and Welch's t, as run.py compares. Under it, each model's difference
 over its cells with each seed's effect fitted out (a side's seed starts every cell it trains from the same weights,
 so one seed's luck is in all of them) and whether a side's seeds spread more, read from the same fit
-(``seed_effects``). Writes fidelity/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the sentences
-that sum it up (pages/readme.py).
+(``seed_effects``), and the same fit of each model's cells of one input dropout, whose lean a model's difference
+dilutes (``by_input_dropout``). Writes fidelity/results/fidelity_cells.{json,md}; docs/fidelity.md shows it and the
+sentences that sum it up (pages/readme.py).
 """
 
 from __future__ import annotations
@@ -256,6 +257,8 @@ def summary(rows: list[dict]) -> str:
                      f"Of the {len(rows)} cells, those run on both sides with two seeds or more a side")
     if compared:
         text += " " + many_cells(compared) + " " + seed_effects_text(compared)
+        split = by_input_dropout_text(compared)
+        text += " " + split if split else ""
     waiting = len(rows) - len(compared)
     if waiting:
         text += f" {waiting} {'cell waits' if waiting == 1 else 'cells wait'} for their runs."
@@ -404,6 +407,38 @@ def lambda_c_twins(compared: list[dict]) -> dict[str, dict]:
                             "apart_sd": (sum(s for s, _ in apart) / sum(f for _, f in apart)) ** 0.5,
                             "within_sd": (sum(s for s, _ in within) / sum(f for _, f in within)) ** 0.5}
     return found
+
+
+def by_input_dropout(compared: list[dict]) -> list[dict]:
+    """Each model's cells of one input dropout (none, dropout, word dropout), fitted as :func:`seed_effects` fits a
+    model's cells: a lean of one kind of dropout alone is diluted in its model's difference. A group of two cells or
+    more each: its model, input dropout, difference, t, df and p, and the p adjusted (Holm) for the groups fitted."""
+    groups = {}
+    for row in compared:
+        groups.setdefault((row["model"], row["input_dropout"]), []).append(row)
+    found = []
+    for (model, dropout), rows in groups.items():
+        if len(rows) >= 2:
+            fit = seed_effects(rows)[model]
+            if fit["p"] == fit["p"]:  # NaN where neither side's seeds' effects vary
+                found.append({"model": model, "input_dropout": dropout, "cells": fit["cells"],
+                              **{key: fit[key] for key in ("difference", "t", "df", "p")}})
+    for group, adjusted in zip(found, holm([group["p"] for group in found]), strict=True):
+        group["adjusted_p"] = adjusted
+    return found
+
+
+def by_input_dropout_text(compared: list[dict]) -> str:
+    """The sentence on :func:`by_input_dropout`: how many groups were fitted and the one of the smallest p."""
+    found = by_input_dropout(compared)
+    if not found:
+        return ""
+    least = min(found, key=lambda group: group["p"])
+    return (f"Each model's cells split by input dropout and fitted the same way ({len(found)} groups of two cells or "
+            f"more): the smallest p is {least['model']} with {least['input_dropout'].replace('_', ' ')}, "
+            f"{least['difference']:+.2f} over {least['cells']} cells (t {least['t']:+.1f} on {least['df']:.1f} "
+            f"degrees of freedom, p {p_text(least['p'])}; adjusted (Holm) for the {len(found)} groups, "
+            f"{p_text(least['adjusted_p'])}).")
 
 
 def p_text(p: float) -> str:

@@ -485,6 +485,30 @@ def test_a_seeds_luck_shared_by_the_cells_it_trains_is_fitted_out_of_the_models_
     assert fit["left_spread"]["F"] == pytest.approx(9.0) and fit["left_spread"]["p"] == pytest.approx(2 / 10)
 
 
+def test_a_lean_of_one_input_dropout_is_fitted_apart_from_its_models_other_cells():
+    """grid_cells.by_input_dropout: each model's cells of one input dropout are fitted as seed_effects fits a model's
+    (a seed's luck shared by its cells fitted out), so the word-dropout cells' lean shows apart from the others', with
+    its p adjusted for the groups fitted; a kind with one cell is no group."""
+    def row(name, dropout, ours, theirs):
+        return {"run": name, "model": "lstm", "input_dropout": dropout, "lambda_c": 0.0, "scramble": 0.0,
+                "ours_seeds": {str(k): {"transfer_pearson": v} for k, v in enumerate(ours, 1)},
+                "theirs_seeds": {str(k): {"transfer_pearson": v} for k, v in enumerate(theirs, 1)}}
+
+    luck = [0.3, -0.2, 0.1, -0.3, 0.2, -0.1]
+    rows = [row(f"w{i}", "word_dropout 0.2", [54 + i + e - 0.6 for e in luck], [54 + i + e * 0.5 for e in luck[::-1]])
+            for i in range(2)]
+    rows += [row(f"n{i}", "none", [53 + i + e for e in luck], [53 + i + e for e in luck[::-1]]) for i in range(2)]
+    rows.append(row("d0", "dropout 0.2", [52.0, 52.5], [52.2, 52.1]))
+    found = grid_cells.by_input_dropout(rows)
+    assert [(g["input_dropout"], g["cells"]) for g in found] == [("word_dropout 0.2", 2), ("none", 2)]
+    word, none = found
+    assert word["difference"] == pytest.approx(-0.6) and word["t"] < -3
+    assert none["difference"] == pytest.approx(0.0, abs=1e-9)
+    assert word["adjusted_p"] == pytest.approx(min(1.0, 2 * word["p"]))
+    assert "lstm with word dropout 0.2, -0.60 over 2 cells" in grid_cells.by_input_dropout_text(rows)
+    assert grid_cells.by_input_dropout_text(rows[-1:]) == ""
+
+
 def test_a_cell_and_its_twin_in_lambda_c_are_compared_seed_by_seed():
     """grid_cells.lambda_c_twins: the same model, dropout and scrambling at the other λ_c is a cell's twin; the sd
     of the per-seed differences (about their mean) is set beside the sd of the seeds within the cells."""
